@@ -1,0 +1,32 @@
+# Two commands for a fresh machine: `make` (set up, build both sites, run the demo grading cycle) and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+READY  := $(VENV)/.installed
+
+.PHONY: all setup build demo test clean
+
+all: build demo
+
+# System packages (chromium, a CJK font, bubblewrap), the Python environment with torch's CPU wheel, MathJax/mermaid.
+$(READY): pyproject.toml package.json scripts/setup-system.sh
+	bash scripts/setup-system.sh
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test,lab]'
+	npm install --no-package-lock --no-audit --no-fund --silent
+	touch $@
+
+setup: $(READY)
+
+build: setup
+	$(BIN)/course build
+
+demo: build
+	$(BIN)/course demo lesson05
+
+test: setup
+	$(BIN)/pytest -q
+
+clean:
+	rm -rf _site .course-cache autograder/source autograder/release autograder/submitted autograder/autograded \
+	       autograder/feedback autograder/exchange autograder/gradebook.db autograder/reports

@@ -1,0 +1,146 @@
+--[[
+course-variant.lua — one filter for both ways this course is rendered.
+
+* Under Quarto (`quarto render --profile student|answer`): the variant is the active profile; Quarto itself
+  handles .content-visible/.content-hidden, callouts and mermaid, and passes a cell's `#| course_role:`
+  option as an attribute of the cell Div. The filter drops solution cells from the student variant and
+  turns links to lessons that do not exist yet into plain text.
+* Under plain pandoc (`pandoc -f commonmark_x --lua-filter … -M course-variant=student`), as `course build`
+  and the tests use it: the filter also reads `#|` lines of ```{python} blocks, applies the profile divs,
+  draws callouts as HTML (collapsible ones as <details>) and hands mermaid blocks to the browser.
+]]
+
+local in_quarto = type(quarto) == "table" and quarto.doc ~= nil
+local variant = "answer"
+local input_dir = "."
+
+local function active_variant(meta)
+  if in_quarto then
+    local profiles = quarto.project and quarto.project.profile or {}
+    if type(profiles) == "string" then profiles = { profiles } end
+    for _, p in ipairs(profiles) do
+      if p == "student" or p == "answer" then return p end
+    end
+    return "answer"
+  end
+  local v = meta["course-variant"] and pandoc.utils.stringify(meta["course-variant"]) or "answer"
+  if v ~= "student" and v ~= "answer" then
+    error("course-variant must be 'student' or 'answer', got '" .. v .. "'")
+  end
+  return v
+end
+
+local function file_exists(path)
+  local f = io.open(path, "r")
+  if f then f:close() return true end
+  return false
+end
+
+local function has_class(el, name)
+  for _, c in ipairs(el.classes) do if c == name then return true end end
+  return false
+end
+
+-- `#| key: value` lines at the top of a code block, as a table, and the code without them.
+local function cell_options(text)
+  local opts, body, in_header = {}, {}, true
+  for line in (text .. "\n"):gmatch("(.-)\n") do
+    local k, v = line:match("^#|%s*([%w_-]+)%s*:%s*(.-)%s*$")
+    if in_header and k then
+      opts[k] = v
+    else
+      in_header = false
+      table.insert(body, line)
+    end
+  end
+  return opts, table.concat(body, "\n")
+end
+
+local function profile_div_shows(div)
+  local visible = has_class(div, "content-visible")
+  if not visible and not has_class(div, "content-hidden") then return nil end
+  local profile = div.attributes["when-profile"]
+  if profile ~= "student" and profile ~= "answer" then return nil end
+  return (profile == variant) == visible
+end
+
+local function escape_html(s)
+  return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"))
+end
+
+local function callout_html(div, kind)
+  local title = div.attributes["title"] or ({ note = "注意", tip = "提示", important = "重要", warning = "警告", caution = "小心" })[kind] or kind
+  local collapse = div.attributes["collapse"] == "true"
+  local open_tag, close_tag, head
+  if collapse then
+    open_tag = '<details class="callout callout-' .. kind .. '">'
+    head = '<summary class="callout-title">' .. escape_html(title) .. '</summary>'
+    close_tag = '</details>'
+  else
+    open_tag = '<div class="callout callout-' .. kind .. (div.attributes["appearance"] == "simple" and ' callout-simple' or '') .. '">'
+    head = (div.attributes["title"] and ('<div class="callout-title">' .. escape_html(title) .. '</div>') or '')
+    close_tag = '</div>'
+  end
+  local blocks = pandoc.List({ pandoc.RawBlock("html", open_tag .. head .. '<div class="callout-body">') })
+  blocks:extend(div.content)
+  blocks:insert(pandoc.RawBlock("html", '</div>' .. close_tag))
+  return blocks
+end
+
+local function Div(div)
+  if variant ~= "answer" and div.attributes["course_role"] == "solution" then
+    return {}
+  end
+  if in_quarto then return nil end
+  local shows = profile_div_shows(div)
+  if shows == true then return div.content end
+  if shows == false then return {} end
+  for _, c in ipairs(div.classes) do
+    local kind = c:match("^callout%-(%a+)$")
+    if kind then return callout_html(div, kind) end
+  end
+  return nil
+end
+
+local function CodeBlock(cb)
+  if in_quarto then return nil end
+  local lang = cb.classes[1] and cb.classes[1]:match("^{(.-)}$")
+  if lang == "mermaid" or cb.classes[1] == "mermaid" then
+    return pandoc.RawBlock("html", '<pre class="mermaid">' .. escape_html(cb.text) .. '</pre>')
+  end
+  if lang then
+    local opts, body = cell_options(cb.text)
+    if opts["course_role"] == "solution" and variant ~= "answer" then return {} end
+    return pandoc.CodeBlock(body, pandoc.Attr(cb.identifier, { lang }, cb.attributes))
+  end
+  return nil
+end
+
+-- Links to lessonNN.qmd: to the built page when that lesson exists, plain text when it does not yet.
+local function Link(link)
+  local target = link.target:match("^([%w_-]+)%.qmd$")
+  if not target then return nil end
+  if file_exists(input_dir .. "/" .. target .. ".qmd") then
+    if in_quarto then return nil end
+    link.target = target .. ".html"
+    return link
+  end
+  local classes = pandoc.List(link.classes)
+  classes:insert("link-unavailable")
+  return pandoc.Span(link.content, pandoc.Attr(link.identifier, classes, { title = "本课尚未发布" }))
+end
+
+local function Meta(meta)
+  variant = active_variant(meta)
+  local dir = meta["course-lesson-dir"] and pandoc.utils.stringify(meta["course-lesson-dir"])
+  if not dir then
+    local first = (PANDOC_STATE.input_files or {})[1]
+    dir = first and first:match("^(.*)/[^/]*$") or "."
+  end
+  input_dir = dir
+end
+
+return {
+  { Meta = Meta },
+  { Div = Div, CodeBlock = CodeBlock, Link = Link },
+}

@@ -1,0 +1,6 @@
+"""Allow `python -m course`."""
+import sys
+
+from course.cli import main
+
+sys.exit(main())

@@ -1,0 +1,82 @@
+"""Turn an executed variant lesson into the lesson notebook (lessonNN.ipynb) offered on the site."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+from course.build.execute_cells import Outputs
+from course.build.write_page_markdown import fence
+from course.lesson.model import Block, CodeCell, Diagram, Div, Lesson, Markdown, StaticCode
+
+LESSON_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<stem>[\w-]+)\.qmd\)(?:\{[^}]*\})?")
+DIV_TITLES = {"callout-note": "注", "callout-tip": "提示", "callout-important": "重要", "callout-warning": "注意"}
+
+
+def make_notebook(lesson: Lesson, outputs: Outputs) -> nbformat.NotebookNode:
+    """Markdown between cells becomes markdown cells; executable cells keep their outputs."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata.update({"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+                        "language_info": {"name": "python"},
+                        "course": {"lesson": lesson.stem, "variant": lesson.variant}})
+    prose: list[str] = []
+    count = 0
+
+    def flush() -> None:
+        text = "\n\n".join(p for p in prose if p.strip())
+        if text:
+            nb.cells.append(nbformat.v4.new_markdown_cell(_link_lessons(text, lesson.path.parent)))
+        prose.clear()
+
+    for block in _flatten(lesson.blocks):
+        if isinstance(block, CodeCell):
+            flush()
+            cell = nbformat.v4.new_code_cell(block.source, metadata={"course": dict(block.options)})
+            outs = outputs.get(block.label, [])
+            if outs:
+                count += 1
+                cell.execution_count = count
+                cell.outputs = [nbformat.from_dict(_numbered(o, count)) for o in outs]
+            nb.cells.append(cell)
+        else:
+            prose.append(block)
+    flush()
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"{lesson.stem}-{i:03d}"
+    nbformat.validate(nb)
+    return nb
+
+
+def _flatten(blocks: tuple[Block, ...]) -> list[Block | str]:
+    """Divs dissolve into their children; a titled callout leaves its title as a bold line."""
+    out: list[Block | str] = []
+    for b in blocks:
+        if isinstance(b, Div):
+            title = b.attr.get("title") or next((DIV_TITLES[c] for c in b.attr.classes if c in DIV_TITLES), None)
+            if title and any(c.startswith("callout-") for c in b.attr.classes):
+                out.append(f"**{title}**")
+            out += _flatten(b.children)
+        elif isinstance(b, Markdown):
+            out.append(b.text)
+        elif isinstance(b, StaticCode):
+            out.append(fence(b.text, b.info))
+        elif isinstance(b, Diagram):
+            out.append(fence(b.text, b.kind))
+        else:
+            out.append(b)
+    return out
+
+
+def _numbered(output: dict, count: int) -> dict:
+    """Give execute_result outputs the cell's execution count."""
+    return {**output, "execution_count": count} if output["output_type"] == "execute_result" else output
+
+
+def _link_lessons(text: str, lesson_dir: Path) -> str:
+    """Links to other lessons point at their notebooks, or become plain text if not published yet."""
+    def sub(m: re.Match) -> str:
+        exists = (lesson_dir / f"{m['stem']}.qmd").exists()
+        return f"[{m['text']}]({m['stem']}.ipynb)" if exists else m["text"]
+    return LESSON_LINK.sub(sub, text)

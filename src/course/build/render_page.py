@@ -1,0 +1,26 @@
+"""Render one page's commonmark_x to a standalone offline HTML page with pandoc and the variant filter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from course.build.plan import VARIANT_LABELS, BuildPlan
+from course.tools.pandoc import run_pandoc
+
+
+def render_page(markdown: str, *, plan: BuildPlan, variant: str, title: str, lesson_dir: Path, toc: bool = True) -> str:
+    """HTML for one page; math for MathJax, diagrams for mermaid, code highlighted by pandoc."""
+    args = [
+        "-t", "html5", "--standalone", "--wrap=none", "--mathjax", "--syntax-highlighting=pygments",
+        f"--template={plan.site_files / 'page.html'}",
+        f"--lua-filter={plan.lua_filter}",
+        "-M", f"course-variant={variant}",
+        "-M", f"course-lesson-dir={lesson_dir}",
+        "-M", f"title={title}",
+        "-M", f"pagetitle={title}",
+        "-V", f"course-title={plan.config.course_title}",
+        "-V", f"course-variant-label={VARIANT_LABELS[variant]}",
+    ]
+    if toc:
+        args += ["--toc", "--toc-depth=3"]
+    return run_pandoc(markdown, args, what=f"{title} ({variant})")

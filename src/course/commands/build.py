@@ -1,0 +1,29 @@
+"""Build the student and answer sites (pages, notebooks) from the lesson sources."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from course.build.pipeline import build_course
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `course build`."""
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current folder)")
+    parser.add_argument("--variant", action="append", choices=["student", "answer"],
+                        help="build only this variant (repeatable; default: both)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build and print what was written."""
+    start = time.perf_counter()
+    result = build_course(args.root, variants=args.variant)
+    if result.up_to_date:
+        print(f"course build: up to date ({time.perf_counter() - start:.2f} s)")
+        return 0
+    for page in result.pages:
+        print(f"  wrote {page.relative_to(result.plan.root)}")
+    print(f"course build: {len(result.lessons)} lesson(s) in {time.perf_counter() - start:.2f} s")
+    return 0

@@ -1,0 +1,36 @@
+"""Errors that point at the place in a course file that needs fixing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a problem sits: a file, optionally a line and a cell label."""
+
+    path: Path | str
+    line: int | None = None
+    cell: str | None = None
+
+    def __str__(self) -> str:
+        parts = [Path(self.path).name if isinstance(self.path, Path) else str(self.path)]
+        if self.line is not None:
+            parts.append(f"line {self.line}")
+        if self.cell:
+            parts.append(f"cell {self.cell}")
+        return ", ".join(parts)
+
+
+class CourseError(Exception):
+    """A user-facing error: 'lesson05.qmd, line 212, cell ex-1: what was expected'."""
+
+    def __init__(self, message: str, where: Location | None = None):
+        self.message = message
+        self.where = where
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class ToolMissing(CourseError):
+    """An external tool the course needs is not installed; the message says how to get it."""

@@ -1,0 +1,40 @@
+"""MathJax and mermaid for offline pages: npm registry packages installed by the set-up, copied into each site."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from course.errors import ToolMissing
+
+
+@dataclass(frozen=True)
+class WebAsset:
+    """One browser library: the npm package and the single file the pages load."""
+
+    package: str
+    file: str
+    site_path: str
+
+
+WEB_ASSETS = (
+    WebAsset("mathjax", "es5/tex-svg-full.js", "site_libs/mathjax/tex-svg-full.js"),
+    WebAsset("mermaid", "dist/mermaid.min.js", "site_libs/mermaid/mermaid.min.js"),
+)
+
+
+def locate_web_assets(project_root: Path) -> dict[WebAsset, Path]:
+    """Where each library lies under node_modules; names the missing ones and how to get them."""
+    found, missing = {}, []
+    wanted = json.loads((project_root / "package.json").read_text("utf-8"))["dependencies"]
+    for asset in WEB_ASSETS:
+        path = project_root / "node_modules" / asset.package / asset.file
+        if path.is_file():
+            found[asset] = path
+        else:
+            missing.append(f"{asset.package}@{wanted.get(asset.package, '?')}")
+    if missing:
+        raise ToolMissing(f"browser libraries missing: {', '.join(missing)}; install them with "
+                          "`npm install --no-package-lock` in the project root (or run `make`)")
+    return found

@@ -1,0 +1,135 @@
+"""Figures are redrawn exactly when an input changed or the image is missing, from the project's own files."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from course.errors import CourseError
+from course.figures.registry import FIGURES, FigureSpec, ensure_figures, load_solution
+
+REPO = Path(__file__).resolve().parents[2]
+PNG = "assets/figs/train_zero_memory.png"
+SVG = "assets/zero3_comm_flow.svg"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project root holding copies of every figure input."""
+    for spec in FIGURES:
+        for relative in spec.inputs:
+            if Path(relative).is_absolute():
+                continue  # a figure module: read from the installed course package
+            (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(REPO / relative, tmp_path / relative)
+    return tmp_path
+
+
+def _counted(specs: tuple[FigureSpec, ...], calls: list[str]) -> tuple[FigureSpec, ...]:
+    """The same specs, recording each output they draw."""
+
+    def wrap(spec: FigureSpec) -> FigureSpec:
+        def draw(out_path: Path, root: Path) -> Path:
+            calls.append(spec.output)
+            return spec.draw(out_path, root)
+
+        return dataclasses.replace(spec, draw=draw)
+
+    return tuple(wrap(spec) for spec in specs)
+
+
+def _ensure(project: Path) -> list[str]:
+    """Run ensure_figures on the real registry; return which outputs were drawn."""
+    calls: list[str] = []
+    drawn = ensure_figures(project, specs=_counted(FIGURES, calls))
+    assert sorted(str(p.relative_to(project)) for p in drawn) == sorted(calls)
+    return calls
+
+
+def test_registry_lists_both_lesson5_figures_with_their_inputs():
+    outputs = {spec.output: spec.inputs for spec in FIGURES}
+    assert "solutions/lesson05.py" in outputs[PNG]
+    assert [Path(i).name for i in outputs[PNG] if Path(i).is_absolute()] == ["zero_memory.py"]
+    assert [Path(i).name for i in outputs[SVG]] == ["zero3_comm_flow.py"]
+    assert all(Path(i).is_file() for spec in FIGURES for i in spec.inputs if Path(i).is_absolute())
+
+
+def test_first_build_draws_everything_and_a_rebuild_draws_nothing(project):
+    assert sorted(_ensure(project)) == sorted([PNG, SVG])
+    assert (project / PNG).read_bytes().startswith(b"\x89PNG")
+    assert (project / SVG).read_text("utf-8").lstrip().startswith("<?xml")
+    stamps = {name: (project / name).stat().st_mtime_ns for name in (PNG, SVG)}
+    assert _ensure(project) == []
+    assert {name: (project / name).stat().st_mtime_ns for name in (PNG, SVG)} == stamps
+    assert set(json.loads((project / ".course-cache" / "figures.json").read_text())) == {PNG, SVG}
+
+
+def test_editing_the_solution_redraws_only_the_memory_chart_from_the_edited_file(project):
+    _ensure(project)
+    before = (project / PNG).read_bytes()
+    solution = project / "solutions" / "lesson05.py"
+    solution.write_text(solution.read_text("utf-8") + "\n# a comment changes the hash, not the numbers\n", "utf-8")
+    assert _ensure(project) == [PNG]
+    assert (project / PNG).read_bytes() == before
+    text = solution.read_text("utf-8")
+    assert "opt_fp32 = k * num_params\n" in text
+    solution.write_text(text.replace("opt_fp32 = k * num_params\n", "opt_fp32 = 2 * k * num_params\n"), "utf-8")
+    assert _ensure(project) == [PNG]
+    assert (project / PNG).read_bytes() != before  # drawn from this project's solution, not the installed one
+
+
+def test_editing_a_figure_module_redraws_that_figure(project, tmp_path_factory):
+    [svg_spec] = [s for s in FIGURES if s.output == SVG]
+    module = tmp_path_factory.mktemp("pkg") / "zero3_comm_flow.py"
+    shutil.copyfile(svg_spec.inputs[0], module)
+    specs = tuple(dataclasses.replace(s, inputs=(str(module),)) if s is svg_spec else s for s in FIGURES)
+    calls: list[str] = []
+    ensure_figures(project, specs=_counted(specs, calls))
+    calls.clear()
+    module.write_text(module.read_text("utf-8") + "\n", "utf-8")
+    ensure_figures(project, specs=_counted(specs, calls))
+    assert calls == [SVG]
+
+
+def test_a_deleted_image_is_redrawn(project):
+    _ensure(project)
+    (project / SVG).unlink()
+    assert _ensure(project) == [SVG]
+
+
+def test_an_unreadable_cache_means_redraw_not_failure(project):
+    _ensure(project)
+    (project / ".course-cache" / "figures.json").write_text("{not json", "utf-8")
+    assert sorted(_ensure(project)) == sorted([PNG, SVG])
+    assert _ensure(project) == []
+
+
+def test_cache_dir_comes_from_course_config(project):
+    (project / "pyproject.toml").write_text('[tool.course]\ncache_dir = "build-cache"\n', "utf-8")
+    _ensure(project)
+    assert (project / "build-cache" / "figures.json").is_file()
+    assert not (project / ".course-cache").exists()
+
+
+def test_a_missing_input_names_the_file(project):
+    (project / "solutions" / "lesson05.py").unlink()
+    with pytest.raises(CourseError) as error:
+        ensure_figures(project)
+    assert str(error.value.where) == "solutions/lesson05.py"
+    assert PNG in error.value.message
+
+
+def test_a_solution_without_the_memory_function_is_named(project):
+    (project / "solutions" / "lesson05.py").write_text("def other():\n    return 0\n", "utf-8")
+    with pytest.raises(CourseError, match="zero_memory_per_gpu") as error:
+        ensure_figures(project)
+    assert str(error.value.where) == "solutions/lesson05.py"
+
+
+def test_load_solution_reads_the_given_project(project):
+    (project / "solutions" / "lesson05.py").write_text("MARK = 'tmp project'\n", "utf-8")
+    assert load_solution(project, "solutions/lesson05.py").MARK == "tmp project"
