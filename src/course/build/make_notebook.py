@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 
 from course.build.execute_cells import Outputs
-from course.build.write_page_markdown import fence
+from course.build.write_page_markdown import asis_text, fence
 from course.lesson.model import Block, CodeCell, Diagram, Div, Lesson, Markdown, StaticCode
 
 LESSON_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<stem>[\w-]+)\.qmd\)(?:\{[^}]*\})?")
@@ -31,7 +31,9 @@ def make_notebook(lesson: Lesson, outputs: Outputs) -> nbformat.NotebookNode:
         prose.clear()
 
     for block in _flatten(lesson.blocks):
-        if isinstance(block, CodeCell):
+        if isinstance(block, CodeCell) and block.options.get("output") == "asis":
+            prose.append(asis_text(outputs.get(block.label, [])))
+        elif isinstance(block, CodeCell):
             flush()
             cell = nbformat.v4.new_code_cell(block.source, metadata={"course": dict(block.options)})
             outs = outputs.get(block.label, [])

@@ -41,8 +41,15 @@ def _block(b: Block, outputs: Outputs) -> str:
     return _cell(b, outputs.get(b.label, []))
 
 
+def asis_text(outs: list[dict]) -> str:
+    """What an `output: asis` cell printed: markdown that joins the page as if the author wrote it."""
+    return "".join(_text(o["text"]) for o in outs if o["output_type"] == "stream" and o["name"] == "stdout")
+
+
 def _cell(cell: CodeCell, outs: list[dict]) -> str:
     """A code cell with its outputs, as Quarto renders it."""
+    if cell.options.get("output") == "asis":
+        return asis_text(outs).strip("\n")
     attrs = [f"#cell-{cell.label}", ".cell"]
     if cell.role:
         attrs.append(f'course_role="{cell.role}"')

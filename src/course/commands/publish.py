@@ -1,0 +1,22 @@
+"""Commit the built student and answer sites to the git branches `student` and `answer`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from course.publish import publish_variants
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `course publish`."""
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current folder)")
+    parser.add_argument("--message", help="commit message (default: names the source commit)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Publish and say what each branch now points at."""
+    for result in publish_variants(args.root, message=args.message):
+        state = "updated" if result.changed else "unchanged"
+        print(f"  {result.branch}: {result.commit[:10]} ({state})")
+    return 0
