@@ -16,9 +16,8 @@ local input_dir = "."
 
 local function active_variant(meta)
   if in_quarto then
-    local profiles = quarto.project and quarto.project.profile or {}
-    if type(profiles) == "string" then profiles = { profiles } end
-    for _, p in ipairs(profiles) do
+    -- Quarto exports the active profiles (comma-separated) as QUARTO_PROFILE.
+    for p in (os.getenv("QUARTO_PROFILE") or ""):gmatch("[^,%s]+") do
       if p == "student" or p == "answer" then return p end
     end
     return "answer"

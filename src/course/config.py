@@ -32,7 +32,7 @@ class CourseConfig:
     variants: tuple[str, ...] = setting(("student", "answer"), "Variants built from each lesson.")
     course_title: str = setting("大模型规模化训练", "Course title on the site index.")
     build_inputs: tuple[str, ...] = setting(
-        ("lessons", "solutions", "assets", "_extensions", "package.json", "pyproject.toml"),
+        ("lessons", "solutions", "assets", "autograder/rubrics", "_extensions", "package.json", "pyproject.toml"),
         "Project files and folders a build reads; with the course package they decide whether a rebuild has work.")
     generated_assets: tuple[str, ...] = setting(
         ("assets/figs", "assets/zero3_comm_flow.svg", "assets/lab"),

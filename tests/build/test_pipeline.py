@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from course.build.pipeline import build_course
+from course.config import load_config
 from course.errors import CourseError
 
 pytestmark = pytest.mark.slow
@@ -52,11 +53,14 @@ def test_rebuild_with_nothing_changed_is_a_no_op(built_site, project_root):
 
 
 def _copy_project(src: Path, dst: Path) -> Path:
-    """A throwaway project with the real lessons, solutions, filter and browser libraries."""
-    for name in ("lessons", "solutions", "_extensions", "assets"):
-        shutil.copytree(src / name, dst / name, ignore=shutil.ignore_patterns("figs", "lab", "*.svg"))
-    for name in ("pyproject.toml", "package.json"):
-        shutil.copy(src / name, dst / name)
+    """A throwaway project with every build input of the real one (generated assets left out)."""
+    config = load_config(src)
+    for name in config.build_inputs:
+        if (src / name).is_dir():
+            shutil.copytree(src / name, dst / name, ignore=lambda d, names: [
+                n for n in names if any((Path(d) / n) == src / g for g in config.generated_assets)])
+        else:
+            shutil.copy(src / name, dst / name)
     os.symlink(src / "node_modules", dst / "node_modules")
     return dst
 

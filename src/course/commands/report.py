@@ -1,0 +1,35 @@
+"""Write a lesson's grade report (CSV + HTML) from the gradebook, the rubric and graders' veto records."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from course.errors import CourseError
+from course.grading.report import make_report, record_veto
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `course report`."""
+    parser.add_argument("assignment", help="lesson / nbgrader assignment, e.g. lesson05")
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current folder)")
+    parser.add_argument("--veto", nargs=3, metavar=("STUDENT", "QUESTION", "VETO_ID"),
+                        help="first record a veto (一票否决) for STUDENT's answer to QUESTION, then write the report")
+    parser.add_argument("--note", help="with --veto: what the student wrote that triggers it (required)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Record the veto if one is given, then write the report and print the class summary."""
+    if args.veto:
+        if not args.note:
+            raise CourseError("--veto needs --note \"…\" saying what the student wrote that triggers it")
+        student, question, veto = args.veto
+        record = record_veto(args.root, args.assignment, student=student, question=question, veto=veto,
+                             note=args.note)
+        print(f"  recorded veto {record.veto} on {record.question} of {record.student} (line {record.line})")
+    result = make_report(args.root, args.assignment)
+    for path in (result.csv, result.html):
+        print(f"  wrote {path}")
+    counts = {r: sum(s.result == r for s in result.students) for r in ("PASS", "FAIL", "INCOMPLETE")}
+    print("course report: " + ", ".join(f"{n} {r}" for r, n in counts.items()))
+    return 0

@@ -1,0 +1,1 @@
+"""Grading: the rubric, graders' veto records and the per-student report."""

@@ -1,0 +1,321 @@
+"""`course report`: from graders' marks in nbgrader's gradebook, the rubric and the veto records to a
+final, explained grade per student (autograder/reports/lessonNN.csv and .html).
+
+Result rules: any veto → FAIL whatever the points; any item still waiting for a grader → INCOMPLETE;
+otherwise the total against the rubric's pass line. Scores are nbgrader's own (Grade.score,
+SubmittedAssignment.score), never recomputed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import sqlite3
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+import nbformat
+from markupsafe import Markup
+from nbgrader.api import Gradebook, MissingEntry
+
+from course.config import load_config
+from course.errors import CourseError, Location
+from course.fileio import write_atomic
+from course.grading.rubric import Rubric, code_grade_id, format_points, load_rubric, question_grade_id, rubric_path
+from course.grading.veto_hints import VetoHint, find_veto_hints
+from course.grading.vetoes import VetoRecord, add_veto, load_vetoes, veto_path
+
+PASS, FAIL, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
+
+
+@dataclass(frozen=True)
+class ItemScore:
+    """One rubric item of one submission, as nbgrader stores it."""
+
+    grade_id: str
+    item_id: str
+    title: str
+    max_score: float
+    score: float | None  # None while nbgrader says it needs a manual grade
+    extra_credit: float | None
+    comment: str | None
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One student's graded submission: rubric items in rubric order and nbgrader's total."""
+
+    student: str
+    code: tuple[ItemScore, ...]
+    questions: tuple[ItemScore, ...]
+    total: float
+    answers: dict[str, str] | None  # question id → answer text, None without an autograded notebook
+
+    def pending(self) -> tuple[ItemScore, ...]:
+        """Items nbgrader still marks as needing a grader."""
+        return tuple(i for i in self.code + self.questions if i.score is None)
+
+
+@dataclass(frozen=True)
+class StudentReport:
+    """The decision for one student and every reason behind it."""
+
+    submission: Submission
+    vetoes: tuple[VetoRecord, ...]
+    result: str
+    reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    """What `make_report` wrote and decided."""
+
+    csv: Path
+    html: Path
+    students: tuple[StudentReport, ...]
+
+
+@dataclass(frozen=True)
+class CoursePaths:
+    """The files one lesson's report reads and writes."""
+
+    rubric: Path
+    vetoes: Path
+    gradebook: Path
+    autograded: Path
+    out_dir: Path
+
+
+def course_paths(course_root: Path, assignment: str, out_dir: Path | None = None) -> CoursePaths:
+    """Locate the rubric, veto records, gradebook and report folder under the nbgrader course root."""
+    autograder = Path(course_root) / load_config(Path(course_root)).autograder_dir
+    return CoursePaths(
+        rubric=rubric_path(autograder, assignment),
+        vetoes=veto_path(autograder, assignment),
+        gradebook=autograder / "gradebook.db",
+        autograded=autograder / "autograded",
+        out_dir=Path(out_dir) if out_dir else autograder / "reports",
+    )
+
+
+def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = None) -> ReportResult:
+    """Read rubric, gradebook and vetoes, decide each student, write CSV and HTML.
+
+    Every check runs before either file is written, and each file is replaced atomically, so bad input
+    leaves earlier reports untouched.
+    """
+    paths = course_paths(course_root, assignment, out_dir)
+    rubric = load_rubric(paths.rubric)
+    submissions = read_gradebook(paths.gradebook, rubric, paths.autograded)
+    vetoes = load_vetoes(paths.vetoes, rubric, {s.student for s in submissions})
+    students = tuple(decide(rubric, s, tuple(v for v in vetoes if v.student == s.student)) for s in submissions)
+    csv_text = render_csv(rubric, students)
+    html_text = render_html(rubric, students)
+    csv_path = write_atomic(paths.out_dir / f"{assignment}.csv", csv_text)
+    html_path = write_atomic(paths.out_dir / f"{assignment}.html", html_text)
+    return ReportResult(csv_path, html_path, students)
+
+
+def record_veto(course_root: Path, assignment: str, *, student: str, question: str, veto: str,
+                note: str) -> VetoRecord:
+    """Append one grader's veto record after checking it against the rubric and the gradebook."""
+    paths = course_paths(course_root, assignment)
+    rubric = load_rubric(paths.rubric)
+    students = {s.student for s in read_gradebook(paths.gradebook, rubric, paths.autograded)}
+    return add_veto(paths.vetoes, rubric, students, VetoRecord(student, question, veto, note))
+
+
+# ---------------------------------------------------------------- reading nbgrader's gradebook
+
+
+def read_gradebook(db: Path, rubric: Rubric, autograded: Path) -> tuple[Submission, ...]:
+    """Every submission of the rubric's assignment with its rubric items, sorted by student id."""
+    _require_gradebook(db)
+    with Gradebook(f"sqlite:///{db}") as gb:
+        try:
+            assignment = gb.find_assignment(rubric.lesson)
+        except MissingEntry:
+            held = ", ".join(a.name for a in gb.assignments) or "no assignments"
+            raise CourseError(f"expected the gradebook of {rubric.lesson}, but it holds {held}",
+                              Location(db.name)) from None
+        notebook_of = _check_cells(db, rubric, assignment)
+        return tuple(_submission(gb, db, rubric, notebook_of, autograded, s.student.id, s.score)
+                     for s in sorted(assignment.submissions, key=lambda s: s.student.id))
+
+
+def _require_gradebook(db: Path) -> None:
+    """Refuse a missing file or one that is not nbgrader's (opening it would create tables in it)."""
+    if not db.is_file():
+        raise CourseError("gradebook not found; expected nbgrader's gradebook.db (run `nbgrader autograde` first)",
+                          Location(db.name))
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as exc:
+        raise CourseError(f"not an SQLite gradebook ({exc})", Location(db.name)) from None
+    if not {"assignment", "grade", "alembic_version"} <= tables:
+        raise CourseError("not an nbgrader gradebook: expected its assignment, grade and alembic_version tables",
+                          Location(db.name))
+
+
+def _check_cells(db: Path, rubric: Rubric, assignment) -> dict[str, str]:
+    """The gradebook's grade cells must be exactly the rubric's, with the same points; grade id → notebook."""
+    found = {c.name: (nb.name, c.max_score) for nb in assignment.notebooks for c in nb.grade_cells}
+    rubric_file = rubric.path.name
+    for grade_id, points in rubric.grade_ids().items():
+        if grade_id not in found:
+            raise CourseError(f"expected grade cell {grade_id!r} of rubrics/{rubric_file} in {rubric.lesson}; "
+                              f"the gradebook has {', '.join(sorted(found)) or 'none'}", Location(db.name))
+        if not math.isclose(found[grade_id][1], points):
+            raise CourseError(f"grade cell is worth {format_points(found[grade_id][1])} points in the gradebook, "
+                              f"but {format_points(points)} in rubrics/{rubric_file}",
+                              Location(db.name, cell=grade_id))
+    extra = sorted(set(found) - set(rubric.grade_ids()))
+    if extra:
+        raise CourseError(f"grade cell(s) {', '.join(extra)} are not in rubrics/{rubric_file}; expected only "
+                          f"{', '.join(rubric.grade_ids())}", Location(db.name))
+    return {grade_id: nb for grade_id, (nb, _) in found.items()}
+
+
+def _submission(gb: Gradebook, db: Path, rubric: Rubric, notebook_of: dict[str, str], autograded: Path,
+                student: str, total: float) -> Submission:
+    """One student's rubric items read from the gradebook (plus answer texts for graders' hints)."""
+    def item(grade_id: str, item_id: str, title: str, with_comment: bool) -> ItemScore:
+        grade = gb.find_grade(grade_id, notebook_of[grade_id], rubric.lesson, student)
+        _check_range(db, student, grade_id, grade)
+        comment = _comment(gb, grade_id, notebook_of[grade_id], rubric.lesson, student) if with_comment else None
+        return ItemScore(grade_id, item_id, title, grade.max_score,
+                         None if grade.needs_manual_grade else grade.score, grade.extra_credit, comment)
+
+    code = tuple(item(code_grade_id(c.id), c.id, c.title, False) for c in rubric.code_items)
+    questions = tuple(item(question_grade_id(q.id), q.id, q.title, True) for q in rubric.questions)
+    notebooks = {notebook_of[question_grade_id(q.id)] for q in rubric.questions}
+    return Submission(student, code, questions, total, _answers(autograded, rubric, student, notebooks))
+
+
+def _check_range(db: Path, student: str, grade_id: str, grade) -> None:
+    """A score outside 0..max means the gradebook and the rubric disagree; stop before deciding anything."""
+    for kind, value in (("manual", grade.manual_score), ("auto", grade.auto_score)):
+        if value is not None and not 0 <= value <= grade.max_score:
+            raise CourseError(f"student {student}: {kind} score {format_points(value)} is outside 0 to "
+                              f"{format_points(grade.max_score)}, the cell's maximum", Location(db.name, cell=grade_id))
+
+
+def _comment(gb: Gradebook, grade_id: str, notebook: str, assignment: str, student: str) -> str | None:
+    """The grader's formgrader comment on an answer (answer cells are solution cells, so they have one)."""
+    try:
+        return gb.find_comment(grade_id, notebook, assignment, student).manual_comment or None
+    except MissingEntry:
+        return None
+
+
+def _answers(autograded: Path, rubric: Rubric, student: str, notebooks: set[str]) -> dict[str, str] | None:
+    """Question id → the student's answer text from the autograded notebook(s), None if not on disk."""
+    wanted = {question_grade_id(q.id): q.id for q in rubric.questions}
+    answers: dict[str, str] = {}
+    for name in sorted(notebooks):
+        path = autograded / student / rubric.lesson / f"{name}.ipynb"
+        if not path.is_file():
+            return None
+        for cell in nbformat.read(path, as_version=4).cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id in wanted:
+                answers[wanted[grade_id]] = cell.source
+    return answers
+
+
+# ---------------------------------------------------------------- deciding
+
+
+def decide(rubric: Rubric, submission: Submission, vetoes: tuple[VetoRecord, ...]) -> StudentReport:
+    """Apply the result rules: veto → FAIL; anything ungraded → INCOMPLETE; else total vs pass line."""
+    waiting = submission.pending()
+    total = f"{format_points(submission.total)}/{format_points(rubric.total)}"
+    if vetoes:
+        reasons = [f"一票否决：{v.veto}（{v.question}）{rubric.veto(v.veto).text} 评分者记录：{v.note}" for v in vetoes]
+        if waiting:
+            reasons.append(f"另有 {'、'.join(_name(i) for i in waiting)} 尚未评分，但一票否决已决定结果")
+        return StudentReport(submission, vetoes, FAIL, tuple(reasons))
+    if waiting:
+        return StudentReport(submission, vetoes, INCOMPLETE, tuple(
+            f"{_name(i)} 尚未评分（nbgrader 标记为需要人工评分），评完之前不能判定通过" for i in waiting))
+    if submission.total >= rubric.pass_line:
+        return StudentReport(submission, vetoes, PASS, (
+            f"总分 {total} ≥ 通过线 {format_points(rubric.pass_line)}，没有一票否决项",))
+    return StudentReport(submission, vetoes, FAIL, (
+        f"总分 {total} 低于通过线 {format_points(rubric.pass_line)}",))
+
+
+def _name(item: ItemScore) -> str:
+    """How an item is named in explanations: Q2, or 代码「通信量」."""
+    return item.item_id if item.grade_id.startswith("answer-") else f"代码「{item.title}」"
+
+
+# ---------------------------------------------------------------- writing
+
+
+def render_csv(rubric: Rubric, students: tuple[StudentReport, ...]) -> str:
+    """student, each code item, Q1..Qn, total, veto ids, result — one row per submission."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["student", *(c.id for c in rubric.code_items), *(q.id for q in rubric.questions),
+                     "total", "vetoes", "result"])
+    for s in students:
+        items = s.submission.code + s.submission.questions
+        writer.writerow([s.submission.student, *("" if i.score is None else format_points(i.score) for i in items),
+                         format_points(s.submission.total), ";".join(sorted({v.veto for v in s.vetoes})), s.result])
+    return out.getvalue()
+
+
+def render_html(rubric: Rubric, students: tuple[StudentReport, ...]) -> str:
+    """A self-contained page: class summary with histogram and pass rate, then one section per student."""
+    template = resources.files("course.grading").joinpath("templates", "report.html").read_text("utf-8")
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    env.filters["points"] = format_points
+    graded = [s.submission.total for s in students if not s.submission.pending()]
+    counts = {r: sum(s.result == r for s in students) for r in (PASS, FAIL, INCOMPLETE)}
+    return env.from_string(template).render(
+        rubric=rubric, students=students, counts=counts, graded=len(graded),
+        histogram=Markup(histogram_svg(graded, rubric.total, rubric.pass_line)),
+        hints={s.submission.student: grader_hints(s.submission) for s in students},
+    )
+
+
+def grader_hints(submission: Submission) -> tuple[VetoHint, ...]:
+    """Sentences in the answers that look like a veto item: hints for the grader, never decisions."""
+    if submission.answers is None:
+        return ()
+    return tuple(h for qid, text in sorted(submission.answers.items()) for h in find_veto_hints(text, question=qid))
+
+
+def histogram_svg(totals: list[float], total: float, pass_line: float) -> str:
+    """Inline SVG bar chart of totals in one-point bins, with the pass line marked."""
+    bins = [0] * (int(total) + 1)
+    for t in totals:
+        bins[min(int(math.floor(t)), int(total))] += 1
+    bar, gap, height, top, bottom, left = 36, 8, 160, 40, 40, 16
+    tallest = max(bins + [1])
+    width = left * 2 + len(bins) * (bar + gap)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + bottom}" '
+             f'role="img" aria-labelledby="hist-title"><title id="hist-title">总分分布（已完成评分 {len(totals)} 人）</title>']
+    for score, count in enumerate(bins):
+        x = left + score * (bar + gap)
+        h = height * count / tallest
+        y = top + height - h
+        colour = "#2e7d32" if score >= pass_line else "#9e9e9e"
+        parts.append(f'<rect class="bin" data-score="{score}" data-count="{count}" x="{x}" y="{y:.1f}" '
+                     f'width="{bar}" height="{h:.1f}" fill="{colour}"/>')
+        if count:
+            parts.append(f'<text x="{x + bar / 2}" y="{y - 4:.1f}" text-anchor="middle" font-size="12">{count}</text>')
+        parts.append(f'<text x="{x + bar / 2}" y="{top + height + 16}" text-anchor="middle" '
+                     f'font-size="12">{score}</text>')
+    px = left + pass_line * (bar + gap) - gap / 2
+    parts.append(f'<line x1="{px}" y1="{top - 24}" x2="{px}" y2="{top + height}" stroke="#c62828" '
+                 f'stroke-dasharray="4 3"/><text x="{px + 4}" y="{top - 26}" font-size="12" fill="#c62828">'
+                 f'通过线 {format_points(pass_line)}</text>')
+    parts.append(f'<text x="{width / 2}" y="{top + height + 34}" text-anchor="middle" font-size="12">'
+                 f'总分（满分 {format_points(total)}）</text></svg>')
+    return "".join(parts)

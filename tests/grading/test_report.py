@@ -1,0 +1,320 @@
+"""`course report`: real nbgrader gradebooks in a temporary course root, decided by the rubric's rules."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+from nbgrader.api import Gradebook
+
+from course.cli import main
+from course.errors import CourseError
+from course.grading.report import make_report
+from course.grading.rubric import load_rubric
+from course.grading.vetoes import NEW_FILE
+
+pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own add_submission
+
+ROOT = Path(__file__).resolve().parents[2]
+RUBRIC = ROOT / "autograder" / "rubrics" / "lesson05.yml"
+DEMO_VETOES = ROOT / "autograder" / "vetoes" / "lesson05.yml"
+FIXTURES = Path(__file__).parent / "fixtures" / "report"
+DEMO = yaml.safe_load((FIXTURES / "demo-class.yml").read_text("utf-8"))
+FULL = {"test-formulas": 1, "test-fp32-accum": 1, "test-comm-volume": 1, "test-dp1-cross-check": 1,
+        "answer-Q1": 2, "answer-Q2": 2, "answer-Q3": 2}
+
+
+@pytest.fixture(scope="session")
+def empty_gradebook(tmp_path_factory) -> Path:
+    """One freshly created nbgrader gradebook (creating one runs alembic, ~2 s), copied by each test."""
+    db = tmp_path_factory.mktemp("gradebook") / "gradebook.db"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        Gradebook(f"sqlite:///{db}").close()
+    return db
+
+
+@pytest.fixture
+def course(tmp_path, empty_gradebook):
+    """A function building a course root whose gradebook holds the given class of lesson05."""
+    def build(students: dict, *, vetoes: Path | str | None = DEMO_VETOES, assignment: str = "lesson05",
+              points: dict[str, float] | None = None) -> Path:
+        autograder = tmp_path / "autograder"
+        (autograder / "rubrics").mkdir(parents=True, exist_ok=True)
+        shutil.copy(RUBRIC, autograder / "rubrics" / "lesson05.yml")
+        shutil.copy(empty_gradebook, autograder / "gradebook.db")
+        if vetoes is not None:
+            (autograder / "vetoes").mkdir(exist_ok=True)
+            text = vetoes.read_text("utf-8") if isinstance(vetoes, Path) else vetoes
+            (autograder / "vetoes" / "lesson05.yml").write_text(text, "utf-8")
+        _fill_gradebook(autograder / "gradebook.db", assignment, students, points or load_rubric(RUBRIC).grade_ids())
+        for student, spec in students.items():
+            if "answers" in spec:
+                _write_autograded(autograder / "autograded" / student / assignment / f"{assignment}.ipynb",
+                                  spec["answers"])
+        return tmp_path
+    return build
+
+
+def _fill_gradebook(db: Path, assignment: str, students: dict, points: dict[str, float]) -> None:
+    """Grade cells, students and scores stored the way nbgrader autograde and formgrader store them."""
+    with Gradebook(f"sqlite:///{db}") as gb:
+        gb.add_assignment(assignment)
+        gb.add_notebook(assignment, assignment)
+        for grade_id, max_score in points.items():
+            is_code = grade_id.startswith("test-")
+            gb.add_grade_cell(grade_id, assignment, assignment, max_score=max_score,
+                              cell_type="code" if is_code else "markdown")
+            if not is_code:
+                gb.add_solution_cell(grade_id, assignment, assignment)
+        for student, spec in students.items():
+            gb.add_student(student)
+            gb.add_submission(assignment, student)
+            for grade_id, score in spec["scores"].items():
+                grade = gb.find_grade(grade_id, assignment, assignment, student)
+                if grade_id.startswith("test-"):
+                    grade.auto_score = score
+                else:
+                    grade.manual_score = score
+                grade.needs_manual_grade = score is None
+            for grade_id, text in spec.get("comments", {}).items():
+                gb.find_comment(grade_id, assignment, assignment, student).manual_comment = text
+            gb.db.commit()
+
+
+def _write_autograded(path: Path, answers: dict[str, str]) -> None:
+    """An autograded notebook whose answer cells carry nbgrader's grade ids."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(text, metadata={"nbgrader": {"grade_id": f"answer-{qid}", "grade": True,
+                                                                            "solution": True, "points": 2}})
+                for qid, text in answers.items()]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+
+
+def _rows(csv_path: Path) -> dict[str, dict[str, str]]:
+    """The report CSV keyed by student."""
+    return {r["student"]: r for r in csv.DictReader(io.StringIO(csv_path.read_text("utf-8")))}
+
+
+def _section(html: str, student: str) -> str:
+    """One student's section of the HTML report."""
+    match = re.search(rf'<section class="student" id="student-{student}".*?</section>', html, re.S)
+    assert match, f"no section for {student}"
+    return match.group(0)
+
+
+# ---------------------------------------------------------------- the demo class
+
+
+def test_demo_class_results_follow_the_rules(course):
+    root = course(DEMO["students"])
+    result = make_report(root, "lesson05")
+    rows = _rows(result.csv)
+    assert {s: r["result"] for s, r in rows.items()} == {
+        "li-lei": "PASS", "han-meimei": "PASS", "zhang-wei": "FAIL", "wang-fang": "FAIL",
+        "chen-jing": "FAIL", "liu-yang": "INCOMPLETE", "zhao-min": "FAIL"}
+    assert rows["chen-jing"]["total"] == "10" and rows["chen-jing"]["vetoes"] == "activation-shard"
+    assert rows["zhao-min"]["vetoes"] == "comm-volume" and rows["zhao-min"]["Q1"] == ""
+    assert rows["liu-yang"]["Q3"] == "" and rows["liu-yang"]["total"] == "8"
+    assert rows["han-meimei"]["dp1-cross-check"] == "0" and rows["han-meimei"]["total"] == "8"
+    assert rows["wang-fang"]["Q3"] == "0.5" and rows["wang-fang"]["total"] == "7.5"
+    assert list(rows["li-lei"]) == ["student", "formulas", "fp32-accum", "comm-volume", "dp1-cross-check",
+                                    "Q1", "Q2", "Q3", "total", "vetoes", "result"]
+
+
+def test_demo_class_html_explains_each_result(course):
+    root = course(DEMO["students"])
+    html = make_report(root, "lesson05").html.read_text("utf-8")
+    assert 'id="count-PASS">2<' in html and 'id="count-FAIL">4<' in html and 'id="count-INCOMPLETE">1<' in html
+    assert 'id="pass-rate">29%<' in html
+    # histogram of the five fully graded students by whole points (9.5 → 9, 7.5 → 7), no external resources
+    bins = {int(k): int(v) for k, v in re.findall(r'data-score="(\d+)" data-count="(\d+)"', html)}
+    assert bins == {0: 0, 1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 1, 7: 1, 8: 1, 9: 1, 10: 1}
+    assert "<svg" in html and not re.search(r'(src|href)="(https?:)?//', html)
+    vetoed = _section(html, "chen-jing")
+    assert 'data-result="FAIL"' in vetoed and "一票否决：activation-shard（Q1）" in vetoed
+    assert "说 ZeRO-3 激活也被分片。" in vetoed
+    pending = _section(html, "liu-yang")
+    assert "Q3 尚未评分" in pending and "3Ψ = 前向逐层 all-gather" in pending  # the 要点 the grader needs
+    low = _section(html, "zhang-wei")
+    assert "总分 6/10 低于通过线 8" in low and "测试未通过：开启 FP32 梯度累积时" in low
+    assert "评分者批注：没有讲 prefetch 为什么在 512 卡以上失效。" in low
+    assert "总分 8/10 ≥ 通过线 8" in _section(html, "han-meimei")
+    assert "Q1 尚未评分，但一票否决已决定结果" in _section(html, "zhao-min")
+    # graders' hints from the answers: shown beside the decision, never changing it
+    assert "Q1 · activation-shard：「ZeRO-3 把参数" in vetoed
+    assert "Q3 · comm-volume：「ZeRO-3 每步通信量是 2Ψ" in _section(html, "zhao-min")
+    assert "评分提示" not in _section(html, "li-lei")
+
+
+def test_cli_writes_the_report_and_prints_the_summary(course, capsys):
+    root = course(DEMO["students"])
+    assert main(["report", "lesson05", "--root", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "2 PASS, 4 FAIL, 1 INCOMPLETE" in out
+    assert (root / "autograder" / "reports" / "lesson05.csv").is_file()
+
+
+# ---------------------------------------------------------------- recording a veto in one step
+
+
+def test_veto_recorded_in_one_step_fails_the_student(course, capsys):
+    perfect = {"ada": {"scores": FULL}}
+    root = course(perfect, vetoes=None)
+    assert main(["report", "lesson05", "--root", str(root), "--veto", "ada", "Q2", "comm-volume",
+                 "--note", "说 ZeRO-1 每步只通信 Ψ: 少算了 all-gather"]) == 0
+    vetoes = root / "autograder" / "vetoes" / "lesson05.yml"
+    text = vetoes.read_text("utf-8")
+    assert text.startswith(NEW_FILE.format(lesson="lesson05"))
+    assert yaml.safe_load(text)["vetoes"] == [
+        {"student": "ada", "question": "Q2", "veto": "comm-volume", "note": "说 ZeRO-1 每步只通信 Ψ: 少算了 all-gather"}]
+    assert _rows(root / "autograder" / "reports" / "lesson05.csv")["ada"]["result"] == "FAIL"
+    # a second veto keeps the first line and the header comments
+    assert main(["report", "lesson05", "--root", str(root), "--veto", "ada", "Q1", "activation-shard",
+                 "--note", "激活也切片"]) == 0
+    again = vetoes.read_text("utf-8")
+    assert again.startswith(text) and again.count("\n") == text.count("\n") + 1
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["nobody", "Q2", "comm-volume"],
+     "student: expected a student with a lesson05 submission in the gradebook, got 'nobody'"),
+    (["ada", "Q9", "comm-volume"], "question: expected one of Q1, Q2, Q3, got 'Q9'"),
+    (["ada", "Q2", "made-up"], "veto: expected a veto id of rubrics/lesson05.yml"),
+    (["ada", "Q2", "activation-shard"], "question: expected a question veto 'activation-shard' applies to (Q1, Q3)"),
+])
+def test_bad_veto_on_the_command_line_is_not_recorded(course, capsys, args, expected):
+    root = course({"ada": {"scores": FULL}}, vetoes=None)
+    assert main(["report", "lesson05", "--root", str(root), "--veto", *args, "--note", "x"]) == 2
+    assert expected in capsys.readouterr().err
+    assert not (root / "autograder" / "vetoes" / "lesson05.yml").exists()
+    assert not (root / "autograder" / "reports").exists()
+
+
+def test_same_veto_twice_is_refused_with_the_line_of_the_first(course, capsys):
+    root = course(DEMO["students"])
+    before = (root / "autograder" / "vetoes" / "lesson05.yml").read_text("utf-8")
+    first_line = 1 + before.splitlines().index(next(ln for ln in before.splitlines() if "chen-jing" in ln))
+    assert main(["report", "lesson05", "--root", str(root), "--veto", "chen-jing", "Q1", "activation-shard",
+                 "--note", "again"]) == 2
+    assert f"vetoes/lesson05.yml, line {first_line}: veto not recorded" in capsys.readouterr().err
+    assert (root / "autograder" / "vetoes" / "lesson05.yml").read_text("utf-8") == before
+
+
+def test_veto_file_not_ending_in_its_list_is_not_appended_to(course, capsys):
+    reordered = "vetoes:\n  - {student: ada, question: Q1, veto: shard-target, note: ok}\nversion: 1\nlesson: lesson05\n"
+    root = course({"ada": {"scores": FULL}}, vetoes=reordered)
+    assert main(["report", "lesson05", "--root", str(root), "--veto", "ada", "Q2", "comm-volume", "--note", "x"]) == 2
+    err = capsys.readouterr().err
+    assert "expected `vetoes:` to be the file's last key" in err
+    assert "  - {student: ada, question: Q2, veto: comm-volume, note: x}" in err  # the line to paste by hand
+    assert (root / "autograder" / "vetoes" / "lesson05.yml").read_text("utf-8") == reordered
+
+
+def test_veto_needs_a_note(course, capsys):
+    root = course({"ada": {"scores": FULL}}, vetoes=None)
+    assert main(["report", "lesson05", "--root", str(root), "--veto", "ada", "Q2", "comm-volume"]) == 2
+    assert "--veto needs --note" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- bad input leaves the report untouched
+
+
+def _with_old_reports(root: Path) -> dict[Path, str]:
+    """Earlier report files whose content must survive a failed run."""
+    out = root / "autograder" / "reports"
+    out.mkdir(parents=True, exist_ok=True)
+    old = {out / "lesson05.csv": "old csv\n", out / "lesson05.html": "<p>old</p>\n"}
+    for path, text in old.items():
+        path.write_text(text, "utf-8")
+    return old
+
+
+def _assert_untouched(old: dict[Path, str]) -> None:
+    for path, text in old.items():
+        assert path.read_text("utf-8") == text
+    assert sorted(p.name for p in next(iter(old)).parent.iterdir()) == ["lesson05.csv", "lesson05.html"]
+
+
+def test_manual_score_above_the_maximum_is_an_error(course):
+    root = course({"ada": {"scores": {**FULL, "answer-Q2": 3}}}, vetoes=None)
+    old = _with_old_reports(root)
+    with pytest.raises(CourseError) as err:
+        make_report(root, "lesson05")
+    assert str(err.value) == ("gradebook.db, cell answer-Q2: student ada: manual score 3 is outside 0 to 2, "
+                              "the cell's maximum")
+    _assert_untouched(old)
+
+
+def test_gradebook_of_another_assignment_is_an_error(course):
+    root = course({"ada": {"scores": FULL}}, vetoes=None, assignment="lesson04")
+    old = _with_old_reports(root)
+    with pytest.raises(CourseError, match=r"^gradebook\.db: expected the gradebook of lesson05, "
+                                          r"but it holds lesson04$"):
+        make_report(root, "lesson05")
+    _assert_untouched(old)
+
+
+def test_gradebook_cells_worth_other_points_than_the_rubric_is_an_error(course):
+    root = course({"ada": {"scores": {**FULL, "answer-Q1": 2}}}, vetoes=None, points={**FULL, "answer-Q1": 3})
+    with pytest.raises(CourseError, match=r"^gradebook\.db, cell answer-Q1: grade cell is worth 3 points in the "
+                                          r"gradebook, but 2 in rubrics/lesson05\.yml$"):
+        make_report(root, "lesson05")
+
+
+def test_missing_gradebook_is_an_error_and_is_not_created(tmp_path):
+    (tmp_path / "autograder" / "rubrics").mkdir(parents=True)
+    shutil.copy(RUBRIC, tmp_path / "autograder" / "rubrics" / "lesson05.yml")
+    with pytest.raises(CourseError, match=r"^gradebook\.db: gradebook not found"):
+        make_report(tmp_path, "lesson05")
+    assert not (tmp_path / "autograder" / "gradebook.db").exists()
+
+
+VETO_HEADER = "version: 1\nlesson: lesson05\nvetoes:\n"
+
+
+@pytest.mark.parametrize("record, expected", [
+    ("- {student: nobody, question: Q1, veto: activation-shard, note: x}",
+     "vetoes/4/student: expected a student with a lesson05 submission in the gradebook, got 'nobody'"),
+    ("- {student: ada, question: Q4, veto: activation-shard, note: x}",
+     "vetoes/4/question: expected one of Q1, Q2, Q3, got 'Q4'"),
+    ("- {student: ada, question: Q2, veto: activation-shard, note: x}",
+     "vetoes/4/question: expected a question veto 'activation-shard' applies to (Q1, Q3), got 'Q2'"),
+    ("- {student: ada, question: Q1, veto: made-up, note: x}",
+     "vetoes/4/veto: expected a veto id of rubrics/lesson05.yml (shard-target, activation-shard, comm-volume, "
+     "unbounded-scaling), got 'made-up'"),
+    ("- {student: ada, question: Q1, veto: activation-shard}",
+     "vetoes/4: missing key 'note'; expected student, question, veto, note"),
+    ("- {student: ada, question: Q1, veto: activation-shard, note: x, grader: me}",
+     "vetoes/4: unknown key 'grader'; expected only note, question, student, veto"),
+])
+def test_bad_veto_record_names_file_line_and_expectation(course, record, expected):
+    good = ("- {student: ada, question: Q1, veto: shard-target, note: ok}\n"
+            "- {student: ada, question: Q2, veto: shard-target, note: ok}\n"
+            "- {student: ada, question: Q3, veto: shard-target, note: ok}\n"
+            "- {student: ada, question: Q2, veto: comm-volume, note: ok}\n")
+    root = course({"ada": {"scores": FULL}}, vetoes=VETO_HEADER + good + record + "\n")
+    old = _with_old_reports(root)
+    with pytest.raises(CourseError) as err:
+        make_report(root, "lesson05")
+    assert str(err.value) == f"vetoes/lesson05.yml, line 8: {expected}"  # 3 header lines, 4 good records
+    _assert_untouched(old)
+
+
+def test_malformed_rubric_leaves_the_report_untouched(course):
+    root = course({"ada": {"scores": FULL}}, vetoes=None)
+    rubric = root / "autograder" / "rubrics" / "lesson05.yml"
+    rubric.write_text(rubric.read_text("utf-8").replace("pass_line: 8", "pass_line: 12"), "utf-8")
+    old = _with_old_reports(root)
+    with pytest.raises(CourseError, match=r"^rubrics/lesson05\.yml, line \d+: pass_line: expected at most the total"):
+        make_report(root, "lesson05")
+    _assert_untouched(old)

@@ -1,0 +1,179 @@
+"""The lesson rubric: the committed standard, the text the lesson shows, and located errors for bad files."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from course.errors import CourseError
+from course.grading.rubric import code_grade_id, load_rubric, question_grade_id, standard_markdown
+from course.lesson.model import CodeCell, Markdown
+from course.lesson.parse_qmd import parse_lesson
+
+ROOT = Path(__file__).resolve().parents[2]
+RUBRIC = ROOT / "autograder" / "rubrics" / "lesson05.yml"
+LESSON = ROOT / "lessons" / "lesson05.qmd"
+
+# The seed lesson's 检查与通过标准, word for word.
+SEED_STANDARD = """\
+总分 10 分：代码正确 4 分（三档公式、FP32 累积分支、通信量、dp=1 交叉验证）、三题各 2 分、通过线 8 分。
+
+一票否决项：
+
+- 把 ZeRO 各档的分片对象搞错（如 ZeRO-2 分片了参数）。
+- 说 ZeRO-3 激活也被分片。
+- 通信量算错（不知道 2Ψ/3Ψ 从哪来）。
+- 认为 ZeRO-3 的 N_d→∞ 可以把总显存（含激活与运行时）降到任意低。
+"""
+
+
+def test_committed_rubric_is_the_seed_standard():
+    rubric = load_rubric(RUBRIC)
+    assert (rubric.lesson, rubric.total, rubric.pass_line) == ("lesson05", 10, 8)
+    assert [(c.id, c.points) for c in rubric.code_items] == [
+        ("formulas", 1), ("fp32-accum", 1), ("comm-volume", 1), ("dp1-cross-check", 1)]
+    assert [(q.id, q.points) for q in rubric.questions] == [("Q1", 2), ("Q2", 2), ("Q3", 2)]
+    assert sum(c.points for c in rubric.code_items) + sum(q.points for q in rubric.questions) == rubric.total
+    assert [v.id for v in rubric.vetoes] == ["shard-target", "activation-shard", "comm-volume", "unbounded-scaling"]
+    assert all(q.key_points and q.partial_credit for q in rubric.questions)
+
+
+def test_grade_ids_name_the_nbgrader_cells():
+    rubric = load_rubric(RUBRIC)
+    assert code_grade_id("formulas") == "test-formulas" and question_grade_id("Q1") == "answer-Q1"
+    assert rubric.grade_ids() == {"test-formulas": 1, "test-fp32-accum": 1, "test-comm-volume": 1,
+                                  "test-dp1-cross-check": 1, "answer-Q1": 2, "answer-Q2": 2, "answer-Q3": 2}
+
+
+def test_standard_section_matches_the_seed_wording():
+    assert standard_markdown(load_rubric(RUBRIC)) == SEED_STANDARD
+
+
+def test_lesson_shows_the_rubric_standard():
+    """The page's 检查与通过标准 is the rubric's text, whether written out or printed by an asis cell."""
+    assert _lesson_standard(LESSON).strip() == standard_markdown(load_rubric(RUBRIC)).strip()
+
+
+def _lesson_standard(path: Path) -> str:
+    """What the lesson's 检查与通过标准 section shows: its prose, plus what an `output: asis` cell prints."""
+    blocks = parse_lesson(path).blocks
+    start = next(i for i, b in enumerate(blocks) if isinstance(b, Markdown) and "## 检查与通过标准" in b.text)
+    shown = [blocks[start].text.split("## 检查与通过标准", 1)[1].split("\n## ", 1)[0]]
+    for block in blocks[start + 1:]:
+        if isinstance(block, CodeCell) and block.options.get("output") == "asis":
+            shown.append(_printed(block.source, path.parent))
+        elif isinstance(block, Markdown) and not block.text.lstrip().startswith("#"):
+            shown.append(block.text)
+        else:
+            break
+    return "\n".join(s.strip("\n") for s in shown if s.strip())
+
+
+def _printed(source: str, cwd: Path) -> str:
+    """Run a lesson cell in the lesson's folder (as the build does) and return what it printed."""
+    out, here = io.StringIO(), os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(source, "<lesson cell>", "exec"), {})
+    finally:
+        os.chdir(here)
+    return out.getvalue()
+
+
+def test_uneven_question_points_are_named_one_by_one(tmp_path):
+    text = RUBRIC.read_text("utf-8")
+    q1, q3 = text.index("  - id: Q1"), text.index("  - id: Q3")
+    text = text[:q1] + text[q1:q3].replace("points: 2", "points: 3", 1) + text[q3:].replace("points: 2", "points: 1", 1)
+    assert standard_markdown(load_rubric(_write(tmp_path, text))).startswith(
+        "总分 10 分：代码正确 4 分（三档公式、FP32 累积分支、通信量、dp=1 交叉验证）、Q1 3 分、Q2 2 分、Q3 1 分、通过线 8 分。")
+
+
+# ---------------------------------------------------------------- malformed rubrics
+
+
+def _line_of(text: str, needle: str, nth: int = 1) -> int:
+    """1-based line of the nth occurrence of needle."""
+    pos = -1
+    for _ in range(nth):
+        pos = text.index(needle, pos + 1)
+    return text.count("\n", 0, pos) + 1
+
+
+def _edit(old: str, new: str, count: int = 1):
+    """An edit of the committed rubric's text."""
+    def apply(text: str) -> str:
+        assert old in text
+        return text.replace(old, new, count)
+    return apply
+
+
+MALFORMED = {
+    "unknown-key": (_edit("pass_line: 8\n", "pass_line: 8\ncolour: red\n"), ("colour: red", 1),
+                    "(top level): unknown key 'colour'; expected only code_items, lesson, pass_line, questions, "
+                    "total, version, vetoes"),
+    "unknown-key-in-question": (_edit("    partial_credit: 2 分：从冗余", "    hint: x\n    partial_credit: 2 分：从冗余"),
+                                ("    hint: x", 1), "questions/0: unknown key 'hint'; expected only id, key_points, "
+                                                  "partial_credit, points, title"),
+    "points-not-summing": (_edit("    points: 1\n", "    points: 2\n"), ("total: 10", 1),
+                           "total: expected the code_items and questions points to sum to the total; "
+                           "2 + 1 + 1 + 1 + 2 + 2 + 2 = 11, total is 10"),
+    "duplicate-question-id": (_edit("  - id: Q3", "  - id: Q2"), ("  - id: Q2", 2),
+                              "questions/2/id: expected a unique id; 'Q2' is already used at line {first}"),
+    "duplicate-code-id": (_edit("  - id: fp32-accum", "  - id: formulas"), ("  - id: formulas", 2),
+                          "code_items/1/id: expected a unique id; 'formulas' is already used at line {first}"),
+    "duplicate-veto-id": (_edit("  - id: unbounded-scaling", "  - id: shard-target"), ("  - id: shard-target", 2),
+                          "vetoes/3/id: expected a unique id; 'shard-target' is already used at line {first}"),
+    "pass-line-above-total": (_edit("pass_line: 8", "pass_line: 10.5"), ("pass_line: 10.5", 1),
+                              "pass_line: expected at most the total 10, got 10.5"),
+    "points-not-a-number": (_edit("    points: 2\n", "    points: two\n"), ("    points: two", 1),
+                            "questions/0/points: expected a number, got 'two'"),
+    "missing-partial-credit": (lambda t: re.sub(r"    partial_credit: 2 分：四个[^\n]*\n", "", t), ("  - id: Q2", 1),
+                               "questions/1: missing key 'partial_credit'; expected id, title, points, key_points, "
+                               "partial_credit"),
+    "veto-on-unknown-question": (_edit("    questions: [Q2, Q3]", "    questions: [Q2, Q4]"), ("[Q2, Q4]", 1),
+                                 "vetoes/2/questions/1: expected one of the questions Q1, Q2, Q3, got 'Q4'"),
+    "wrong-version": (_edit("version: 1", "version: 2"), ("version: 2", 1), "version: expected 1, got 2"),
+    "lesson-not-the-file": (_edit("lesson: lesson05", "lesson: lesson06"), ("lesson: lesson06", 1),
+                            "lesson: expected 'lesson05' (the file name), got 'lesson06'"),
+    "repeated-yaml-key": (_edit("pass_line: 8\n", "pass_line: 8\npass_line: 6\n"), ("pass_line:", 2),
+                          "key 'pass_line' appears twice (first at line {first}); expected it once"),
+    "yaml-syntax": (_edit("    questions: [Q1, Q3]", "    questions: [Q1, Q3", 1), None, "not valid YAML"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_rubric_names_file_line_and_key_path(tmp_path, case):
+    edit, where, expected = MALFORMED[case]
+    text = edit(RUBRIC.read_text("utf-8"))
+    with pytest.raises(CourseError) as err:
+        load_rubric(_write(tmp_path, text))
+    if where is None:
+        assert re.match(r"^rubrics/lesson05\.yml, line \d+: " + expected, str(err.value))
+        return
+    line = _line_of(text, *where)
+    assert str(err.value) == f"rubrics/lesson05.yml, line {line}: {expected.format(first=_line_of(text, where[0]))}"
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    """A rubric file at tmp/rubrics/lesson05.yml."""
+    path = tmp_path / "rubrics" / "lesson05.yml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text, "utf-8")
+    return path
+
+
+def test_veto_question_not_in_the_rubric_is_an_error(tmp_path):
+    text = RUBRIC.read_text("utf-8")
+    q3 = text.index("  - id: Q3")
+    text = text[:q3] + text[q3:].replace("  - id: Q3", "  - id: Q4", 1)
+    with pytest.raises(CourseError) as err:
+        load_rubric(_write(tmp_path, text))
+    line = _line_of(text, "    questions: [Q1, Q2, Q3]")
+    assert str(err.value) == (f"rubrics/lesson05.yml, line {line}: vetoes/0/questions/2: expected one of the "
+                              "questions Q1, Q2, Q4, got 'Q3'")
