@@ -1,0 +1,455 @@
+"""The grading sandbox against hostile submissions: each attack ends within its limits, the host stays untouched.
+
+The hostile notebooks (tests/grading/fixtures/hostile/, made by make_hostile.py) all run once, in parallel, from
+a scratch directory inside a temporary course root that holds a secret gradebook, source notebook, rubric and
+solution. Every notebook has an innocent cell before its attack and one after it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course.errors import CourseError, ToolMissing
+from course.grading.sandbox import Limits, SandboxRun, execute_notebook_sandboxed, run_python_sandboxed
+from course.grading.sandbox_runner import TIMEOUT_ENAME, OutputBudget, output_size, truncation_note
+from course.tools import bubblewrap
+from course.tools.bubblewrap import SandboxUnavailable, find_bwrap, probe_bwrap
+
+HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
+
+
+def _load_case_maker():
+    """The fixture generator, for its case list and the names its notebooks use."""
+    spec = importlib.util.spec_from_file_location("make_hostile", HOSTILE / "make_hostile.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_maker = _load_case_maker()
+CASES, ESCAPE_NAME, PROBE_PORT = _maker.CASES, _maker.ESCAPE_NAME, _maker.PROBE_PORT
+MiB = 2**20
+LIMITS = Limits(cell_timeout_s=3, submission_timeout_s=20, memory_bytes=512 * MiB)
+# Pushing 200 MB through the kernel protocol takes ~2 s of CPU on a busy 2-core machine; that case is about
+# the output cap, so its cells get more time than 3 s.
+CASE_LIMITS = {"huge-print": dataclasses.replace(LIMITS, cell_timeout_s=15)}
+SECRET = "gradebook-secret-7f3a9c"
+BEFORE, ATTACK, AFTER = 1, 2, -1  # cell positions: [title, before, attack..., after]
+PATCHED_MODULES = ("nbclient", "jupyter_client.session", "IPython.core.interactiveshell", "ipykernel.kernelbase")
+
+
+
+@pytest.fixture(scope="module")
+def bwrap() -> Path:
+    """The bwrap binary, after checking it can build a sandbox here (skip the test otherwise)."""
+    try:
+        path = find_bwrap()
+        probe_bwrap(path, sys.executable)
+    except ToolMissing as exc:
+        pytest.skip(str(exc))
+    return path
+
+
+@pytest.fixture(scope="module")
+def course_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A course root whose gradebook, source notebook, rubric and solution all contain SECRET."""
+    root = tmp_path_factory.mktemp("course")
+    for rel in ("gradebook.db", "source/lesson05/lesson05.ipynb", "autograder/rubrics/lesson05.yml", "solutions/lesson05.py"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(f"{SECRET}\n")
+    return root
+
+
+def _module_digests() -> dict[str, str]:
+    """sha256 of the source files the patch-modules case tries to overwrite."""
+    files = [importlib.import_module(name).__file__ for name in PATCHED_MODULES]
+    return {f: hashlib.sha256(Path(f).read_bytes()).hexdigest() for f in files}
+
+
+def _listener() -> socket.socket | None:
+    """A host socket on 127.0.0.1:PROBE_PORT that the network case must not reach (None if the port is taken)."""
+    sock = socket.socket()
+    try:
+        sock.bind(("127.0.0.1", PROBE_PORT))
+    except OSError:
+        sock.close()
+        return None
+    sock.listen()
+    sock.setblocking(False)
+    return sock
+
+
+@pytest.fixture(scope="module")
+def hostile(bwrap: Path, course_root: Path) -> dict:
+    """Run every hostile notebook once (in parallel) and record what the host looked like around it."""
+    digests = _module_digests()
+    listener = _listener()
+    sentinel = subprocess.Popen(["sleep", "300"])
+
+    def run(case: str) -> tuple[SandboxRun, float]:
+        begin = time.monotonic()
+        limits = CASE_LIMITS.get(case, LIMITS)
+        result = execute_notebook_sandboxed(HOSTILE / f"{case}.ipynb", workdir=course_root / ".grading" / case, limits=limits)
+        return result, time.monotonic() - begin
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        runs = dict(zip(CASES, pool.map(run, CASES)))
+    host = {
+        "digests_before": digests,
+        "digests_after": _module_digests(),
+        "sentinel_alive": sentinel.poll() is None,
+        "accepted": None,
+    }
+    sentinel.kill()
+    sentinel.wait()
+    if listener is not None:
+        try:
+            listener.accept()
+            host["accepted"] = True
+        except BlockingIOError:
+            host["accepted"] = False
+        listener.close()
+    return {"runs": runs, "host": host}
+
+
+def _code(run: SandboxRun) -> list[nbformat.NotebookNode]:
+    """The executed notebook's code cells, in order."""
+    return [c for c in run.executed.cells if c.cell_type == "code"]
+
+
+def _text(cell: nbformat.NotebookNode) -> str:
+    """Everything a cell showed as one string: stream text, "ename: evalue" of errors, other data as JSON."""
+    parts = []
+    for out in cell.outputs:
+        if out.output_type == "stream":
+            parts.append(out.text)
+        elif out.output_type == "error":
+            parts.append(f"{out.ename}: {out.evalue}\n")
+        else:
+            parts.append(json.dumps(out.get("data", {})))
+    return "".join(parts)
+
+
+def _lines(cell: nbformat.NotebookNode, word: str) -> list[str]:
+    """The printed lines of CELL that start with WORD."""
+    return [line for line in _text(cell).splitlines() if line.startswith(word)]
+
+
+def _get(hostile: dict, case: str) -> SandboxRun:
+    """The run of one case, checked to have kept within the wall clock and to carry a notebook."""
+    run, seconds = hostile["runs"][case]
+    assert seconds < LIMITS.submission_timeout_s + 5, f"{case} took {seconds:.1f} s"
+    assert run.executed is not None, (case, run.status, run.reason)
+    return run
+
+
+# ------------------------------------------------------------- every case
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_case_keeps_the_rest_of_the_notebook(hostile: dict, case: str) -> None:
+    """The innocent cell before the attack always ran; the one after ran unless the kernel itself died."""
+    run = _get(hostile, case)
+    cells = _code(run)
+    assert "innocent before: 42" in _text(cells[0])
+    if case == "os-exit":
+        assert cells[AFTER].outputs == [] and cells[AFTER].execution_count is None
+    else:
+        assert run.status == "ok", (run.status, run.reason)
+        assert _text(cells[AFTER]).strip() == "innocent after: 45"
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_no_secret_of_the_course_reaches_any_notebook(hostile: dict) -> None:
+    """Whatever a case tried, no executed notebook contains the course root's secret."""
+    for case, (run, _) in hostile["runs"].items():
+        assert SECRET not in nbformat.writes(run.executed), case
+
+
+# ------------------------------------------------------------- one test per attack
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_infinite_loop_cell_is_interrupted_at_the_cell_limit(hostile: dict) -> None:
+    run = _get(hostile, "infinite-loop-cell")
+    assert [(i.cell_index, i.kind) for i in run.incidents] == [(2, "cell-timeout")]
+    assert {o.get("ename") for o in _code(run)[ATTACK - 1].outputs} >= {"CellTimeoutError"}
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_infinite_loop_in_a_called_function_stops_the_calling_cell(hostile: dict) -> None:
+    run = _get(hostile, "infinite-loop-in-function")
+    assert [(i.cell_index, i.kind) for i in run.incidents] == [(3, "cell-timeout")]
+    assert _code(run)[1].outputs == []  # defining the function is harmless
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_fork_bomb_hits_the_task_cap(hostile: dict) -> None:
+    run = _get(hostile, "fork-bomb")
+    enames = {o.get("ename") for o in _code(run)[ATTACK - 1].outputs if o.output_type == "error"}
+    assert enames & {"BlockingIOError", "CellTimeoutError"}, enames
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_memory_bomb_gets_a_memory_error(hostile: dict) -> None:
+    run = _get(hostile, "memory-bomb")
+    assert [(i.cell_index, i.kind) for i in run.incidents] == [(2, "memory")]
+    assert "512 MiB" in run.incidents[0].message
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_os_exit_ends_the_run_with_the_reason(hostile: dict) -> None:
+    run = _get(hostile, "os-exit")
+    assert run.status == "crashed"
+    assert "cell os-exit-1" in run.reason and "exit status 3" in run.reason
+    assert [(i.cell_index, i.kind) for i in run.incidents] == [(2, "stopped"), (3, "not-run")]
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_sys_exit_is_an_error_in_its_cell_only(hostile: dict) -> None:
+    run = _get(hostile, "sys-exit")
+    assert [o.ename for o in _code(run)[ATTACK - 1].outputs if o.output_type == "error"] == ["SystemExit"]
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_killing_the_parent_reaches_nothing(hostile: dict) -> None:
+    run = _get(hostile, "kill-parent")
+    assert "the kernel is still here" in _text(_code(run)[ATTACK - 1])
+    assert hostile["host"]["sentinel_alive"], "kill(-1) inside the sandbox killed a process on the host"
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_writes_outside_the_sandbox_fail(hostile: dict, course_root: Path, project_root: Path) -> None:
+    run = _get(hostile, "write-outside")
+    attack = _code(run)[ATTACK - 1]
+    assert _lines(attack, "WROTE") == []
+    assert len(_lines(attack, "blocked")) >= 8
+    assert "home is /tmp" in _text(attack)  # $HOME is the sandbox's own tmpfs
+    workdir = course_root / ".grading" / "write-outside"
+    for place in (project_root, Path("/work/main"), course_root, workdir.parent, Path.home(), Path("/")):
+        assert not (place / ESCAPE_NAME).exists(), place
+    assert sorted(p.name for p in workdir.iterdir()) == ["write-outside.ipynb"]
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_course_files_cannot_be_read(hostile: dict) -> None:
+    run = _get(hostile, "read-source")
+    attack = _code(run)[ATTACK - 1]
+    assert "blocked import course ModuleNotFoundError" in _text(attack)
+    assert len(_lines(attack, "blocked")) >= 16
+    assert [line.split()[1] for line in _lines(attack, "READ")] == ["/submission/read-source.ipynb"]
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_patching_modules_stays_inside_the_kernel(hostile: dict) -> None:
+    run = _get(hostile, "patch-modules")
+    attack = _code(run)[ATTACK - 1]
+    assert _lines(attack, "WROTE") == ["WROTE /submission/sitecustomize.py"], _text(attack)  # its own tmpfs only
+    assert len(_lines(attack, "blocked")) == 6
+    assert hostile["host"]["digests_after"] == hostile["host"]["digests_before"]
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_huge_print_is_cut_to_the_output_budget(hostile: dict) -> None:
+    run = _get(hostile, "huge-print")
+    assert [(i.cell_index, i.kind) for i in run.incidents] == [(2, "output-truncated")]
+    attack = _code(run)[ATTACK - 1]
+    kept = sum(len(json.dumps(o)) for o in attack.outputs[:-1])
+    assert 0.9 * LIMITS.max_output_bytes < kept <= LIMITS.max_output_bytes
+    assert "output truncated" in attack.outputs[-1].text
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_network_is_unreachable(hostile: dict) -> None:
+    run = _get(hostile, "network")
+    text = _text(_code(run)[ATTACK - 1])
+    assert f"blocked tcp 127.0.0.1:{PROBE_PORT}" in text and "blocked udp 192.0.2.1" in text
+    assert "interfaces: ['lo']" in text
+    assert hostile["host"]["accepted"] in (False, None), "the sandbox connected to a host port"
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_results_cannot_be_forged_from_the_kernel(hostile: dict) -> None:
+    run = _get(hostile, "forge-results")
+    attack = _code(run)[ATTACK - 1]
+    assert _lines(attack, "WROTE") == []
+    assert {"blocked /proc/1/fd/1 PermissionError", "blocked /proc/1/mem PermissionError"} <= set(_lines(attack, "blocked"))
+    assert not any("FORGED" in _text(cell) for cell in _code(run))
+    assert _code(run)[AFTER].execution_count == 3
+
+
+# ------------------------------------------------------------- the runner as a whole
+
+
+def _sandbox_pid_ns_processes() -> list[str]:
+    """Command lines of runner or kernel processes still alive in some other pid namespace than ours."""
+    own = os.readlink("/proc/self/ns/pid")
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and os.readlink(entry / "ns/pid") != own:
+                cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                if "ipykernel_launcher" in cmd or "course sandbox" in cmd:
+                    found.append(cmd[:120])
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_submission_wall_clock_kills_the_whole_sandbox(bwrap: Path, tmp_path: Path) -> None:
+    limits = Limits(cell_timeout_s=60, submission_timeout_s=5, memory_bytes=512 * MiB)
+    begin = time.monotonic()
+    run = execute_notebook_sandboxed(HOSTILE / "infinite-loop-cell.ipynb", workdir=tmp_path / "w", limits=limits)
+    assert time.monotonic() - begin < limits.submission_timeout_s + 3
+    assert run.status == "timeout" and "5 s" in run.reason
+    assert "innocent before: 42" in _text(_code(run)[0])
+    assert [(i.cell_index, i.kind) for i in run.incidents] == [(2, "stopped"), (3, "not-run")]
+    time.sleep(0.5)
+    assert _sandbox_pid_ns_processes() == []
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_no_sandbox_process_outlives_the_batch(hostile: dict) -> None:
+    assert _sandbox_pid_ns_processes() == []
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_unreadable_submissions_are_invalid_not_errors(bwrap: Path, tmp_path: Path, course_root: Path) -> None:
+    junk = tmp_path / "junk.ipynb"
+    junk.write_text("{not json")
+    link = tmp_path / "link.ipynb"
+    link.symlink_to(course_root / "gradebook.db")
+    for path in (junk, link):
+        run = execute_notebook_sandboxed(path, workdir=tmp_path / f"w-{path.stem}", limits=LIMITS)
+        assert run.status == "invalid" and run.executed is None and path.name in run.reason
+        assert SECRET not in run.reason
+
+
+# ------------------------------------------------------------- run_python_sandboxed
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_python_returns_output_and_keeps_prints_apart(bwrap: Path, tmp_path: Path) -> None:
+    code = "print('working on it')\nOUTPUT = {'double': INPUT['x'] * 2}"
+    result = run_python_sandboxed(code, workdir=tmp_path, limits=LIMITS, input_json={"x": 21})
+    assert result == (0, {"double": 42}, "working on it")
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_python_infinite_loop_stops_at_the_time_limit(bwrap: Path, tmp_path: Path) -> None:
+    begin = time.monotonic()
+    code = "def answer(n):\n    while True:\n        n += 1\nOUTPUT = answer(1)"
+    result = run_python_sandboxed(code, workdir=tmp_path, limits=LIMITS, input_json=None)
+    assert time.monotonic() - begin < LIMITS.cell_timeout_s + 2
+    assert result.returncode is None and result.stdout_json is None and "stopped after 3 s" in result.stderr
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_python_task_cap_stops_forking(bwrap: Path, tmp_path: Path) -> None:
+    code = (
+        "import os, time\nforks = 0\n"
+        "try:\n    for _ in range(500):\n        if os.fork() == 0:\n            time.sleep(5)\n            os._exit(0)\n"
+        "        forks += 1\nexcept OSError as e:\n    OUTPUT = [forks, type(e).__name__]\n"
+    )
+    limits = Limits(cell_timeout_s=10, max_processes=20)
+    forks, error = run_python_sandboxed(code, workdir=tmp_path, limits=limits, input_json=None).stdout_json
+    assert error == "BlockingIOError" and 5 < forks < limits.max_processes
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_python_memory_file_and_disk_limits(bwrap: Path, tmp_path: Path) -> None:
+    limits = Limits(memory_bytes=256 * MiB, max_file_bytes=1 * MiB, scratch_bytes=4 * MiB)
+    code = (
+        "import errno\nOUTPUT = {}\n"
+        "try:\n    bytearray(300 * 2**20)\nexcept MemoryError:\n    OUTPUT['memory'] = 'MemoryError'\n"
+        "try:\n    open('big', 'wb').write(b'x' * 2 * 2**20)\nexcept OSError as e:\n    OUTPUT['file'] = errno.errorcode[e.errno]\n"
+        "try:\n    for i in range(8):\n        open(f'part{i}', 'wb').write(b'x' * (2**20 - 4096))\n"
+        "except OSError as e:\n    OUTPUT['disk'] = errno.errorcode[e.errno]\n"
+    )
+    result = run_python_sandboxed(code, workdir=tmp_path, limits=limits, input_json=None)
+    assert result.stdout_json == {"memory": "MemoryError", "file": "EFBIG", "disk": "ENOSPC"}
+
+
+# ------------------------------------------------------------- without bubblewrap
+
+
+def test_refuses_without_bwrap_unless_unsafe(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(bubblewrap.shutil, "which", lambda name: None)
+    with pytest.raises(ToolMissing, match="apt-get install bubblewrap") as caught:
+        execute_notebook_sandboxed(HOSTILE / "sys-exit.ipynb", workdir=tmp_path / "w", limits=LIMITS)
+    assert "--unsafe" in str(caught.value)
+    with pytest.raises(ToolMissing, match="apt-get install bubblewrap"):
+        run_python_sandboxed("OUTPUT = 1", workdir=tmp_path / "p", limits=LIMITS, input_json=None)
+    assert not (tmp_path / "w").exists()
+
+
+def test_refuses_when_bwrap_cannot_build_a_sandbox(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(bubblewrap.shutil, "which", lambda name: "/bin/false")
+    with pytest.raises(SandboxUnavailable, match="user namespaces"):
+        execute_notebook_sandboxed(HOSTILE / "sys-exit.ipynb", workdir=tmp_path / "w", limits=LIMITS)
+
+
+@pytest.mark.slow
+def test_unsafe_runs_without_bwrap(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(bubblewrap.shutil, "which", lambda name: None)
+    run = execute_notebook_sandboxed(HOSTILE / "sys-exit.ipynb", workdir=tmp_path / "w", limits=LIMITS, unsafe=True)
+    assert run.status == "ok" and _text(_code(run)[AFTER]).strip() == "innocent after: 45"
+    assert run_python_sandboxed("OUTPUT = INPUT + 1", workdir=tmp_path / "p", limits=LIMITS, input_json=1, unsafe=True).stdout_json == 2
+
+
+def test_limits_must_be_positive() -> None:
+    with pytest.raises(CourseError, match="memory_bytes must be a positive integer"):
+        Limits(memory_bytes=0)
+
+
+def test_output_budget_cuts_once_and_keeps_the_runner_notes() -> None:
+    budget = OutputBudget(1000)
+    timeout = {"output_type": "error", "ename": TIMEOUT_ENAME, "evalue": "ran longer than 3 s", "traceback": []}
+    shown = [
+        {"output_type": "stream", "name": "stdout", "text": "x" * 5000},
+        {"output_type": "display_data", "data": {"text/plain": "later"}, "metadata": {}},
+        timeout,
+    ]
+    kept = [o for out in shown for o in budget.admit(out)]
+    assert kept[0]["text"] == "x" * len(kept[0]["text"]) and 900 < output_size(kept[0]) <= 1000
+    assert kept[1:] == [truncation_note(1000), timeout]
+    again = OutputBudget(1000)  # the grading process re-applies the budget to what the runner kept
+    assert [o for out in kept for o in again.admit(out)] == kept
