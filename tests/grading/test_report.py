@@ -25,7 +25,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # n
 
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = ROOT / "autograder" / "rubrics" / "lesson05.yml"
-DEMO_VETOES = ROOT / "autograder" / "vetoes" / "lesson05.yml"
+DEMO_VETOES = Path(__file__).parent / "fixtures" / "report" / "demo-class-vetoes.yml"
 FIXTURES = Path(__file__).parent / "fixtures" / "report"
 DEMO = yaml.safe_load((FIXTURES / "demo-class.yml").read_text("utf-8"))
 FULL = {"test-formulas": 1, "test-fp32-accum": 1, "test-comm-volume": 1, "test-dp1-cross-check": 1,

@@ -15,8 +15,12 @@ LESSON_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<stem>[\w-]+)\.qmd\)(?:\{[^}
 DIV_TITLES = {"callout-note": "注", "callout-tip": "提示", "callout-important": "重要", "callout-warning": "注意"}
 
 
-def make_notebook(lesson: Lesson, outputs: Outputs) -> nbformat.NotebookNode:
-    """Markdown between cells becomes markdown cells; executable cells keep their outputs."""
+def make_notebook(lesson: Lesson, outputs: Outputs, *, freeze_hidden_code: bool = False) -> nbformat.NotebookNode:
+    """Markdown between cells becomes markdown cells; executable cells keep their outputs.
+
+    With FREEZE_HIDDEN_CODE, cells whose code the page hides (echo: false) become markdown showing their
+    outputs, so a notebook handed out for grading runs nothing but the student's own work.
+    """
     nb = nbformat.v4.new_notebook()
     nb.metadata.update({"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
                         "language_info": {"name": "python"},
@@ -33,6 +37,8 @@ def make_notebook(lesson: Lesson, outputs: Outputs) -> nbformat.NotebookNode:
     for block in _flatten(lesson.blocks):
         if isinstance(block, CodeCell) and block.options.get("output") == "asis":
             prose.append(asis_text(outputs.get(block.label, [])))
+        elif isinstance(block, CodeCell) and freeze_hidden_code and not block.options.get("echo", True):
+            prose += [output_markdown(o) for o in outputs.get(block.label, [])]
         elif isinstance(block, CodeCell):
             flush()
             cell = nbformat.v4.new_code_cell(block.source, metadata={"course": dict(block.options)})
@@ -69,6 +75,18 @@ def _flatten(blocks: tuple[Block, ...]) -> list[Block | str]:
         else:
             out.append(b)
     return out
+
+
+def output_markdown(output: dict) -> str:
+    """One cell output as markdown: markdown as is, images inline, text in a fence."""
+    data = output.get("data", {})
+    join = lambda v: "".join(v) if isinstance(v, list) else v  # noqa: E731 (nbformat splits long strings)
+    if "text/markdown" in data:
+        return join(data["text/markdown"])
+    if "image/png" in data:
+        return f'<img src="data:image/png;base64,{join(data["image/png"]).strip()}" style="max-width:100%">'
+    text = join(output.get("text", "")) or join(data.get("text/plain", ""))
+    return fence(text.rstrip("\n"), "text") if text.strip() else ""
 
 
 def _numbered(output: dict, count: int) -> dict:

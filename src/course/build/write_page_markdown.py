@@ -61,6 +61,8 @@ def _cell(cell: CodeCell, outs: list[dict]) -> str:
         parts.append(fence(cell.source, "{." + cell.lang + " .cell-code}"))
     if cell.options.get("output", True):
         parts += [_output(o) for o in outs]
+    if "fig-cap" in cell.options:
+        parts.append(f"::: {{.figure-caption}}\n{cell.options['fig-cap']}\n:::")
     return "::: {" + " ".join(attrs) + "}\n\n" + "\n\n".join(p for p in parts if p) + "\n\n:::"
 
 

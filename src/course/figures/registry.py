@@ -1,7 +1,8 @@
-"""The figures lessons show, what each is drawn from, and redrawing only those whose inputs changed.
+"""The generated assets lessons show (figures, the lab's measurements), what each is made from, and remaking
+only those whose inputs changed.
 
-Each figure's inputs (the reference solution it plots, the module that draws it) are hashed; the hash of the
-last successful draw is kept in the course cache (figures.json), so a rebuild with nothing changed draws nothing.
+Each asset's inputs (the reference solution it plots, the code that draws or measures it) are hashed; the hash of
+the last successful run is kept in the course cache (figures.json), so a rebuild with nothing changed does nothing.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 from course.config import load_config
-from course.errors import CourseError, Location
+from course.errors import CourseError, Location, ToolMissing
 from course.fileio import write_atomic
 from course.figures.zero3_comm_flow import draw_zero3_comm_flow
 from course.figures.zero_memory import draw_zero_memory
@@ -62,6 +63,27 @@ def _draw_lesson05_comm_flow(out_path: Path, project_root: Path) -> Path:
     return draw_zero3_comm_flow(out_path)
 
 
+def _measure_lab(out_path: Path, project_root: Path) -> Path:
+    """The lab's measurements of ZeRO-0..3 on torch.distributed, shown in the lesson's 实测 section."""
+    try:
+        from course.lab.run_lab import run_lab
+    except ImportError as exc:
+        raise ToolMissing(f"the lesson's 实测 section needs the lab ({exc}); install it with "
+                          "pip install -e '.[lab]' (torch==2.13.0; run `make`)") from None
+    report = run_lab(out=out_path)
+    failed = [c for c in report["checks"] if not c["ok"]]
+    if failed:
+        raise CourseError(f"the lab's measurements disagree with the formulas in {len(failed)} check(s); "
+                          f"run `course lab` to see them", Location(out_path))
+    return out_path
+
+
+def _lab_sources() -> tuple[str, ...]:
+    """Every source file of the lab package: its measurements change only when they do."""
+    lab = Path(__file__).resolve().parents[1] / "lab"
+    return tuple(str(p) for p in sorted(lab.rglob("*")) if p.suffix in (".py", ".json"))
+
+
 def _package_file(name: str) -> str:
     """A figure module's own file: an input wherever the course package is installed."""
     return str(Path(__file__).with_name(name))
@@ -79,6 +101,8 @@ FIGURES: tuple[FigureSpec, ...] = (
         inputs=(_package_file("zero3_comm_flow.py"),),
     ),
 )
+LAB_MEASUREMENTS = FigureSpec(output="assets/lab/zero_measured.json", draw=_measure_lab, inputs=_lab_sources())
+GENERATED_ASSETS: tuple[FigureSpec, ...] = FIGURES + (LAB_MEASUREMENTS,)
 
 
 def inputs_digest(project_root: Path, spec: FigureSpec) -> str:
@@ -105,7 +129,7 @@ def _read_manifest(path: Path) -> dict[str, str]:
 
 
 def ensure_figures(
-    project_root: Path, *, cache_dir: Path | None = None, specs: tuple[FigureSpec, ...] = FIGURES
+    project_root: Path, *, cache_dir: Path | None = None, specs: tuple[FigureSpec, ...] = GENERATED_ASSETS
 ) -> list[Path]:
     """Draw each figure whose output is missing or whose inputs changed since its last draw; return those drawn."""
     project_root = Path(project_root)

@@ -1,0 +1,40 @@
+"""Measure ZeRO-0/1/2/3 memory and communication on torch.distributed ranks and write the lesson's 实测 data."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from course.errors import ToolMissing
+
+DEFAULT_OUT = Path("assets/lab/zero_measured.json")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `course lab`."""
+    parser.add_argument(
+        "--ranks", type=int, nargs="+", default=[2, 4], metavar="N", help="data-parallel sizes to run (default: 2 4)"
+    )
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"report file (default: {DEFAULT_OUT})")
+    parser.add_argument("--steps", type=int, default=4, help="training steps per run, warm-up included (default: 4)")
+    parser.add_argument("--warmup", type=int, default=2, help="first steps left out of the measurement (default: 2)")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one N's ranks (default: 120)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the lab; exit 0 only if every ratio and every final-parameter comparison checks out."""
+    try:
+        from course.lab.run_lab import run_lab, summary_lines
+    except ModuleNotFoundError as exc:
+        if exc.name != "torch":
+            raise
+        raise ToolMissing("the lab needs torch: pip install '.[lab]' (pins torch==2.13.0, the CPU wheel)") from exc
+    report = run_lab(out=args.out, ranks=tuple(args.ranks), steps=args.steps, warmup=args.warmup, timeout=args.timeout)
+    for line in summary_lines(report):
+        print(line)
+    failed = [c for c in report["checks"] if not c["ok"]]
+    verdict = "all checks passed" if not failed else f"{len(failed)} check(s) FAILED"
+    print(f"wrote {args.out} ({report['backend']}, torch {report['torch']}, {report['wall_seconds']} s): {verdict}")
+    return 0 if not failed else 1
+
+

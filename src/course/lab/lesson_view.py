@@ -1,0 +1,260 @@
+"""What the lesson's 实测 section shows from assets/lab/zero_measured.json: a table, a figure, and notes.
+
+Everything is read from the lab's report, so the lesson never states a number the lab did not measure.
+The table and notes are Markdown strings that also display as Markdown in Jupyter; the figure is a
+matplotlib Figure (no pyplot state) that displays as PNG.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from pathlib import Path
+
+import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from course.errors import CourseError
+from course.figures.zero_memory import find_cjk_font
+from course.lab.report_file import read_report
+
+MISSING_GLYPH = r"Glyph \d+ .* missing from font"
+IMPLEMENTATIONS = ("manual", "fsdp2_reshard", "fsdp2_no_reshard", "zero_redundancy_optimizer")
+SHORT_LABELS = {
+    "fsdp2_reshard": "FSDP2\n重分片",
+    "fsdp2_no_reshard": "FSDP2\n不重分片",
+    "zero_redundancy_optimizer": "ZeroRedun-\ndancyOpti-\nmizer",
+}
+BAR_COLOURS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52")
+
+
+class MarkdownText(str):
+    """A str that Jupyter (and Quarto) render as Markdown rather than as a quoted string."""
+
+    def _repr_markdown_(self) -> str:
+        return str(self)
+
+
+class LabFigure(Figure):
+    """A Figure that renders itself as PNG in Jupyter, with the CJK font it was built with."""
+
+    def __init__(self, *args, rc: dict, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.rc = rc
+        FigureCanvasAgg(self)
+
+    def png(self) -> bytes:
+        """PNG bytes; a glyph missing from the font is an error, not a tofu box in the lesson."""
+        buffer = io.BytesIO()
+        with matplotlib.rc_context(self.rc), warnings.catch_warnings():
+            warnings.filterwarnings("error", message=MISSING_GLYPH)
+            self.savefig(buffer, format="png", metadata={"Software": None})
+        return buffer.getvalue()
+
+    def _repr_png_(self) -> bytes:
+        return self.png()
+
+
+def _n(x: float) -> str:
+    """A count with thousands separators; non-integers to one decimal."""
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
+
+
+def _ordered(report: dict) -> list[dict]:
+    """Rows grouped by N, then hand-written stages (main, padded) before the PyTorch references."""
+    models = list(report["models"])
+    return sorted(
+        report["rows"],
+        key=lambda r: (r["ranks"], IMPLEMENTATIONS.index(r["implementation"]), models.index(r["model"]), r["stage"]),
+    )
+
+
+def _model_cell(row: dict) -> str:
+    """Ψ of the row's model, with Ψ_pad when the flat buffers needed padding."""
+    if row["psi_padded"] != row["psi"] and row["implementation"] == "manual":
+        return f"Ψ={_n(row['psi'])}（填充后 {_n(row['psi_padded'])}）"
+    return f"Ψ={_n(row['psi'])}"
+
+
+def _memory_cell(row: dict) -> str:
+    """Measured state bytes of the fullest rank, plus the emptiest rank when ranks differ."""
+    mem = row["memory_bytes"]
+    if mem["min_rank"] != mem["measured"]:
+        return f"{_n(mem['measured'])}（最少的一卡 {_n(mem['min_rank'])}）"
+    return _n(mem["measured"])
+
+
+def _table_line(row: dict) -> str:
+    """One Markdown table row."""
+    mem, comm = row["memory_bytes"], row["comm_elements"]
+    impl = f"手写 {row['label']}" if row["implementation"] == "manual" else row["label"]
+    held = max(mem["held_after_forward"])
+    status = "✓" if row["ok"] else "✗"
+    cells = [
+        str(row["ranks"]),
+        _model_cell(row),
+        impl,
+        f"ZeRO-{row['stage']}",
+        _memory_cell(row),
+        _n(mem["formula"]),
+        f"{mem['ratio']:.3f}",
+        _n(held),
+        _n(comm["measured"]),
+        _n(comm["formula"]),
+        f"{comm['ratio']:.3f}",
+        status,
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _footnotes(report: dict) -> list[str]:
+    """How the numbers were taken, the padding tolerance, and the final-parameter comparison."""
+    first = report["warmup"] + 1
+    measured_steps = f"第 {first}–{report['steps']} 步" if report["steps"] > first else f"第 {first} 步"
+    notes = [
+        f"测量：每卡显存 = 存活的参数、梯度、优化器状态张量底层存储的 numel × 元素字节数（反向结束、优化器更新前采样，不含激活与 Adam 的 step 计数标量）；"
+        f"“前向后额外持有”是前向结束时仍存活的完整参数副本。通信 = c10d 算子层面统计的每卡元素数：all-reduce 记 2(N−1)/N·n，"
+        f"all-gather、reduce-scatter 与 broadcast 记 (N−1)/N·n（n 为完整张量大小）。跳过前 {report['warmup']} 步预热，取{measured_steps}，各步完全相同。",
+    ]
+    manual = [r for r in report["rows"] if r["implementation"] == "manual" and r["stage"] == 0]
+    padded = [r for r in manual if r["psi_padded"] != r["psi"]]
+    for row in padded:
+        extra = row["psi_padded"] - row["psi"]
+        notes.append(
+            f"填充（N={row['ranks']}）：每层的扁平缓冲区补齐到 N 的倍数，共补 {extra} 个元素（Ψ_pad = {_n(row['psi_padded'])}）。"
+            f"实测值与把 Ψ 换成 Ψ_pad 的公式逐字节相等；相对教材公式的比值为 Ψ_pad/Ψ = {row['memory_bytes']['ratio']:.6f}，"
+            f"容差上限 L(N−1)/Ψ = {row['tolerance']:.6f}（每层最多补 N−1 个元素）。"
+        )
+    for final in report["final_parameters"]:
+        verdict = "逐位相同" if final["identical"] else "不相同（检查未通过）"
+        psi = _n(report["models"][final["model"]]["psi"])
+        notes.append(f"N={final['ranks']}、Ψ={psi}：手写 ZeRO-0/1/2/3 训练后的 FP32 主权重与 BF16 参数{verdict}。")
+    notes.append(f"环境：torch {report['torch']}，{report['backend']} 后端，整个 lab 墙钟 {report['wall_seconds']} s。")
+    return notes
+
+
+def measured_table(path: Path | str) -> MarkdownText:
+    """The 实测 table (Markdown) with one line per measured row, followed by how it was measured."""
+    report = read_report(Path(path))
+    header = (
+        "| N | 模型 | 实现 | 对照公式 | 每卡状态显存 实测 (B) | 公式 (B) | 比值 | 前向后额外持有 (B) "
+        "| 每步每卡通信 实测（元素） | 公式（元素） | 比值 | 检查 |"
+    )
+    lines = [header, "|" + "---|" * 12]
+    lines += [_table_line(row) for row in _ordered(report)]
+    lines.append("")
+    lines += [f"- {note}" for note in _footnotes(report)]
+    return MarkdownText("\n".join(lines) + "\n")
+
+
+def _rows_by(report: dict, implementation: str, stage: int | None = None) -> dict[int, dict]:
+    """Rows of one implementation on the first (unpadded) model, keyed by N."""
+    main = next(iter(report["models"]))
+    return {
+        r["ranks"]: r
+        for r in report["rows"]
+        if r["implementation"] == implementation and r["model"] == main and (stage is None or r["stage"] == stage)
+    }
+
+
+def _per_n(rows: dict[int, dict], text) -> str:
+    """A per-N phrase: said once when every N gives the same text, else listed per N."""
+    texts = {n: text(rows[n]) for n in sorted(rows)}
+    if len(set(texts.values())) == 1:
+        return f"{next(iter(texts.values()))}（N = {'、'.join(map(str, texts))} 相同）"
+    return "；".join(f"N={n}：{t}" for n, t in texts.items())
+
+
+def reference_notes(path: Path | str) -> MarkdownText:
+    """Short Chinese explanations of where FSDP2 and ZeroRedundancyOptimizer differ from the textbook stages."""
+    report = read_report(Path(path))
+    notes = []
+    fsdp = _rows_by(report, "fsdp2_reshard")
+    if fsdp:
+        notes.append(
+            "**FSDP2 `reshard_after_forward=True`**：每卡状态实测等于 16Ψ/N（"
+            + _per_n(fsdp, lambda r: f"{_n(r['memory_bytes']['measured'])} B，比值 {r['memory_bytes']['ratio']:.3f}")
+            + "），但构成与教材不同：FP32 参数分片 4Ψ/N + FP32 梯度分片 4Ψ/N + Adam m、v 8Ψ/N。"
+            "FP32 分片参数本身就是 master 权重，BF16 参数只在 all-gather 时临时生成，梯度 reduce-scatter 后以 FP32 分片保存，"
+            "所以没有常驻的 2Ψ/N BF16 参数与 BF16 梯度。通信为前向、反向各一次 all-gather 加一次 reduce-scatter，"
+            "即 3(N−1)/N·Ψ，比值 " + _per_n(fsdp, lambda r: f"{r['comm_elements']['ratio']:.3f}") + "。"
+        )
+    keep = _rows_by(report, "fsdp2_no_reshard")
+    if keep:
+        notes.append(
+            "**FSDP2 `reshard_after_forward=False`**：步与步之间同样只有 16Ψ/N，但前向结束后每卡额外持有完整的 BF16 参数 2Ψ，实测 "
+            + _per_n(keep, lambda r: f"{_n(max(r['memory_bytes']['held_after_forward']))} B")
+            + "，直到反向用完才释放；反向不再 all-gather，通信降为 2(N−1)/N·Ψ，与 ZeRO-3 公式之比 "
+            + _per_n(keep, lambda r: f"{r['comm_elements']['ratio']:.3f}")
+            + "。一步之内它的参数显存像 ZeRO-2，步与步之间像 ZeRO-3：用显存换掉反向那次 all-gather。"
+        )
+    zero = _rows_by(report, "zero_redundancy_optimizer")
+    if zero:
+        notes.append(
+            "**DDP + `ZeroRedundancyOptimizer`**：只分片优化器状态（ZeRO-1 的思路），但梯度仍由 DDP 完整 all-reduce（2(N−1)/N·Ψ），"
+            "更新后每个参数再由持有它的 rank broadcast 给其他 rank（按本表计法 (N−1)/N·Ψ），合计 3(N−1)/N·Ψ，与 ZeRO-1 公式之比 "
+            + _per_n(zero, lambda r: f"{r['comm_elements']['ratio']:.3f}")
+            + "。它按整个参数张量分配、不切开张量，各卡的 Adam 状态并不均等（"
+            + _per_n(zero, lambda r: "、".join(_n(s["optimizer"]) for s in r["memory_bytes"]["per_rank"]) + " B")
+            + "）。这里模型是 FP32（PyTorch 在此没有单独的 master 权重），每卡常驻 FP32 参数 4Ψ 与 DDP 梯度桶 4Ψ，"
+            "所以显存比值（按最满的一卡）不能直接与 BF16 的 ZeRO-1 公式相比。"
+        )
+    if not notes:
+        raise CourseError("the report has no PyTorch reference rows; rerun `course lab`", None)
+    return MarkdownText("\n".join(f"- {n}" for n in notes) + "\n")
+
+
+def _figure_groups(report: dict) -> list[tuple[str, dict[int, dict]]]:
+    """(x label, rows by N) for ZeRO-0..3 and each reference, on the unpadded model."""
+    groups = [(f"ZeRO-{s}\n手写", _rows_by(report, "manual", s)) for s in range(4)]
+    groups += [(SHORT_LABELS[name], _rows_by(report, name)) for name in IMPLEMENTATIONS[1:]]
+    return [(label, rows) for label, rows in groups if rows]
+
+
+def _draw_panel(ax, groups, worlds: list[int], key: str, ylabel: str) -> None:
+    """Bars of measured per-rank values (in units of Ψ) per N, with the formula as a black tick on each bar."""
+    width = 0.8 / len(worlds)
+    for j, world in enumerate(worlds):
+        xs = [i for i, (_, rows) in enumerate(groups) if world in rows]
+        rows = [groups[i][1][world] for i in xs]
+        centres = [x + (j - (len(worlds) - 1) / 2) * width for x in xs]
+        measured = [r[key]["measured"] / r["psi"] for r in rows]
+        formula = [r[key]["formula"] / r["psi"] for r in rows]
+        colour = BAR_COLOURS[j % len(BAR_COLOURS)]
+        ax.bar(centres, measured, width * 0.92, color=colour, label=f"实测 N={world}")
+        if key == "memory_bytes":
+            held = [max(r[key]["held_after_forward"]) / r["psi"] for r in rows]
+            ax.bar(centres, held, width * 0.92, bottom=measured, color="white", edgecolor=colour, hatch="//",
+                   label="前向后额外持有（完整 BF16 参数）" if j == 0 else None)
+        ax.hlines(formula, [c - width / 2 for c in centres], [c + width / 2 for c in centres], colors="black",
+                  linewidth=2, label="教材公式（对照阶段）" if j == 0 else None)
+    manual = sum(1 for label, _ in groups if "手写" in label)
+    ax.axvline(manual - 0.5, color="#999999", linewidth=0.8, linestyle="--")
+    ax.set_xticks(range(len(groups)), [label for label, _ in groups], fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_axisbelow(True)
+
+
+def plot_measured_vs_formula(path: Path | str) -> LabFigure:
+    """Measured vs formula per stage and per PyTorch reference: state bytes and traffic per rank, in units of Ψ."""
+    report = read_report(Path(path))
+    groups = _figure_groups(report)
+    worlds = sorted({n for _, rows in groups for n in rows})
+    main = next(iter(report["models"]))
+    rc = {"font.family": [find_cjk_font()], "axes.unicode_minus": False}
+    with matplotlib.rc_context(rc):
+        fig = LabFigure(figsize=(11, 5.2), dpi=150, layout="constrained", rc=rc)
+        mem_ax, comm_ax = fig.subplots(1, 2)
+        _draw_panel(mem_ax, groups, worlds, "memory_bytes", "每卡状态显存（字节 / Ψ）")
+        _draw_panel(comm_ax, groups, worlds, "comm_elements", "每步每卡通信（元素 / Ψ）")
+        mem_ax.legend(frameon=False, fontsize=9)
+        fig.suptitle(
+            f"实测与教材公式：Ψ = {_n(report['models'][main]['psi'])} 的 MLP，{report['backend']} 后端\n"
+            "黑线为对照阶段的公式；虚线右侧为 PyTorch 自带实现（重分片即 reshard_after_forward=True）",
+            fontsize=11,
+        )
+    fig.png()  # fail now, not in the notebook, if a label has a glyph the font lacks
+    return fig

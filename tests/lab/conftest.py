@@ -1,0 +1,26 @@
+"""One real `course lab` run (N = 2 and 4, gloo on CPU) shared by the lab's tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def lab_report_path(tmp_path_factory) -> Path:
+    """assets/lab/zero_measured.json as `course lab` writes it, in a temporary folder."""
+    pytest.importorskip("torch")
+    from course.lab.run_lab import run_lab
+
+    out = tmp_path_factory.mktemp("lab") / "zero_measured.json"
+    run_lab(out=out, ranks=(2, 4))
+    return out
+
+
+@pytest.fixture(scope="session")
+def lab_report(lab_report_path: Path) -> dict:
+    """The report of that run, read back through the lesson's reader."""
+    from course.lab.report_file import read_report
+
+    return read_report(lab_report_path)
