@@ -1,8 +1,9 @@
 """The grading sandbox against hostile submissions: each attack ends within its limits, the host stays untouched.
 
-The hostile notebooks (tests/grading/fixtures/hostile/, made by make_hostile.py) all run once, in parallel, from
-a scratch directory inside a temporary course root that holds a secret gradebook, source notebook, rubric and
-solution. Every notebook has an innocent cell before its attack and one after it.
+The hostile notebooks (tests/grading/fixtures/hostile/, made by make_hostile.py) all run once per engine (the
+kernel-less IPython shell and the Jupyter kernel), in parallel, from a scratch directory inside a temporary
+course root that holds a secret gradebook, source notebook, rubric and solution. Every notebook has an innocent
+cell before its attack and one after it. A fidelity notebook checks that both engines give the same outputs.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import importlib
 import importlib.util
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -22,9 +24,17 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbformat import v4
 
 from course.errors import CourseError, ToolMissing
-from course.grading.sandbox import Limits, SandboxRun, execute_notebook_sandboxed, run_python_sandboxed
+from course.grading.sandbox import (
+    CELL_GRACE_S,
+    ENGINES,
+    Limits,
+    SandboxRun,
+    execute_notebook_sandboxed,
+    run_python_sandboxed,
+)
 from course.grading.sandbox_runner import TIMEOUT_ENAME, OutputBudget, output_size, truncation_note
 from course.tools import bubblewrap
 from course.tools.bubblewrap import SandboxUnavailable, find_bwrap, probe_bwrap
@@ -47,6 +57,10 @@ LIMITS = Limits(cell_timeout_s=3, submission_timeout_s=20, memory_bytes=512 * Mi
 # Pushing 200 MB through the kernel protocol takes ~2 s of CPU on a busy 2-core machine; that case is about
 # the output cap, so its cells get more time than 3 s.
 CASE_LIMITS = {"huge-print": dataclasses.replace(LIMITS, cell_timeout_s=15)}
+# Cases run by one engine only, with the reason the other one skips them.
+SHELL_ONLY = {
+    "ignore-interrupt": "a kernel that ignores SIGINT makes nbclient time out cell after cell, 7 s each, until the end",
+}
 SECRET = "gradebook-secret-7f3a9c"
 BEFORE, ATTACK, AFTER = 1, 2, -1  # cell positions: [title, before, attack..., after]
 PATCHED_MODULES = ("nbclient", "jupyter_client.session", "IPython.core.interactiveshell", "ipykernel.kernelbase")
@@ -93,9 +107,11 @@ def _listener() -> socket.socket | None:
     return sock
 
 
-@pytest.fixture(scope="module")
-def hostile(bwrap: Path, course_root: Path) -> dict:
-    """Run every hostile notebook once (in parallel) and record what the host looked like around it."""
+@pytest.fixture(scope="module", params=ENGINES)
+def hostile(request: pytest.FixtureRequest, bwrap: Path, course_root: Path) -> dict:
+    """Run every hostile notebook once per engine (in parallel) and record what the host looked like around it."""
+    engine = request.param
+    cases = [case for case in CASES if engine == "shell" or case not in SHELL_ONLY]
     digests = _module_digests()
     listener = _listener()
     sentinel = subprocess.Popen(["sleep", "300"])
@@ -103,11 +119,12 @@ def hostile(bwrap: Path, course_root: Path) -> dict:
     def run(case: str) -> tuple[SandboxRun, float]:
         begin = time.monotonic()
         limits = CASE_LIMITS.get(case, LIMITS)
-        result = execute_notebook_sandboxed(HOSTILE / f"{case}.ipynb", workdir=course_root / ".grading" / case, limits=limits)
+        workdir = course_root / ".grading" / engine / case
+        result = execute_notebook_sandboxed(HOSTILE / f"{case}.ipynb", workdir=workdir, limits=limits, engine=engine)
         return result, time.monotonic() - begin
 
     with ThreadPoolExecutor(max_workers=4) as pool:
-        runs = dict(zip(CASES, pool.map(run, CASES)))
+        runs = dict(zip(cases, pool.map(run, cases)))
     host = {
         "digests_before": digests,
         "digests_after": _module_digests(),
@@ -123,7 +140,7 @@ def hostile(bwrap: Path, course_root: Path) -> dict:
         except BlockingIOError:
             host["accepted"] = False
         listener.close()
-    return {"runs": runs, "host": host}
+    return {"engine": engine, "runs": runs, "host": host}
 
 
 def _code(run: SandboxRun) -> list[nbformat.NotebookNode]:
@@ -151,6 +168,8 @@ def _lines(cell: nbformat.NotebookNode, word: str) -> list[str]:
 
 def _get(hostile: dict, case: str) -> SandboxRun:
     """The run of one case, checked to have kept within the wall clock and to carry a notebook."""
+    if case not in hostile["runs"]:
+        pytest.skip(SHELL_ONLY[case])
     run, seconds = hostile["runs"][case]
     assert seconds < LIMITS.submission_timeout_s + 5, f"{case} took {seconds:.1f} s"
     assert run.executed is not None, (case, run.status, run.reason)
@@ -164,11 +183,11 @@ def _get(hostile: dict, case: str) -> SandboxRun:
 @pytest.mark.sandbox
 @pytest.mark.slow
 def test_case_keeps_the_rest_of_the_notebook(hostile: dict, case: str) -> None:
-    """The innocent cell before the attack always ran; the one after ran unless the kernel itself died."""
+    """The innocent cell before the attack always ran; the one after ran unless the attack took the run down."""
     run = _get(hostile, case)
     cells = _code(run)
     assert "innocent before: 42" in _text(cells[0])
-    if case == "os-exit":
+    if case in ("os-exit", "ignore-interrupt"):
         assert cells[AFTER].outputs == [] and cells[AFTER].execution_count is None
     else:
         assert run.status == "ok", (run.status, run.reason)
@@ -191,7 +210,19 @@ def test_no_secret_of_the_course_reaches_any_notebook(hostile: dict) -> None:
 def test_infinite_loop_cell_is_interrupted_at_the_cell_limit(hostile: dict) -> None:
     run = _get(hostile, "infinite-loop-cell")
     assert [(i.cell_index, i.kind) for i in run.incidents] == [(2, "cell-timeout")]
-    assert {o.get("ename") for o in _code(run)[ATTACK - 1].outputs} >= {"CellTimeoutError"}
+    # Both engines: the interrupt's KeyboardInterrupt, then nbgrader's timeout error.
+    assert [o.get("ename") for o in _code(run)[ATTACK - 1].outputs] == ["KeyboardInterrupt", "CellTimeoutError"]
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_cell_that_ignores_its_interrupt_is_killed_from_outside(hostile: dict) -> None:
+    run = _get(hostile, "ignore-interrupt")
+    _, seconds = hostile["runs"]["ignore-interrupt"]
+    assert run.status == "timeout"
+    assert "cell ignore-interrupt-1" in run.reason and "could not be interrupted" in run.reason
+    assert [(i.cell_index, i.kind) for i in run.incidents] == [(2, "stopped"), (3, "not-run")]
+    assert LIMITS.cell_timeout_s + CELL_GRACE_S <= seconds
 
 
 @pytest.mark.sandbox
@@ -250,7 +281,7 @@ def test_writes_outside_the_sandbox_fail(hostile: dict, course_root: Path, proje
     assert _lines(attack, "WROTE") == []
     assert len(_lines(attack, "blocked")) >= 8
     assert "home is /tmp" in _text(attack)  # $HOME is the sandbox's own tmpfs
-    workdir = course_root / ".grading" / "write-outside"
+    workdir = course_root / ".grading" / hostile["engine"] / "write-outside"
     for place in (project_root, Path("/work/main"), course_root, workdir.parent, Path.home(), Path("/")):
         assert not (place / ESCAPE_NAME).exists(), place
     assert sorted(p.name for p in workdir.iterdir()) == ["write-outside.ipynb"]
@@ -299,20 +330,133 @@ def test_network_is_unreachable(hostile: dict) -> None:
 
 @pytest.mark.sandbox
 @pytest.mark.slow
-def test_results_cannot_be_forged_from_the_kernel(hostile: dict) -> None:
+def test_results_cannot_be_forged_from_inside(hostile: dict) -> None:
     run = _get(hostile, "forge-results")
     attack = _code(run)[ATTACK - 1]
     assert _lines(attack, "WROTE") == []
     assert {"blocked /proc/1/fd/1 PermissionError", "blocked /proc/1/mem PermissionError"} <= set(_lines(attack, "blocked"))
-    assert not any("FORGED" in _text(cell) for cell in _code(run))
-    assert _code(run)[AFTER].execution_count == 3
+    # Stray lines in its own pipes stay its own output: stdout and stderr always, the shell's report pipe too.
+    own = {int(line.split()[-1]) for line in _lines(attack, "stray lines into own pipe")}
+    assert {1, 2} <= own
+    if hostile["engine"] == "shell":
+        assert len(own) == 3, own
+    assert ("reported the end of cell 3 in turn" in _text(attack)) == (hostile["engine"] == "shell")
+    assert run.status == "ok" and not any("FORGED" in _text(cell) for cell in _code(run) if cell is not attack)
+    assert _text(_code(run)[AFTER]) == "innocent after: 45\n" and _code(run)[AFTER].execution_count == 3
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_huge_display_is_replaced_by_the_truncation_note(hostile: dict) -> None:
+    run = _get(hostile, "huge-display")
+    assert [(i.cell_index, i.kind) for i in run.incidents] == [(2, "output-truncated")]
+    assert _code(run)[ATTACK - 1].outputs == [truncation_note(LIMITS.max_output_bytes)]
+
+
+# ------------------------------------------------------------- the shell engine against the kernel
+
+FIDELITY_CELLS = [
+    'import sys\nprint("to stdout")\nprint("to stderr", file=sys.stderr)',
+    "6 * 7",
+    "6 * 7;",
+    "import matplotlib.pyplot as plt\nfig, ax = plt.subplots()\nax.plot([1, 2, 3])\nplt.show()",
+    'from IPython.display import HTML, display\ndisplay(HTML("<b>bold</b>"))\nfig',
+    "def divide(a, b):\n    return a / b\n\ndivide(1, 0)",
+    'import sys\nsys.exit("leaving")',
+    'input("your name? ")',
+    "def broken(:\n    pass",
+    "%time y = 6 * 7",
+    "!echo from a shell",
+    'import os\n_ = os.write(1, b"written to fd 1\\n")',
+    'from IPython.display import clear_output\nprint("cleared")\nclear_output(wait=True)\n'
+    'handle = display("first", display_id=True)\nhandle.update("second")',
+]
+EXIT_WARNING = "UserWarning: To exit: use 'exit', 'quit', or Ctrl-D."
+# What each cell shows, as _shapes() sees it (tracebacks and image bytes aside).
+FIDELITY_SHAPES = [
+    [("stream", "stdout", "to stdout\n"), ("stream", "stderr", "to stderr\n")],
+    [("execute_result", ["text/plain"], "42")],
+    [],
+    [("display_data", ["image/png", "text/plain"], "<Figure size 640x480 with 1 Axes>")],
+    [("display_data", ["text/html", "text/plain"], "<IPython.core.display.HTML object>"),
+     ("execute_result", ["image/png", "text/plain"], "<Figure size 640x480 with 1 Axes>")],
+    [("error", "ZeroDivisionError", "division by zero")],
+    [("error", "SystemExit", "leaving"), ("stream", "stderr", EXIT_WARNING)],
+    [("error", "StdinNotImplementedError", "raw_input was called, but this frontend does not support input requests.")],
+    [("error", "SyntaxError", "invalid syntax ({file}, line 1)")],
+    [("stream", "stdout", "CPU times: user <t>, sys: <t>, total: <t>\nWall time: <t>\n")],
+    [("stream", "stdout", "from a shell\r\n")],
+    [("stream", "stdout", "written to fd 1\n")],
+    [("display_data", ["text/plain"], "'second'")],
+]
+
+
+def _shapes(cell: nbformat.NotebookNode) -> list[tuple]:
+    """Each output of CELL without what varies from run to run (timings, file paths, cell file names)."""
+    shapes = []
+    for out in cell.outputs:
+        if out.output_type == "stream":
+            text = re.sub(r"\d[\d.e+]* (ns|\u03bcs|ms|s)\b", "<t>", out.text)
+            shapes.append(("stream", out.name, EXIT_WARNING if EXIT_WARNING in text else text))
+        elif out.output_type == "error":
+            evalue = re.sub(r"\(\d+\.py,", "({file},", out.evalue)  # the cell's file name: a hash of its source
+            shapes.append(("error", out.ename, evalue))
+        else:
+            shapes.append((out.output_type, sorted(out.data), out.data.get("text/plain")))
+    return shapes
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_shell_outputs_match_the_kernel(bwrap: Path, tmp_path: Path) -> None:
+    path = tmp_path / "fidelity.ipynb"
+    cells = [v4.new_code_cell(src, id=f"fidelity-{i}") for i, src in enumerate(FIDELITY_CELLS)]
+    nbformat.write(v4.new_notebook(cells=cells), str(path))
+    limits = Limits(cell_timeout_s=30, submission_timeout_s=90, memory_bytes=1024 * MiB)
+
+    def run(engine: str) -> SandboxRun:
+        return execute_notebook_sandboxed(path, workdir=tmp_path / engine, limits=limits, engine=engine)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = dict(zip(ENGINES, pool.map(run, ENGINES)))
+    for engine, result in runs.items():
+        assert result.status == "ok", (engine, result.reason)
+        assert set(result.timings) == {"startup", "kernel_start", "execute", "total"}, engine
+        assert [_shapes(cell) for cell in _code(result)] == FIDELITY_SHAPES, engine
+    shell, kernel = (_code(runs[engine]) for engine in ("shell", "kernel"))
+    counts = list(range(1, len(FIDELITY_CELLS) + 1))
+    assert [c.execution_count for c in shell] == [c.execution_count for c in kernel] == counts
+    # Same traceback text too, where no frame lies in the engine's own code (the input() refusal does).
+    for index in (5, 6, 8):
+        assert shell[index].outputs[0].traceback == kernel[index].outputs[0].traceback, FIDELITY_CELLS[index]
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_exit_ends_the_shell_after_its_cell_as_it_ends_a_kernel(bwrap: Path, tmp_path: Path) -> None:
+    sources = ['print("before")', "exit()", 'print("after")', 'print("later")']
+    path = tmp_path / "exit.ipynb"
+    cells = [v4.new_code_cell(src, id=f"exit-{i}") for i, src in enumerate(sources)]
+    nbformat.write(v4.new_notebook(cells=cells), str(path))
+    run = execute_notebook_sandboxed(path, workdir=tmp_path / "w", limits=LIMITS)  # the default engine: the shell
+    assert run.status == "crashed" and "cell exit-2" in run.reason and "exit status 0" in run.reason
+    assert [(i.cell_index, i.kind) for i in run.incidents] == [(2, "stopped"), (3, "not-run")]
+    assert [[o.get("ename") for o in c.outputs] for c in _code(run)] == [[None], [], ["DeadKernelError"], []]
 
 
 # ------------------------------------------------------------- the runner as a whole
 
 
-def _sandbox_pid_ns_processes() -> list[str]:
-    """Command lines of runner or kernel processes still alive in some other pid namespace than ours."""
+def _sandbox_pid_ns_processes(wait_s: float = 2.0) -> list[str]:
+    """Runner or kernel processes alive in another pid namespace after up to WAIT_S (a killed sandbox takes time)."""
+    deadline = time.monotonic() + wait_s
+    while (found := _sandbox_processes_now()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return found
+
+
+def _sandbox_processes_now() -> list[str]:
+    """Command lines of runner or kernel processes alive in some other pid namespace than ours right now."""
     own = os.readlink("/proc/self/ns/pid")
     found = []
     for entry in Path("/proc").iterdir():
@@ -326,17 +470,18 @@ def _sandbox_pid_ns_processes() -> list[str]:
     return found
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.sandbox
 @pytest.mark.slow
-def test_submission_wall_clock_kills_the_whole_sandbox(bwrap: Path, tmp_path: Path) -> None:
+def test_submission_wall_clock_kills_the_whole_sandbox(bwrap: Path, tmp_path: Path, engine: str) -> None:
     limits = Limits(cell_timeout_s=60, submission_timeout_s=5, memory_bytes=512 * MiB)
     begin = time.monotonic()
-    run = execute_notebook_sandboxed(HOSTILE / "infinite-loop-cell.ipynb", workdir=tmp_path / "w", limits=limits)
+    notebook = HOSTILE / "infinite-loop-cell.ipynb"
+    run = execute_notebook_sandboxed(notebook, workdir=tmp_path / "w", limits=limits, engine=engine)
     assert time.monotonic() - begin < limits.submission_timeout_s + 3
     assert run.status == "timeout" and "5 s" in run.reason
     assert "innocent before: 42" in _text(_code(run)[0])
     assert [(i.cell_index, i.kind) for i in run.incidents] == [(2, "stopped"), (3, "not-run")]
-    time.sleep(0.5)
     assert _sandbox_pid_ns_processes() == []
 
 
@@ -427,12 +572,21 @@ def test_refuses_when_bwrap_cannot_build_a_sandbox(monkeypatch: pytest.MonkeyPat
         execute_notebook_sandboxed(HOSTILE / "sys-exit.ipynb", workdir=tmp_path / "w", limits=LIMITS)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.slow
-def test_unsafe_runs_without_bwrap(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_unsafe_runs_without_bwrap(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, engine: str) -> None:
     monkeypatch.setattr(bubblewrap.shutil, "which", lambda name: None)
-    run = execute_notebook_sandboxed(HOSTILE / "sys-exit.ipynb", workdir=tmp_path / "w", limits=LIMITS, unsafe=True)
+    run = execute_notebook_sandboxed(
+        HOSTILE / "sys-exit.ipynb", workdir=tmp_path / "w", limits=LIMITS, unsafe=True, engine=engine
+    )
     assert run.status == "ok" and _text(_code(run)[AFTER]).strip() == "innocent after: 45"
     assert run_python_sandboxed("OUTPUT = INPUT + 1", workdir=tmp_path / "p", limits=LIMITS, input_json=1, unsafe=True).stdout_json == 2
+
+
+def test_unknown_engine_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(CourseError, match="unknown grading engine 'ipython': expected one of shell, kernel"):
+        execute_notebook_sandboxed(HOSTILE / "sys-exit.ipynb", workdir=tmp_path / "w", limits=LIMITS, engine="ipython")
+    assert not (tmp_path / "w").exists()
 
 
 def test_limits_must_be_positive() -> None:

@@ -1,12 +1,17 @@
 """Run a student's notebook, or a piece of their answer code, inside the grading sandbox.
 
-Each run gets a bubblewrap sandbox (see course.tools.bubblewrap) with rlimits set inside it, a wall clock kept
-from outside, and, when grading as root, a pids cgroup (see sandbox_cgroup). The runner and the student's
-kernel both live inside; the runner reports over its stdout pipe, one JSON frame per executed cell, which the
-kernel never holds. Everything that comes back is still the submission's data: frames are size-capped and
-validated, outputs are re-capped, and cell sources and metadata always come from this process's own copy of
-the notebook. Nothing here writes outside `workdir` (as root, also a short-lived cgroup); the gradebook is the
-caller's business, written only by the grading process, never by anything that ran student code.
+Each run gets a bubblewrap sandbox (see course.tools.bubblewrap) with rlimits set inside it, wall clocks kept
+from outside (per submission, and in the shell engine per cell: a cell that outlives its limit by CELL_GRACE_S
+because it would not be interrupted takes the sandbox down with it), and, when grading as root, a pids cgroup
+(see sandbox_cgroup). The runner and the student's code both live inside; the runner reports over its stdout
+pipe, one JSON frame per executed cell, which the student's code never holds. Two engines run the cells:
+"shell" (the default) runs them in an IPython shell in a child of the runner, without a kernel, which saves the
+kernel's start-up on every submission; "kernel" runs them in a Jupyter kernel through nbclient, as nbgrader
+autograde does. Both give the same outputs (see sandbox_runner for the shell engine's trust boundary).
+Everything that comes back is still the submission's data: frames are size-capped and validated, outputs are
+re-capped, and cell sources and metadata always come from this process's own copy of the notebook. Nothing
+here writes outside `workdir` (as root, also a short-lived cgroup); the gradebook is the caller's business,
+written only by the grading process, never by anything that ran student code.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from nbformat.validator import isvalid
 from course.errors import CourseError
 from course.grading import sandbox_runner
 from course.grading.sandbox_cgroup import join_argv, needs_process_cgroup, process_cap
-from course.grading.sandbox_runner import TIMEOUT_ENAME, TRUNCATED_MARK, OutputBudget
+from course.grading.sandbox_runner import FRAME_SLACK, TIMEOUT_ENAME, TRUNCATED_MARK, FrameReader, OutputBudget
 from course.tools.bubblewrap import SandboxLayout, bwrap_argv, find_bwrap, probe_bwrap, python_install_paths
 
 MiB = 2**20
@@ -42,9 +47,16 @@ WORK_DIR = "/submission"
 KERNEL_LOG = "/tmp/course-kernel.log"
 STDERR_KEPT = 16 * 1024
 EXIT_GRACE_S = 0.5
+# How long past its limit a shell-engine cell may go on before the sandbox is killed from outside: the shell's
+# own interrupt (SIGALRM) and the report of the cell normally take well under a second.
+CELL_GRACE_S = 5
 RUNNER_SOURCE = Path(sandbox_runner.__file__).read_text(encoding="utf-8")
+# Only the source: importing the shell module would import IPython into the grading process for nothing.
+SHELL_SOURCE = Path(__file__).with_name("sandbox_shell.py").read_text(encoding="utf-8")
+ENGINES = ("shell", "kernel")
 
 Status = Literal["ok", "timeout", "crashed", "oom", "invalid", "error"]
+Engine = Literal["shell", "kernel"]
 
 
 def _limit(default: int, help: str) -> Any:
@@ -83,10 +95,13 @@ class Incident:
 class SandboxRun:
     """The outcome of one sandboxed notebook run.
 
-    status: ok (every code cell ran, some may show errors), timeout (the submission's wall clock ran out),
-    crashed (the kernel or the runner died), oom (same, out of memory), invalid (the submission is not a
-    readable notebook), error (the sandbox itself failed before any student code ran: not the student's fault).
+    status: ok (every code cell ran, some may show errors), timeout (the submission's wall clock ran out, or a
+    cell would not stop at its limit), crashed (the kernel or the runner died), oom (same, out of memory),
+    invalid (the submission is not a readable notebook), error (the sandbox itself failed before any student
+    code ran: not the student's fault).
     executed: the notebook with outputs of the cells that ran (None for invalid/error).
+    timings: seconds measured here: startup (sandbox and runner), kernel_start (the kernel, or the shell engine's
+    IPython shell, until it can run cells), execute (the cells), total.
     """
 
     executed: nbformat.NotebookNode | None
@@ -113,6 +128,7 @@ class _Collected:
     stderr: str
     returncode: int | None
     timed_out: bool
+    stalled: bool
     flooded: bool
     started_at: float
     seconds: float
@@ -134,7 +150,8 @@ def _runner_env(home: str) -> dict[str, str]:
         "HOME": home,
         "TMPDIR": home,
         "LANG": "C.UTF-8",
-        "MPLBACKEND": "Agg",
+        # What ipykernel picks when nothing is set (and nbgrader sets nothing): figures become image/png outputs.
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
         "PYTHONDONTWRITEBYTECODE": "1",
         "JUPYTER_PLATFORM_DIRS": "1",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
@@ -205,46 +222,21 @@ def _kill(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-class _FrameReader:
-    """Splits the runner's stdout into JSON frames, refusing lines over frame_limit and junk."""
+def _collect(proc: subprocess.Popen, *, wall_clock_s: float, frame_limit: int, total_limit: int,
+             idle_limit_s: float | None = None) -> _Collected:
+    """Read frames and stderr until the runner is gone, killing it at the wall clock or on a flood.
 
-    def __init__(self, frame_limit: int):
-        self.frame_limit = frame_limit
-        self.buffer = bytearray()
-        self.skipping = False
-        self.frames: list[tuple[float, dict]] = []
-
-    def feed(self, chunk: bytes) -> None:
-        """Take more bytes; complete lines become frames."""
-        self.buffer += chunk
-        while (end := self.buffer.find(b"\n")) >= 0:
-            line = bytes(self.buffer[:end])
-            del self.buffer[: end + 1]
-            if not self.skipping:
-                self._parse(line)
-            self.skipping = False
-        if len(self.buffer) > self.frame_limit:
-            self.buffer.clear()
-            self.skipping = True
-
-    def _parse(self, line: bytes) -> None:
-        """Keep the line if it is a JSON object with an event name."""
-        try:
-            frame = json.loads(line)
-        except ValueError:
-            return
-        if isinstance(frame, dict) and isinstance(frame.get("event"), str):
-            self.frames.append((time.monotonic(), frame))
-
-
-def _collect(proc: subprocess.Popen, *, wall_clock_s: float, frame_limit: int, total_limit: int) -> _Collected:
-    """Read frames and stderr until the runner is gone, killing it at the wall clock or on a flood."""
+    Once the runner has sent "started", a silence of more than IDLE_LIMIT_S between frames (one cell that
+    will not stop) kills it too.
+    """
     started = time.monotonic()
-    reader = _FrameReader(frame_limit)
+    reader = FrameReader(frame_limit)
+    frames: list[tuple[float, dict]] = []
     stderr = bytearray()
     total = 0
-    timed_out = flooded = False
+    timed_out = stalled = flooded = False
     exited_at: float | None = None
+    last_frame_at: float | None = None
     with selectors.DefaultSelector() as selector:
         selector.register(proc.stdout, selectors.EVENT_READ, "out")
         selector.register(proc.stderr, selectors.EVENT_READ, "err")
@@ -252,6 +244,9 @@ def _collect(proc: subprocess.Popen, *, wall_clock_s: float, frame_limit: int, t
             now = time.monotonic()
             if now - started > wall_clock_s:
                 timed_out = True
+                break
+            if idle_limit_s is not None and last_frame_at is not None and now - last_frame_at > idle_limit_s:
+                stalled = True
                 break
             if exited_at is None and proc.poll() is not None:
                 exited_at = now
@@ -267,18 +262,22 @@ def _collect(proc: subprocess.Popen, *, wall_clock_s: float, frame_limit: int, t
                 else:
                     total += len(chunk)
                     flooded = total > total_limit
-                    reader.feed(chunk)
+                    arrived = [(time.monotonic(), f) for f in reader.feed(chunk) if f is not None]
+                    frames += arrived
+                    if arrived and (last_frame_at is not None or any(f["event"] == "started" for _, f in arrived)):
+                        last_frame_at = arrived[-1][0]
             if flooded:
                 break
-    if proc.poll() is None or timed_out or flooded:
+    if proc.poll() is None or timed_out or stalled or flooded:
         _kill(proc)
     proc.stdout.close()
     proc.stderr.close()
     return _Collected(
-        frames=reader.frames,
+        frames=frames,
         stderr=stderr.decode("utf-8", "replace"),
-        returncode=None if timed_out else proc.returncode,
+        returncode=None if timed_out or stalled else proc.returncode,
         timed_out=timed_out,
+        stalled=stalled,
         flooded=flooded,
         started_at=started,
         seconds=time.monotonic() - started,
@@ -292,8 +291,8 @@ def _exit_status(returncode: int | None) -> int | None:
     return returncode
 
 
-def _run(mode_config: dict, *, workdir: Path, limits: Limits, unsafe: bool, runner_as: int,
-         wall_clock_s: int, frame_limit: int, total_limit: int, stdin: bytes | None) -> _Collected:
+def _run(mode_config: dict, *, workdir: Path, limits: Limits, unsafe: bool, runner_as: int, wall_clock_s: int,
+         frame_limit: int, total_limit: int, stdin: bytes | None, idle_limit_s: float | None = None) -> _Collected:
     """Start the runner (sandboxed unless UNSAFE) with MODE_CONFIG and collect what it reports."""
     with _sandbox(workdir, limits, unsafe) as (wrap, root):
         config = {
@@ -304,7 +303,8 @@ def _run(mode_config: dict, *, workdir: Path, limits: Limits, unsafe: bool, runn
         }
         argv = wrap([sys.executable, "-I", "-c", RUNNER_SOURCE, json.dumps(config)])
         proc = _spawn(argv, workdir, stdin)
-        return _collect(proc, wall_clock_s=wall_clock_s, frame_limit=frame_limit, total_limit=total_limit)
+        return _collect(proc, wall_clock_s=wall_clock_s, frame_limit=frame_limit, total_limit=total_limit,
+                        idle_limit_s=idle_limit_s)
 
 
 # ---------------------------------------------------------------- the submission
@@ -440,6 +440,9 @@ def _outcome(run: _Collected, events: dict[str, dict], where: str, limits: Limit
     if run.timed_out:
         limit = limits.submission_timeout_s
         return "timeout", f"the notebook ran past the {limit} s limit per submission (stopped in {where})"
+    if run.stalled:
+        limit = limits.cell_timeout_s
+        return "timeout", f"{where} ran past the {limit} s limit per cell and could not be interrupted"
     if run.flooded:
         return "crashed", f"the sandbox sent more data than allowed (stopped in {where})"
     if "kernel-died" in events:
@@ -507,14 +510,17 @@ def _assemble(nb: nbformat.NotebookNode, run: _Collected, limits: Limits) -> San
 
 
 def execute_notebook_sandboxed(
-    notebook_path: Path, *, workdir: Path, limits: Limits, unsafe: bool = False
+    notebook_path: Path, *, workdir: Path, limits: Limits, unsafe: bool = False, engine: Engine = "shell"
 ) -> SandboxRun:
     """Run every code cell of a student's notebook in the sandbox and return what came out of it.
 
     NOTEBOOK_PATH is copied (outputs cleared) into WORKDIR, which the caller owns and should remove
-    afterwards; the sandbox sees that copy read-only in a private, size-limited working directory. Raises
-    ToolMissing (or SandboxUnavailable) when no sandbox can be had and UNSAFE is false.
+    afterwards; the sandbox sees that copy read-only in a private, size-limited working directory. ENGINE is
+    "shell" (an IPython shell without a kernel, faster to start) or "kernel" (a Jupyter kernel via nbclient).
+    Raises ToolMissing (or SandboxUnavailable) when no sandbox can be had and UNSAFE is false.
     """
+    if engine not in ENGINES:
+        raise CourseError(f"unknown grading engine {engine!r}: expected one of {', '.join(ENGINES)}")
     if not unsafe:
         probe_bwrap(find_bwrap(), sys.executable)
     started = time.monotonic()
@@ -524,14 +530,15 @@ def execute_notebook_sandboxed(
         return SandboxRun(None, "invalid", str(exc), round(time.monotonic() - started, 3), {})
     nb = _cleared(original)
     target = _prepare_workdir(Path(workdir), nb, Path(notebook_path).name)
-    frame_limit = limits.max_output_bytes + 64 * 1024
+    frame_limit = limits.max_output_bytes + FRAME_SLACK
     config = {
-        "mode": "notebook",
+        "mode": engine,
         "notebook": f"{WORK_DIR}/{target.name}" if not unsafe else str(target),
         "cell_timeout_s": limits.cell_timeout_s,
         "startup_timeout_s": limits.submission_timeout_s,
         "max_output_bytes": limits.max_output_bytes,
         "kernel_limits": {"RLIMIT_AS": limits.memory_bytes},
+        **({"shell_source": SHELL_SOURCE} if engine == "shell" else {}),
     }
     run = _run(
         config,
@@ -543,6 +550,9 @@ def execute_notebook_sandboxed(
         frame_limit=frame_limit,
         total_limit=(len(nb.cells) + 8) * frame_limit,
         stdin=None,
+        # nbclient moves on by itself from a kernel that ignores its interrupt (and waits up to 4 s for a cell's
+        # last outputs), so only the shell, where one cell holds up the rest, needs this watchdog.
+        idle_limit_s=limits.cell_timeout_s + CELL_GRACE_S if engine == "shell" else None,
     )
     return _assemble(nb, run, limits)
 
@@ -558,7 +568,7 @@ def run_python_sandboxed(
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True, mode=0o700)
     request = json.dumps({"code": code, "input": input_json}).encode("utf-8")
-    frame_limit = limits.max_output_bytes + 64 * 1024
+    frame_limit = limits.max_output_bytes + FRAME_SLACK
     run = _run(
         {"mode": "python", "max_input_bytes": len(request)},
         workdir=workdir,
