@@ -1,7 +1,8 @@
-"""Shared fixtures: the project root and one build of the real course per test session."""
+"""Shared fixtures: the project root, one build of the real course, and a released lesson05 nbgrader course."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -22,3 +23,21 @@ def built_site(project_root: Path) -> Path:
 
     build_course(project_root)
     return project_root / "_site"
+
+
+@pytest.fixture(scope="session")
+def released(tmp_path_factory) -> Path:
+    """A course root with lesson05's source notebook generated and released by stock nbgrader."""
+    from tests.assignment.make_submissions import release_into
+
+    root = tmp_path_factory.mktemp("course") / "autograder"
+    release_into(root)
+    return root
+
+
+
+def submit(root: Path, student: str, notebook: Path, name: str = "lesson05.ipynb") -> Path:
+    """Put a notebook where `nbgrader collect` would: submitted/<student>/lesson05/<name>."""
+    folder = root / "submitted" / student / "lesson05"
+    folder.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copyfile(notebook, folder / name))

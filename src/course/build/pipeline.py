@@ -36,6 +36,9 @@ def build_course(root: Path, *, variants: list[str] | None = None) -> BuildResul
     variants = list(variants or plan.config.variants)
     fingerprint = source_fingerprint(plan, variants)
     if is_up_to_date(plan, variants, fingerprint):
+        from course.assignment.make_source import write_assignment_sources
+
+        write_assignment_sources(plan, None)  # only when autograder/source/ is missing or stale
         return BuildResult(plan=plan, up_to_date=True)
     from course.build.resolve_resources import resolve_resources
     from course.lesson.parse_qmd import parse_lesson
@@ -53,6 +56,9 @@ def build_course(root: Path, *, variants: list[str] | None = None) -> BuildResul
             written = build_variant(plan, parsed, variant, staging, web_assets)
             result.pages += [plan.site_dir(variant) / p.relative_to(staging) for p in written]
             write_atomic(staging / STAMP, fingerprint)
+    from course.assignment.make_source import write_assignment_sources
+
+    write_assignment_sources(plan, parsed)
     return result
 
 

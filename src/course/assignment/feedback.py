@@ -1,0 +1,52 @@
+"""nbgrader feedback step: per test, passed or not, without hidden test code, values or raw tracebacks.
+
+Stock feedback shows the autograded notebook, hidden tests and their tracebacks included
+(jupyter/nbgrader#917). After GetGrades has put each cell's score from the gradebook into its metadata, this
+preprocessor rewrites every test cell: the hidden region becomes one comment line and the outputs become one
+status line chosen by the score (which `course grade` may have corrected) and by whether the kernel failed a
+visible or a hidden check. Nothing the student's code printed during the tests is shown: it ran with the
+hidden inputs. Display outputs elsewhere are dropped too, since a later cell can update them.
+"""
+
+from __future__ import annotations
+
+import nbformat
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+from course.assignment.cells import HIDDEN_FAILED, HIDDEN_REGION, is_test, nbgrader_meta
+
+HIDDEN_NOTE = "# （隐藏检查：代码与数值不公开）\n"
+STATUS = {
+    "passed": "✓ 通过：可见检查与隐藏检查都通过。",
+    "hidden": "✗ 未通过：可见检查通过，隐藏检查（其他 Ψ、dp、k）未通过。",
+    "visible": "✗ 未通过：可见检查未通过。在 notebook 中运行这个测试单元（或 nbgrader validate）可看到具体哪一项。",
+    "recheck": "✗ 未通过：课程复核未通过——在独立进程中重新运行你的代码时，结果与要求不符。",
+}
+
+
+def test_status(cell) -> str:
+    """Which STATUS line a graded test cell gets."""
+    meta = nbgrader_meta(cell)
+    score, points = meta.get("score"), meta.get("points")
+    if score is not None and points is not None and float(score) >= float(points):
+        return "passed"
+    errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+    if not errors:
+        return "recheck"
+    return "hidden" if errors[-1].get("ename") == HIDDEN_FAILED else "visible"
+
+
+class HideHiddenTests(NbGraderPreprocessor):
+    """Replace hidden tests and test outputs with a status line; drop display outputs."""
+
+    def preprocess_cell(self, cell, resources, cell_index):
+        """Rewrite one cell of the feedback notebook."""
+        if cell.cell_type != "code":
+            return cell, resources
+        if is_test(cell):
+            status = test_status(cell)
+            cell.source = HIDDEN_REGION.sub(HIDDEN_NOTE, cell.source)
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=STATUS[status] + "\n")]
+        else:
+            cell.outputs = [o for o in cell.outputs if o.output_type not in ("display_data", "update_display_data")]
+        return cell, resources

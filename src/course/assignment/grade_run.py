@@ -1,0 +1,168 @@
+"""`course grade <assignment>`: nbgrader autograde with the students' code in the sandbox, then the re-check.
+
+Unreadable submissions are scored 0 with a message; every other one is autograded by nbgrader's own steps
+with its code run in the grading sandbox, several at once (course.grading.batch), then re-checked outside the
+student's kernel (course.grading.recheck), whose verdict goes into the gradebook wherever it differs from the
+kernel's. A submission with a problem or a corrected score is flagged for review. A JSON report lands in
+reports/<assignment>-grade.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from course.assignment.make_source import source_notebook
+from course.assignment.preflight import Preflight, Problem, preflight
+from course.errors import CourseError, Location
+from course.fileio import write_atomic
+from course.grading.recheck import Change, ItemVerdict, apply_rechecks, db_url
+from course.grading.recheck import gradebook as open_gradebook
+
+EXCEPTION_LINE = re.compile(r"^\s*[\w.]+(Error|Exception): ")
+
+
+@dataclass
+class StudentGrade:
+    """One student's outcome: re-check verdicts, corrections written to the gradebook, problems found."""
+
+    student: str
+    verdicts: dict[str, ItemVerdict]
+    changes: list[Change] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def flagged(self) -> bool:
+        """Whether a grader should look at this submission."""
+        return bool(self.changes or self.problems)
+
+
+@dataclass
+class GradeRun:
+    """What `course grade` did for one assignment."""
+
+    course_root: Path
+    assignment: str
+    code_points: dict[str, float]
+    students: list[StudentGrade]
+    report: Path
+    stats: dict = field(default_factory=dict)
+
+    def student(self, student: str) -> StudentGrade:
+        """One student's outcome (KeyError when they were not graded)."""
+        for grade in self.students:
+            if grade.student == student:
+                return grade
+        raise KeyError(student)
+
+
+def nbgrader_env() -> dict[str, str]:
+    """The environment for nbgrader subprocesses: this Python's scripts first (nbgrader runs `alembic`)."""
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def run_nbgrader(course_root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """Run a stock nbgrader command in the course root with its nbgrader_config.py; CHECK raises on failure."""
+    proc = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course_root, env=nbgrader_env(),
+                          capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise nbgrader_failure(Path(course_root), args[0], proc.stdout + proc.stderr)
+    return proc
+
+
+def nbgrader_failure(course_root: Path, command: str, log: str) -> CourseError:
+    """The error to show for a failed nbgrader command: its exception line, else its first ERROR line."""
+    lines = log.strip().splitlines()
+    found = [line for line in lines if EXCEPTION_LINE.match(line)] or [line for line in lines if "ERROR" in line]
+    return CourseError(f"nbgrader {command} failed: {(found or lines[-1:] or ['no output'])[-1].strip()}",
+                       Location(course_root))
+
+
+def release(course_root: Path, assignment: str) -> Path:
+    """Stock `nbgrader generate_assignment ASSIGNMENT --force`: the source notebook → release/ and the gradebook."""
+    run_nbgrader(Path(course_root), "generate_assignment", assignment, "--force")
+    return Path(course_root).resolve() / "release" / assignment / f"{assignment}.ipynb"
+
+
+def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = None, limits=None,
+                     unsafe: bool = False, progress=None) -> GradeRun:
+    """Grade every submission in submitted/*/ASSIGNMENT (see course.grading.batch), then write the JSON report.
+
+    Students already graded for their current submission are skipped, so a killed batch resumes where it
+    stopped and a finished one changes nothing when run again.
+    """
+    import nbformat
+
+    from course.grading.batch import GradeState, SubmissionWork, run_batch
+    from course.grading.rubric import load_rubric, rubric_path
+    from course.grading.sandbox import Limits
+
+    root = Path(course_root).resolve()
+    rubric = load_rubric(rubric_path(root, assignment))
+    source = source_notebook(root, assignment)
+    if not source.exists():
+        raise CourseError("no source notebook: run `course build` first", Location(source))
+    if not (root / "release" / assignment / f"{assignment}.ipynb").exists():
+        raise CourseError(f"not released yet: run `nbgrader generate_assignment {assignment}` in {root} first",
+                          Location(root / "release" / assignment))
+    source_cells = nbformat.read(source, as_version=4).cells
+    folders = sorted(p for p in (root / "submitted").glob(f"*/{assignment}") if p.is_dir())
+    if not folders:
+        raise CourseError(f"no submissions: expected folders submitted/<student>/{assignment}/",
+                          Location(root / "submitted"))
+    state = GradeState(root, assignment)
+    work = [SubmissionWork(f.parent.name, f, state.digest(f)) for f in folders]
+    todo = [w for w in work if not state.is_done(w)]
+    checked = {w.student: preflight(w.folder, f"{assignment}.ipynb", source_cells,
+                                    shown_as=f"submitted/{w.student}/{assignment}") for w in todo}
+
+    def finish(w, verdicts: dict, problems: list) -> StudentGrade:
+        """Write one student's re-check, flag and state file: the last step of grading them."""
+        grade = grade_student(root, assignment, w.student, checked[w.student], verdicts, problems)
+        state.commit(w, grade)
+        return grade
+
+    batch = run_batch(root, assignment, todo, checked, rubric=rubric, source_cells=source_cells, finish=finish,
+                      jobs=jobs, limits=limits or Limits(), unsafe=unsafe, progress=progress)
+    done = [state.load(w) for w in work if w not in todo]
+    students = sorted([*batch.students, *done], key=lambda g: g.student)
+    report = write_report(root, assignment, students)
+    stats = {**batch.stats, "skipped": len(done)}
+    return GradeRun(root, assignment, {c.id: c.points for c in rubric.code_items}, students, report, stats)
+
+
+def grade_student(root: Path, assignment: str, student: str, pre: Preflight, verdicts: dict,
+                  problems: list) -> StudentGrade:
+    """Write one student's re-check verdicts (an unreadable submission fails every item) and the flag."""
+    changes = apply_rechecks(db_url(root / "gradebook.db"), assignment, student, verdicts)
+    grade = StudentGrade(student, verdicts, changes, [*pre.problems, *problems])
+    settle(root / "gradebook.db", assignment, student, unreadable=pre.notebook is None, flag=grade.flagged)
+    return grade
+
+
+def settle(gradebook: Path, assignment: str, student: str, *, unreadable: bool, flag: bool) -> None:
+    """Flag the submission for review; an unreadable one also gets 0 for every answer nobody can grade."""
+    with open_gradebook(gradebook) as gb:
+        submission = gb.update_or_create_submission(assignment, student)
+        for notebook in submission.notebooks:
+            notebook.flagged = notebook.flagged or flag
+            for grade in notebook.grades if unreadable else ():
+                if grade.manual_score is None:
+                    grade.auto_score, grade.needs_manual_grade = 0.0, False
+        gb.db.commit()
+
+
+def write_report(root: Path, assignment: str, students: list[StudentGrade]) -> Path:
+    """reports/<assignment>-grade.json: per student the verdicts, corrections, problems and the flag."""
+    data = {s.student: {"flagged": s.flagged,
+                        "verdicts": {k: asdict(v) for k, v in s.verdicts.items()},
+                        "changes": [asdict(c) for c in s.changes],
+                        "problems": [str(p) for p in s.problems]} for s in students}
+    path = root / "reports" / f"{assignment}-grade.json"
+    write_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    return path

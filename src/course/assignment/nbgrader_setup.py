@@ -1,0 +1,36 @@
+"""The course's nbgrader settings, applied by autograder/nbgrader_config.py to nbgrader's config object.
+
+Everything lives under the course root (autograder/): gradebook, exchange, exported grades. Stock nbgrader
+steps are kept and three course steps are added: per-region stubs when releasing, restoring lost graded
+cells before autograding, hiding hidden tests in feedback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+COURSE_ID = "llm-scale-course"
+
+
+def configure(c, root: Path) -> None:
+    """Point nbgrader at ROOT and register the course's preprocessors."""
+    from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+    from nbgrader.converters import Autograde, GenerateAssignment
+    from nbgrader.preprocessors import ClearSolutions, GetGrades
+
+    from course.assignment.feedback import HideHiddenTests
+    from course.assignment.restore import RestoreGradedCells
+    from course.assignment.stubs import ClearSolutionsWithStubs
+
+    root = Path(root).resolve()
+    c.CourseDirectory.root = str(root)
+    c.CourseDirectory.course_id = COURSE_ID
+    c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
+    c.Exchange.root = str(root / "exchange")
+    c.CsvExportPlugin.to = str(root / "reports" / "grades.csv")
+    c.ClearSolutions.text_stub = ""  # written answers start empty under their question
+    stock = GenerateAssignment.class_traits()["preprocessors"].default()
+    c.GenerateAssignment.preprocessors = [ClearSolutionsWithStubs if p is ClearSolutions else p for p in stock]
+    sanitize = Autograde.class_traits()["sanitize_preprocessors"].default()
+    c.Autograde.sanitize_preprocessors = [RestoreGradedCells, *sanitize]
+    c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]

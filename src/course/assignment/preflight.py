@@ -1,0 +1,98 @@
+"""Look at one student's submission folder before grading and say, per student, what is wrong and where.
+
+Unreadable submissions (no notebook, a renamed notebook, over the size limit, not UTF-8, invalid JSON, not a
+notebook) are not graded: they score 0 with a message saying how to fix them. Readable ones are graded; stripped metadata, edited read-only
+cells and deleted cells are reported with the repair nbgrader's sanitize step makes (course.assignment.restore).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from course.assignment.cells import CellMatch, match_cells, nbgrader_meta
+from course.errors import Location
+
+MAX_NOTEBOOK_BYTES = 20 * 2**20  # a lesson notebook is well under 1 MB; bigger ones carry huge outputs
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a submission: where it is and what happens because of it."""
+
+    where: Location
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """A submission's notebook (None when it cannot be graded) and its problems."""
+
+    notebook: Path | None
+    problems: tuple[Problem, ...]
+
+
+def preflight(folder: Path, notebook_name: str, source_cells: list, *, shown_as: str) -> Preflight:
+    """Check FOLDER/NOTEBOOK_NAME against the source notebook's cells; SHOWN_AS prefixes paths in messages."""
+    path = Path(folder) / notebook_name
+    where = Location(f"{shown_as}/{notebook_name}")
+    if not path.is_file():
+        others = sorted(p.name for p in Path(folder).glob("*.ipynb"))
+        if others:
+            return _unreadable(where, f"expected {notebook_name}, found {', '.join(others)}; rename it to "
+                                      f"{notebook_name} and grade again (scored 0 until then)")
+        return _unreadable(where, f"no {notebook_name} submitted; scored 0")
+    size = path.stat().st_size
+    if size > MAX_NOTEBOOK_BYTES:
+        return _unreadable(where, f"the notebook is {size / 2**20:.0f} MB, over the {MAX_NOTEBOOK_BYTES // 2**20} MB "
+                                  "limit (usually a huge output: clear the outputs and submit again); scored 0")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _unreadable(where, f"not UTF-8 text (byte {exc.start}); save the notebook from Jupyter and submit "
+                                  "again; scored 0")
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return _unreadable(Location(where.path, exc.lineno), f"not valid JSON ({exc.msg}, column {exc.colno}); "
+                                                             "the file is damaged: scored 0")
+    try:
+        import nbformat
+
+        nb = nbformat.reads(text, as_version=4)
+        nbformat.validate(nb)
+    except Exception as exc:  # nbformat raises several kinds; all mean "not a notebook we can grade"
+        first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
+        return _unreadable(where, f"not a valid Jupyter notebook ({first}); scored 0")
+    return Preflight(path, tuple(cell_problems(match_cells(nb.cells, source_cells), source_cells, where)))
+
+
+def _unreadable(where: Location, message: str) -> Preflight:
+    """A submission that cannot be graded."""
+    return Preflight(None, (Problem(where, message),))
+
+
+def cell_problems(match: CellMatch, source_cells: list, where: Location) -> list[Problem]:
+    """What happened to the graded cells (as MATCH found them) and what grading does about it."""
+    meta = {nbgrader_meta(c).get("grade_id"): nbgrader_meta(c) for c in source_cells}
+    problems = []
+    for name in match.by_cell_id + match.by_text:
+        problems.append(Problem(Location(where.path, cell=name), "nbgrader metadata was missing; recognised the cell "
+                                                                 "and restored it, graded normally"))
+    for name in match.edited:
+        problems.append(Problem(Location(where.path, cell=name), "read-only cell was edited; graded with the original"))
+    for name in match.missing:
+        m = meta[name]
+        if m.get("grade") and m.get("solution"):
+            what = "answer cell was deleted; re-inserted empty (0 points)"
+        elif m.get("locked") or m.get("grade"):
+            what = "cell was deleted; re-inserted from the source and graded"
+        else:
+            what = "answer cell was deleted; graded the notebook's other code cells"
+        problems.append(Problem(Location(where.path, cell=name), what))
+    return problems

@@ -1,0 +1,26 @@
+"""Check a lesson notebook before submitting it: which visible checks pass (hidden checks run at grading)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `course check`."""
+    parser.add_argument("notebook", type=Path, help="your notebook, e.g. lesson05.ipynb")
+    parser.add_argument("--autograder", type=Path, default=Path("autograder"),
+                        help="the course's nbgrader folder, where the rubrics are (default: ./autograder)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print one line per graded item; exit 1 when a visible check fails."""
+    from course.assignment.check import check_notebook
+
+    results = check_notebook(args.notebook, course_root=args.autograder)
+    for title, verdict in results:
+        print(f"  {'✓' if verdict.passed else '✗'} {title}: {verdict.reason}")
+    passed = sum(v.passed for _, v in results)
+    print(f"course check: {passed}/{len(results)} items pass their visible checks; "
+          "grading also runs hidden checks with other numbers")
+    return 0 if passed == len(results) else 1

@@ -1,0 +1,35 @@
+"""The demo cycle on a fresh copy of the project: release → submissions → grade → feedback → export."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+
+import pytest
+
+from course.assignment.demo_cycle import run_cycle
+from tests.assignment.make_submissions import ROOT
+
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+
+
+def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys):
+    from course.figures.registry import ensure_figures
+
+    ensure_figures(ROOT)
+    for folder in ("lessons", "solutions", "assets", "autograder/rubrics", "autograder/demo"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    for file in ("pyproject.toml", "autograder/nbgrader_config.py", ".course-cache/figures.json"):
+        (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / file, tmp_path / file)
+    course = run_cycle(tmp_path)
+    out = capsys.readouterr().out
+    for command in ("nbgrader generate_assignment lesson05", "course grade lesson05",
+                    "nbgrader generate_feedback lesson05", "nbgrader export"):
+        assert f"$ {command}" in out
+    students = ["lisi", "wangwu", "zhangsan", "zhaoliu"]
+    assert sorted(p.parts[-3] for p in (course / "feedback").glob("*/lesson05/lesson05.html")) == students
+    with open(course / "reports" / "grades.csv", encoding="utf-8") as f:
+        rows = {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
+    assert rows == {"lisi": 3.0, "wangwu": 3.0, "zhangsan": 4.0, "zhaoliu": 0.0}  # written answers not graded yet
+    assert "zhaoliu" in out.split("flagged for review")[1]

@@ -1,0 +1,92 @@
+"""Feedback says per test passed or not and never shows hidden test code, hidden values or test-time output."""
+
+from __future__ import annotations
+
+import re
+
+import nbformat
+import pytest
+
+from course.assignment.cells import HIDDEN_FAILED
+from course.assignment.feedback import STATUS, HideHiddenTests
+from course.assignment.lesson05 import HIDDEN_CASES, HIDDEN_COMM_PSI, SPEC
+from course.assignment.spec import literal
+from tests.assignment.make_submissions import EXPECTED
+
+SOURCE = "check(f(1))\n### BEGIN HIDDEN TESTS\nwith _course.hidden():\n    check(f(1_000_003))\n### END HIDDEN TESTS\nprint('ok')"
+
+
+def hidden_tokens() -> set[str]:
+    """Every hidden call, expected value and size as it could be written."""
+    tokens = {"BEGIN HIDDEN TESTS"}
+    for check in (c for checks in SPEC.items.values() for c in checks if c.hidden):
+        tokens |= {c.code() for c in check.calls} | ({literal(check.want)} if check.want is not None else set())
+    sizes = {psi for psi, _, _ in HIDDEN_CASES} | set(HIDDEN_COMM_PSI)
+    return tokens | {str(p) for p in sizes} | {literal(p) for p in sizes}
+
+
+def leaked(text: str) -> list[str]:
+    """Hidden tokens that appear in TEXT as whole numbers or calls."""
+    return [t for t in hidden_tokens() if re.search(rf"(?<![\w.]){re.escape(t)}(?![\w.])", text)]
+
+
+def graded_test_cell(score: float, outputs: list) -> nbformat.NotebookNode:
+    """A graded test cell as GetGrades leaves it."""
+    cell = nbformat.v4.new_code_cell(SOURCE, metadata={"nbgrader": {"grade": True, "solution": False, "locked": True,
+                                                                    "grade_id": "test-x", "points": 1, "score": score}})
+    cell.outputs = [nbformat.from_dict(o) for o in outputs]
+    return cell
+
+
+STDOUT = {"output_type": "stream", "name": "stdout", "text": "num_params=1000003\n"}
+
+
+def error(ename: str) -> dict:
+    """An error output with a traceback that shows hidden code."""
+    return {"output_type": "error", "ename": ename, "evalue": "1000003", "traceback": ["check(f(1_000_003))"]}
+
+
+@pytest.mark.parametrize("score,outputs,status", [
+    (1, [STDOUT], "passed"),
+    (0, [STDOUT, error(HIDDEN_FAILED)], "hidden"),
+    (0, [error("AssertionError")], "visible"),
+    (0, [STDOUT], "recheck"),
+])
+def test_each_test_cell_becomes_its_source_without_hidden_tests_and_one_status_line(score, outputs, status):
+    cell, _ = HideHiddenTests().preprocess_cell(graded_test_cell(score, outputs), {}, 0)
+    assert "1_000_003" not in cell.source and cell.source.startswith("check(f(1))\n")
+    assert [o.text for o in cell.outputs] == [STATUS[status] + "\n"]
+
+
+def test_display_outputs_of_other_cells_are_dropped():
+    cell = nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output("display_data", data={"text/plain": "1"}),
+                                                   nbformat.v4.new_output("stream", text="table\n")])
+    cell, _ = HideHiddenTests().preprocess_cell(cell, {}, 0)
+    assert [o.output_type for o in cell.outputs] == ["stream"]
+
+
+@pytest.fixture(scope="session")
+def feedback(graded):
+    """Stock `nbgrader generate_feedback` over the graded samples: student → feedback HTML."""
+    from course.assignment.grade_run import run_nbgrader
+
+    run_nbgrader(graded.course_root, "generate_feedback", "lesson05", "--force")
+    return {p.parts[-3]: p.read_text("utf-8") for p in (graded.course_root / "feedback").glob("*/lesson05/lesson05.html")}
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_feedback_exists_for_every_readable_submission_and_leaks_nothing_hidden(feedback):
+    assert sorted(feedback) == sorted(n for n, e in EXPECTED.items() if "file" not in e and n != "invalid-json")
+    assert {name: leaked(html) for name, html in feedback.items() if leaked(html)} == {}
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_feedback_status_per_item_matches_the_gradebook(feedback, graded):
+    items = list(graded.code_points)
+    for name, html in feedback.items():
+        shown = re.findall(r"(✓ 通过|✗ 未通过)", html)
+        want = ["✓ 通过" if EXPECTED[name]["scores"][i] else "✗ 未通过" for i in items]
+        assert shown == want, name
+    assert STATUS["recheck"] in feedback["cheat-replaced-checker"] and STATUS["hidden"] in feedback["floor-division"]

@@ -1,0 +1,28 @@
+"""The committed samples and the demo class are what their generators make from today's release."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from course.assignment.demo_cycle import write_submissions
+from tests.assignment.make_submissions import FIXTURES, OUT, ROOT, fixture_text
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("name", list(FIXTURES))
+def test_sample_is_current(release_nb, name):
+    assert (OUT / f"{name}.ipynb").read_text("utf-8") == fixture_text(name, release_nb), \
+        "run: .venv/bin/python tests/assignment/make_submissions.py"
+
+
+def test_demo_class_is_current(released, tmp_path):
+    course = tmp_path / "autograder"
+    shutil.copytree(released, course)
+    shutil.copytree(ROOT / "autograder" / "demo", course / "demo")
+    for path in write_submissions(course):
+        committed = ROOT / "autograder" / "demo" / path.parent.name / path.name
+        assert committed.read_text("utf-8") == path.read_text("utf-8"), \
+            "run: .venv/bin/python -m course.assignment.demo_cycle --write-submissions"

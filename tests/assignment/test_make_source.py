@@ -1,0 +1,123 @@
+"""The generated nbgrader source notebook: lesson text, graded cells with the rubric's points, regenerated when stale."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+
+from course.assignment.lesson05 import SPEC
+from course.assignment.make_source import prove, source_notebook, source_notebook_node, write_assignment_sources
+from course.build.plan import make_plan
+from course.build.select_variant import select_variant
+from course.errors import CourseError
+from course.grading.rubric import load_rubric
+from course.lesson.model import Markdown, exercise_pairs
+from course.lesson.parse_qmd import parse_lesson
+
+ROOT = Path(__file__).resolve().parents[2]
+RUBRIC = load_rubric(ROOT / "autograder" / "rubrics" / "lesson05.yml")
+GRADED = ["course-checks", "ex-zero-memory", "test-formulas", "test-fp32-accum", "test-comm-volume",
+          "test-dp1-cross-check", "question-Q1", "answer-Q1", "question-Q2", "answer-Q2", "question-Q3", "answer-Q3"]
+
+
+@pytest.fixture(scope="module")
+def lesson():
+    """lesson05 as parsed from the repository."""
+    return parse_lesson(ROOT / "lessons" / "lesson05.qmd")
+
+
+def build(lesson, rubric=RUBRIC, view=None):
+    """The source notebook of lesson05 for RUBRIC."""
+    return source_notebook_node(lesson, view or select_variant(lesson, "student"), SPEC, rubric)
+
+
+def graded(nb) -> list:
+    """The cells carrying nbgrader metadata, in order."""
+    return [c for c in nb.cells if "nbgrader" in c.metadata]
+
+
+def test_graded_cells_follow_the_exercise_and_the_questions_in_lesson_order(lesson):
+    nb = build(lesson)
+    cells = graded(nb)
+    assert [c.metadata.nbgrader["grade_id"] for c in cells] == GRADED
+    assert [c.id for c in cells] == GRADED  # the cell id finds a cell again when metadata is stripped
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "ZeRO 的核心洞见" in text and "参考答案（仅 answer 分支）" not in text
+
+
+def test_tests_are_locked_with_hidden_checks_and_answers_are_empty_under_their_question(lesson):
+    by_id = {c.id: c for c in build(lesson).cells}
+    for item in RUBRIC.code_items:
+        meta = by_id[f"test-{item.id}"].metadata.nbgrader
+        assert meta["locked"] and meta["grade"] and not meta["solution"] and meta["points"] == item.points
+        assert "### BEGIN HIDDEN TESTS" in by_id[f"test-{item.id}"].source
+    for q in RUBRIC.questions:
+        assert by_id[f"question-{q.id}"].source.startswith(f"### {q.id}\n")
+        answer = by_id[f"answer-{q.id}"]
+        assert answer.cell_type == "markdown" and answer.source == "" and answer.metadata.nbgrader["points"] == q.points
+
+
+def test_points_come_from_the_rubric(lesson):
+    rubric = dataclasses.replace(RUBRIC, code_items=tuple(dataclasses.replace(c, points=2.5) for c in RUBRIC.code_items))
+    assert {c.metadata.nbgrader["points"] for c in graded(build(lesson, rubric)) if c.id.startswith("test-")} == {2.5}
+
+
+def test_rubric_items_without_checks_are_an_error(lesson):
+    rubric = dataclasses.replace(RUBRIC, code_items=RUBRIC.code_items[:3])
+    with pytest.raises(CourseError, match=r"lesson05.yml: code_items: expected the ids formulas"):
+        build(lesson, rubric)
+
+
+def test_a_question_missing_from_the_lesson_is_an_error(lesson):
+    view = select_variant(lesson, "student")
+    blocks = tuple(Markdown(b.line, b.text.replace("### Q3", "### 问题三")) if isinstance(b, Markdown) else b
+                   for b in view.blocks)
+    with pytest.raises(CourseError, match=r"lesson05.qmd: .*not found once: ### Q3"):
+        build(lesson, view=view.with_blocks(blocks))
+
+
+@pytest.mark.slow
+def test_sources_are_written_when_missing_or_stale_and_left_alone_when_fresh(tmp_path):
+    from course.figures.registry import ensure_figures
+
+    ensure_figures(ROOT)
+    for folder in ("lessons", "solutions", "assets", "autograder/rubrics"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    plan = make_plan(tmp_path)
+    target = source_notebook(tmp_path / "autograder", "lesson05")
+    assert write_assignment_sources(plan, None) == [target]
+    assert (target.parent / "assets" / "figs" / "train_zero_memory.png").exists()
+    assert write_assignment_sources(plan, None) == []
+    rubric = tmp_path / "autograder" / "rubrics" / "lesson05.yml"
+    rubric.write_text(rubric.read_text("utf-8") + "# changed\n", "utf-8")
+    assert write_assignment_sources(plan, None) == [target]
+
+
+@pytest.mark.slow
+def test_course_build_regenerates_a_deleted_source_even_with_nothing_else_to_do(built_site, project_root):
+    from course.build.pipeline import build_course
+
+    target = source_notebook(project_root / "autograder", "lesson05")
+    shutil.rmtree(target.parent, ignore_errors=True)
+    assert build_course(project_root).up_to_date and target.exists()
+
+
+def test_a_solution_that_fails_a_check_stops_the_build(lesson):
+    pair = next(p for p in exercise_pairs(lesson) if p.name == "zero-memory")
+    wrong = dataclasses.replace(pair.solution, source=pair.solution.source.replace("3 * num_params", "2 * num_params"))
+    with pytest.raises(CourseError, match=r"lesson05.qmd, line \d+, cell sol-zero-memory: expected the solution to "
+                                          r"pass every check; it does not: comm-volume: "):
+        prove(lesson, dataclasses.replace(pair, solution=wrong), SPEC, RUBRIC)
+
+
+def test_an_exercise_that_already_passes_a_check_stops_the_build(lesson):
+    pair = next(p for p in exercise_pairs(lesson) if p.name == "zero-memory")
+    source = pair.exercise.source.replace("return ______", "return 2 * num_params", 1).replace("return ______",
+                                                                                           "return 3 * num_params")
+    given = dataclasses.replace(pair.exercise, source=source)
+    with pytest.raises(CourseError, match=r"cell ex-zero-memory: expected the exercise to fail every check"):
+        prove(lesson, dataclasses.replace(pair, exercise=given), SPEC, RUBRIC)

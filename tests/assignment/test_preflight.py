@@ -1,0 +1,56 @@
+"""preflight: each broken submission gets a message naming the file, the place and what happens to its score."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from course.assignment.preflight import preflight
+from tests.assignment.test_restore import released, source_notebook
+
+SOURCE = source_notebook().cells
+
+
+def write(folder, nb=None, name="lesson05.ipynb", text=None):
+    """Save a submission into FOLDER."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text if text is not None else nbformat.writes(nb), "utf-8")
+    return folder
+
+
+def check(folder):
+    """preflight with the message prefix `course grade` uses."""
+    return preflight(folder, "lesson05.ipynb", SOURCE, shown_as="submitted/s/lesson05")
+
+
+def test_a_clean_submission_has_no_problems(tmp_path):
+    result = check(write(tmp_path, released(source_notebook())))
+    assert result.notebook == tmp_path / "lesson05.ipynb" and result.problems == ()
+
+
+@pytest.mark.parametrize("setup,message", [
+    (lambda f: write(f, released(source_notebook()), name="Lesson05-final.ipynb"),
+     "submitted/s/lesson05/lesson05.ipynb: expected lesson05.ipynb, found Lesson05-final.ipynb; rename it"),
+    (lambda f: f.mkdir(), "submitted/s/lesson05/lesson05.ipynb: no lesson05.ipynb submitted; scored 0"),
+    (lambda f: write(f, text='{\n "cells": [\n  {"cell_type": "code",\n'),
+     "submitted/s/lesson05/lesson05.ipynb, line 4: not valid JSON"),
+    (lambda f: write(f, text='{"cells": 3}'), "not a valid Jupyter notebook"),
+])
+def test_unreadable_submissions_are_not_graded_and_say_why(tmp_path, setup, message):
+    setup(tmp_path / "s")
+    result = check(tmp_path / "s")
+    assert result.notebook is None and message in str(result.problems[0])
+
+
+def test_edited_deleted_and_stripped_cells_are_named(tmp_path):
+    nb = released(source_notebook())
+    nb.cells[3].source = "pass"
+    del nb.cells[4]
+    nb.cells[1].metadata = nbformat.NotebookNode()
+    messages = [str(p) for p in check(write(tmp_path, nb)).problems]
+    assert messages == [
+        "submitted/s/lesson05/lesson05.ipynb, cell course-checks: nbgrader metadata was missing; recognised the cell "
+        "and restored it, graded normally",
+        "submitted/s/lesson05/lesson05.ipynb, cell test-a: read-only cell was edited; graded with the original",
+        "submitted/s/lesson05/lesson05.ipynb, cell test-b: cell was deleted; re-inserted from the source and graded",
+    ]

@@ -1,0 +1,172 @@
+"""course grade's batch: agrees with stock autograde, survives SIGKILL, stays put when done, contains attacks."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from course.assignment.grade_run import grade_assignment, run_nbgrader
+from course.grading.batch import STATE_DIR
+from course.grading.recheck import db_url
+from course.grading.sandbox import Limits
+from tests.conftest import submit
+
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+
+SAMPLES = Path(__file__).parents[1] / "assignment" / "submissions"
+BATCH = Path(__file__).parent / "fixtures" / "batch"
+WELL_BEHAVED = ["reference", "forgot-extra", "zero2-shards-params", "swapped-comm-volumes", "release"]
+CODE = ["test-formulas", "test-fp32-accum", "test-comm-volume", "test-dp1-cross-check"]
+SMALL = Limits(cell_timeout_s=4, submission_timeout_s=30, memory_bytes=768 * 2**20)
+
+
+def course(released: Path, where: Path, notebooks: dict[str, Path]) -> Path:
+    """A copy of the released course with one submission per student."""
+    root = where / "autograder"
+    shutil.copytree(released, root)
+    for student, notebook in notebooks.items():
+        submit(root, student, notebook)
+    return root
+
+
+def scores(root: Path) -> dict:
+    """Every grade nbgrader stored: (student, grade cell) → (score, needs manual grading)."""
+    with Gradebook(db_url(root / "gradebook.db")) as gb:
+        return {(g.student.id, g.name): (g.score, g.needs_manual_grade)
+                for s in gb.assignment_submissions("lesson05") for nb in s.notebooks for g in nb.grades}
+
+
+@pytest.fixture(scope="module")
+def well_behaved(released, tmp_path_factory):
+    """The same five students graded by stock `nbgrader autograde` and by `course grade`."""
+    notebooks = {name: SAMPLES / f"{name}.ipynb" for name in WELL_BEHAVED}
+    stock = course(released, tmp_path_factory.mktemp("stock"), notebooks)
+    run_nbgrader(stock, "autograde", "lesson05", "--force")
+    ours = course(released, tmp_path_factory.mktemp("ours"), notebooks)
+    run = grade_assignment(ours, "lesson05", jobs=2)
+    return scores(stock), ours, run
+
+
+def test_course_grade_fills_the_gradebook_exactly_like_stock_autograde(well_behaved):
+    stock, ours, run = well_behaved
+    assert scores(ours) == stock
+    assert {s.student for s in run.students if s.flagged} == set()
+    assert stock[("reference", "test-formulas")] == (1.0, False) and stock[("release", "test-formulas")] == (0.0, False)
+
+
+def test_running_a_finished_batch_again_changes_nothing(well_behaved, tmp_path):
+    _, graded, _ = well_behaved
+    root = tmp_path / "autograder"
+    shutil.copytree(graded, root)
+    with Gradebook(db_url(root / "gradebook.db")) as gb:  # a grader's manual score must survive the rerun
+        grade = gb.find_grade("answer-Q1", "lesson05", "lesson05", "reference")
+        grade.manual_score, grade.needs_manual_grade = 2, False
+        gb.db.commit()
+    before = scores(root)
+    again = grade_assignment(root, "lesson05", jobs=2)
+    assert again.stats["students"] == 0 and again.stats["skipped"] == len(WELL_BEHAVED)
+    assert scores(root) == before and before[("reference", "answer-Q1")] == (2.0, False)
+
+
+def test_a_batch_killed_with_sigkill_resumes_and_ends_with_the_same_gradebook(released, well_behaved, tmp_path):
+    stock, _, _ = well_behaved
+    root = course(released, tmp_path, {name: SAMPLES / f"{name}.ipynb" for name in WELL_BEHAVED})
+    state = root / STATE_DIR / "lesson05"
+    proc = subprocess.Popen([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root),
+                             "--jobs", "1"], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline and len(list(state.glob("*.json"))) < 2 and proc.poll() is None:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished = len(list(state.glob("*.json")))
+    assert 2 <= finished < len(WELL_BEHAVED), "the kill should land mid-batch"
+    resumed = grade_assignment(root, "lesson05", jobs=2)
+    assert resumed.stats["skipped"] == finished and resumed.stats["students"] == len(WELL_BEHAVED) - finished
+    assert scores(root) == stock
+
+
+@pytest.fixture(scope="module")
+def hostile_batch(released, tmp_path_factory):
+    """The correct answer, every attack and every damaged file, graded in one batch with small limits."""
+    where = tmp_path_factory.mktemp("hostile")
+    notebooks = {"reference": SAMPLES / "reference.ipynb",
+                 **{p.stem: p for p in sorted(BATCH.glob("*.ipynb"))}}
+    root = course(released, where, notebooks)
+    huge = root / "submitted" / "huge-output" / "lesson05"
+    huge.mkdir(parents=True)
+    text = (SAMPLES / "reference.ipynb").read_text("utf-8")
+    padding = '"outputs": [{"output_type": "stream", "name": "stdout", "text": "' + "x" * (200 * 2**20) + '"}],'
+    (huge / "lesson05.ipynb").write_text(text.replace('"outputs": [],', padding, 1), "utf-8")
+    start = time.monotonic()
+    run = grade_assignment(root, "lesson05", jobs=2, limits=SMALL)
+    return root, run, time.monotonic() - start
+
+
+def outputs_text(path: Path) -> str:
+    """Everything a graded notebook's cells printed or displayed."""
+    import json
+
+    return json.dumps([c.get("outputs", []) for c in json.loads(path.read_text("utf-8"))["cells"]])
+
+
+def code_points(root: Path, student: str) -> list[float]:
+    """The four code items' scores of one student."""
+    table = scores(root)
+    return [table[(student, item)][0] for item in CODE]
+
+
+def test_the_batch_finishes_and_the_correct_answer_is_untouched(hostile_batch):
+    root, run, seconds = hostile_batch
+    assert seconds < 240
+    assert code_points(root, "reference") == [1, 1, 1, 1] and not run.student("reference").flagged
+    assert len(run.students) == 1 + len(list(BATCH.glob("*.ipynb"))) + 1
+
+
+@pytest.mark.parametrize("student, expected", [
+    ("hostile-infinite-loop-in-function", [1, 1, 0, 1]),
+    ("hostile-os-exit", [0, 0, 0, 0]),
+    ("hostile-kill-parent", [1, 1, 1, 1]),  # pid 1 of its namespace: the signals find no target
+    ("reordered-test-cells", [1, 1, 1, 1]),
+    ("extra-cells", [1, 1, 1, 1]),
+    ("nbformat-v3", [1, 1, 1, 1]),
+])
+def test_each_case_gets_what_the_sandbox_allows(hostile_batch, student, expected):
+    root, run, _ = hostile_batch
+    assert code_points(root, student) == expected
+    grade = run.student(student)
+    for item, passed in zip(["formulas", "fp32-accum", "comm-volume", "dp1-cross-check"], expected):
+        assert grade.verdicts[item].passed == bool(passed)
+        if not passed:
+            assert grade.verdicts[item].reason  # every lost point says why
+
+
+@pytest.mark.parametrize("student", ["hostile-fork-bomb", "hostile-memory-bomb", "hostile-sys-exit",
+                                     "hostile-write-outside", "hostile-read-source", "hostile-patch-modules",
+                                     "hostile-huge-print"])
+def test_attacks_after_a_correct_answer_change_nothing_outside_the_sandbox(hostile_batch, student):
+    root, run, _ = hostile_batch
+    table = scores(root)
+    assert all((student, item) in table for item in CODE)  # graded, not stuck
+    assert not any(table[(student, g)][1] for g in CODE)  # nothing left waiting for manual grading
+    assert not Path("/work/pwned.txt").exists() and not (root.parent / "pwned.txt").exists()
+    printed = outputs_text(root / "autograded" / student / "lesson05" / "lesson05.ipynb")
+    assert "BEGIN HIDDEN TESTS" not in printed and "SQLite format" not in printed  # no source, no gradebook
+
+
+@pytest.mark.parametrize("student, message", [
+    ("not-utf8", "not UTF-8"),
+    ("huge-output", "over the 20 MB limit"),
+])
+def test_damaged_files_get_a_clear_row_and_zero(hostile_batch, student, message):
+    root, run, _ = hostile_batch
+    assert any(message in str(p) for p in run.student(student).problems)
+    assert all(score == 0 and not manual for (s, _), (score, manual) in scores(root).items() if s == student)
