@@ -130,7 +130,7 @@ def _footnotes(report: dict) -> list[str]:
         verdict = "逐位相同" if final["identical"] else "不相同（检查未通过）"
         psi = _n(report["models"][final["model"]]["psi"])
         notes.append(f"N={final['ranks']}、Ψ={psi}：手写 ZeRO-0/1/2/3 训练后的 FP32 主权重与 BF16 参数{verdict}。")
-    notes.append(f"环境：torch {report['torch']}，{report['backend']} 后端，整个 lab 墙钟 {report['wall_seconds']} s。")
+    notes.append(f"环境：torch {report['torch']}，{report['backend']} 后端（墙钟时间见 `course lab` 的输出；页面只放可复现的测量）。")
     return notes
 
 
