@@ -41,6 +41,17 @@ class StudentGrade:
         """Whether a grader should look at this submission."""
         return bool(self.changes or self.problems)
 
+    def to_json(self) -> dict:
+        """The outcome as plain data (problems as their messages), for reports and the batch's state files."""
+        return {"flagged": self.flagged, "verdicts": {k: asdict(v) for k, v in self.verdicts.items()},
+                "changes": [asdict(c) for c in self.changes], "problems": [str(p) for p in self.problems]}
+
+    @classmethod
+    def from_json(cls, student: str, data: dict) -> "StudentGrade":
+        """An outcome written by to_json."""
+        return cls(student, {k: ItemVerdict(**v) for k, v in data["verdicts"].items()},
+                   [Change(**c) for c in data["changes"]], list(data["problems"]))
+
 
 @dataclass
 class GradeRun:
@@ -159,10 +170,7 @@ def settle(gradebook: Path, assignment: str, student: str, *, unreadable: bool, 
 
 def write_report(root: Path, assignment: str, students: list[StudentGrade]) -> Path:
     """reports/<assignment>-grade.json: per student the verdicts, corrections, problems and the flag."""
-    data = {s.student: {"flagged": s.flagged,
-                        "verdicts": {k: asdict(v) for k, v in s.verdicts.items()},
-                        "changes": [asdict(c) for c in s.changes],
-                        "problems": [str(p) for p in s.problems]} for s in students}
+    data = {s.student: s.to_json() for s in students}
     path = root / "reports" / f"{assignment}-grade.json"
     write_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     return path

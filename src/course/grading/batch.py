@@ -20,7 +20,7 @@ import os
 import sys
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -67,18 +67,13 @@ class GradeState:
 
     def commit(self, work: SubmissionWork, grade) -> None:
         """Record the student as graded (atomically: all of it or nothing)."""
-        data = {"digest": work.digest, "student": grade.student, "verdicts": {k: asdict(v) for k, v in grade.verdicts.items()},
-                "changes": [asdict(c) for c in grade.changes], "problems": [str(p) for p in grade.problems]}
-        write_atomic(self._path(work.student), json.dumps(data, ensure_ascii=False, indent=1))
+        write_atomic(self._path(work.student), json.dumps({"digest": work.digest, **grade.to_json()}, ensure_ascii=False))
 
     def load(self, work: SubmissionWork):
-        """The outcome recorded for an already graded student (problems as their messages)."""
+        """The outcome recorded for an already graded student."""
         from course.assignment.grade_run import StudentGrade
-        from course.grading.recheck import Change, ItemVerdict
 
-        data = json.loads(self._path(work.student).read_text("utf-8"))
-        return StudentGrade(data["student"], {k: ItemVerdict(**v) for k, v in data["verdicts"].items()},
-                            [Change(**c) for c in data["changes"]], list(data["problems"]))
+        return StudentGrade.from_json(work.student, json.loads(self._path(work.student).read_text("utf-8")))
 
 
 @dataclass
