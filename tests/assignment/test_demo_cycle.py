@@ -33,3 +33,10 @@ def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys):
         rows = {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
     assert rows == {"lisi": 3.0, "wangwu": 3.0, "zhangsan": 4.0, "zhaoliu": 0.0}  # written answers not graded yet
     assert "zhaoliu" in out.split("flagged for review")[1]
+    with open(course / "reports" / "lesson05.csv", encoding="utf-8") as f:
+        report = {r["student"]: r for r in csv.DictReader(f)}
+    assert {s: r["result"] for s, r in report.items()} == {
+        "zhangsan": "PASS", "lisi": "FAIL", "wangwu": "FAIL", "zhaoliu": "INCOMPLETE"}  # the rules, from graders.yml
+    assert report["wangwu"]["vetoes"] == "activation-shard" and report["lisi"]["total"] == "6.5"
+    html = (course / "reports" / "lesson05.html").read_text("utf-8")
+    assert "activation-shard" in html and "INCOMPLETE" in html

@@ -86,3 +86,12 @@ def test_a_missing_image_stops_the_build_before_anything_is_written(project_root
     with pytest.raises(CourseError, match=r"lesson05.qmd, line \d+: image ../assets/none.png not found"):
         build_course(proj)
     assert not (proj / "_site").exists() or not any((proj / "_site").iterdir())
+
+
+@pytest.mark.parametrize("variant", ["student", "answer"])
+def test_both_variants_show_the_measured_table_and_figure(built_site, variant):
+    page = (built_site / variant / "lesson05.html").read_text("utf-8")
+    table = page.split('id="cell-lab-measured"', 1)[1].split('id="cell-lab-figure"', 1)[0]
+    assert "<table" in table and "手写 ZeRO-3" in table and "FSDP2" in table and "ZeroRedundancyOptimizer" in table
+    figure = page.split('id="cell-lab-figure"', 1)[1].split("</div>\n</div>", 1)[0]
+    assert 'src="data:image/png;base64,' in figure and "图 5-5：实测与教材公式" in page
