@@ -35,6 +35,7 @@ import nbformat
 from nbformat.validator import isvalid
 
 from course.errors import CourseError
+from course.fileio import write_atomic
 from course.grading import sandbox_runner
 from course.grading.sandbox_cgroup import join_argv, needs_process_cgroup, process_cap
 from course.grading.sandbox_runner import FRAME_SLACK, TIMEOUT_ENAME, TRUNCATED_MARK, FrameReader, OutputBudget
@@ -345,18 +346,16 @@ def _cleared(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return clean
 
 
-def _write_atomically(nb: nbformat.NotebookNode, target: Path) -> None:
-    """Write NB to TARGET through a temporary file and a rename."""
-    tmp = target.with_name(f".{target.name}.tmp")
-    nbformat.write(nb, str(tmp))
-    os.replace(tmp, target)
+def _write_notebook(nb: nbformat.NotebookNode, target: Path) -> None:
+    """Write NB to TARGET atomically (the sandbox reads it only once it is whole)."""
+    write_atomic(target, nbformat.writes(nb))
 
 
 def _prepare_workdir(workdir: Path, nb: nbformat.NotebookNode, name: str) -> Path:
     """Create the scratch dir (owner-only) and put the cleared notebook in it."""
     workdir.mkdir(parents=True, exist_ok=True, mode=0o700)
     target = workdir / name
-    _write_atomically(nb, target)
+    _write_notebook(nb, target)
     return target
 
 
