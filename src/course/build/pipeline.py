@@ -1,8 +1,9 @@
 """`course build`: each lesson → student and answer variants → executed notebook and page, as ordered steps.
 
 lesson.qmd → parse_lesson → select_variant → resolve_resources → execute_cells → make_notebook / write_page_markdown
-→ render_page; then the index page and the site's shared files. Each variant's site is built in a staging folder
-and replaces the old one only when every step succeeded.
+→ render_page; then the index page and the site's shared files, and last the nbgrader source notebooks
+(course.assignment.make_source). Each variant's site is built in a staging folder and replaces the old one only
+when every step succeeded.
 """
 
 from __future__ import annotations
