@@ -170,3 +170,21 @@ def test_damaged_files_get_a_clear_row_and_zero(hostile_batch, student, message)
     root, run, _ = hostile_batch
     assert any(message in str(p) for p in run.student(student).problems)
     assert all(score == 0 and not manual for (s, _), (score, manual) in scores(root).items() if s == student)
+
+
+def test_without_a_sandbox_course_grade_refuses_unless_unsafe(released, tmp_path, monkeypatch, capsys):
+    import course.grading.sandbox as sandbox
+    from course.cli import main
+    from course.errors import ToolMissing
+
+    def no_bwrap():
+        raise ToolMissing("bwrap not found; install it with `apt-get install bubblewrap`")
+
+    monkeypatch.setattr(sandbox, "find_bwrap", no_bwrap)
+    root = course(released, tmp_path, {"reference": SAMPLES / "reference.ipynb"})
+    assert main(["grade", "lesson05", "--autograder", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert "no grading sandbox on this machine" in err and "--unsafe" in err
+    assert not (root / "gradebook.db").exists() or ("reference", "test-formulas") not in scores(root)
+    assert main(["grade", "lesson05", "--autograder", str(root), "--unsafe"]) == 0
+    assert [scores(root)[("reference", item)][0] for item in CODE] == [1, 1, 1, 1]

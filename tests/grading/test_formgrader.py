@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 from pathlib import Path
 
 import nbformat
@@ -37,10 +39,9 @@ def test_formgrader_shows_each_questions_key_points_after_its_answer(tmp_path, m
     # The exporter is configured the way formgrader builds it: nbgrader reads nbgrader_config.py from the course.
     from nbgrader.server_extensions.formgrader.formgrader import FormgradeExtension
 
-    (tmp_path / "nbgrader_config.py").write_text(
-        "c = get_config()\n"
-        "c.HTMLExporter.preprocessors = ['course.grading.formgrader.RubricKeyPoints']\n"
-        f"c.RubricKeyPoints.rubrics_dir = {str(RUBRICS)!r}\n", "utf-8")
+    # The course's own nbgrader_config.py, in a course root holding the rubrics.
+    shutil.copy(RUBRICS.parent / "nbgrader_config.py", tmp_path / "nbgrader_config.py")
+    shutil.copytree(RUBRICS, tmp_path / "rubrics")
     monkeypatch.chdir(tmp_path)
     formgrader = FormgradeExtension()
     formgrader.initialize([])

@@ -1,8 +1,8 @@
 """The course's nbgrader settings, applied by autograder/nbgrader_config.py to nbgrader's config object.
 
 Everything lives under the course root (autograder/): gradebook, exchange, exported grades. Stock nbgrader
-steps are kept and three course steps are added: per-region stubs when releasing, restoring lost graded
-cells before autograding, hiding hidden tests in feedback.
+steps are kept and four course steps are added: per-region stubs when releasing, restoring lost graded
+cells before autograding, hiding hidden tests in feedback, and the rubric's 要点 beside answers in formgrader.
 """
 
 from __future__ import annotations
@@ -34,3 +34,6 @@ def configure(c, root: Path) -> None:
     sanitize = Autograde.class_traits()["sanitize_preprocessors"].default()
     c.Autograde.sanitize_preprocessors = [RestoreGradedCells, *sanitize]
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+    # formgrader shows each question's 要点 from the rubric below the student's answer (graders only)
+    c.HTMLExporter.preprocessors = ["course.grading.formgrader.RubricKeyPoints"]
+    c.RubricKeyPoints.rubrics_dir = str(root / "rubrics")

@@ -1,9 +1,7 @@
 """Show the rubric's 要点 to graders in nbgrader's formgrader, right below each student's answer.
 
-Enabled in autograder/nbgrader_config.py (formgrader renders submissions with nbconvert's HTMLExporter):
-
-    c.HTMLExporter.preprocessors = ["course.grading.formgrader.RubricKeyPoints"]
-    c.RubricKeyPoints.rubrics_dir = str(Path(__file__).parent / "rubrics")
+Enabled by the course's nbgrader settings (course.assignment.nbgrader_setup, loaded by autograder/nbgrader_config.py):
+formgrader renders submissions with nbconvert's HTMLExporter, whose preprocessors include this one.
 """
 
 from __future__ import annotations
