@@ -9,7 +9,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from course.commands.grade import summary
-from course.grading.recheck import db_url
+from course.grading.gradebook import db_url
 from course.grading.rubric import code_grade_id
 from tests.assignment.make_submissions import EXPECTED, FIXTURES
 

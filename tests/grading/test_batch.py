@@ -15,7 +15,7 @@ from nbgrader.api import Gradebook
 
 from course.assignment.grade_run import grade_assignment, run_nbgrader
 from course.grading.batch import STATE_DIR
-from course.grading.recheck import db_url
+from course.grading.gradebook import db_url
 from course.grading.sandbox import Limits
 from tests.conftest import submit
 

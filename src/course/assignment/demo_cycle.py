@@ -66,9 +66,7 @@ def collect(course_root: Path) -> list[str]:
 
 def grade_by_hand(project_root: Path, course_root: Path) -> list[str]:
     """Enter the demo graders' Q1–Q3 points (as formgrader does) and their vetoes (as `course report --veto`)."""
-    from nbgrader.api import Gradebook
-
-    from course.grading.recheck import db_url
+    from course.grading.gradebook import gradebook
     from course.grading.report import record_veto
     from course.grading.rubric import load_rubric, load_yaml, question_grade_id, rubric_path
     from course.grading.vetoes import load_vetoes, veto_path
@@ -76,7 +74,7 @@ def grade_by_hand(project_root: Path, course_root: Path) -> list[str]:
     course_root = Path(course_root)
     doc = load_yaml(course_root / DEMO_DIR / GRADERS_FILE)
     done = []
-    with Gradebook(db_url(course_root / "gradebook.db")) as gb:
+    with gradebook(course_root / "gradebook.db") as gb:
         for student, scores in doc.data["manual_scores"].items():
             for question, points in scores.items():
                 grade = gb.find_grade(question_grade_id(question), ASSIGNMENT, ASSIGNMENT, student)

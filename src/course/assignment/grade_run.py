@@ -21,8 +21,9 @@ from course.assignment.make_source import source_notebook
 from course.assignment.preflight import Preflight, Problem, preflight
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
-from course.grading.recheck import Change, ItemVerdict, apply_rechecks, db_url
-from course.grading.recheck import gradebook as open_gradebook
+from course.grading.gradebook import db_url
+from course.grading.gradebook import gradebook as open_gradebook
+from course.grading.recheck import Change, ItemVerdict, apply_rechecks
 
 EXCEPTION_LINE = re.compile(r"^\s*[\w.]+(Error|Exception): ")
 

@@ -10,15 +10,14 @@ score, the gradebook gets the re-check's score and the submission is flagged for
 
 from __future__ import annotations
 
-import contextlib
 import tempfile
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 from course.assignment.cells import grade_id, is_test, match_cells, nbgrader_meta
 from course.assignment.spec import AssignmentSpec, Call, Check, Result, assignment_spec
+from course.grading.gradebook import gradebook
 
 # Runs inside the sandbox with INPUT = {"cells": [...], "calls": [[name, args, kwargs], ...], "cell_seconds",
 # "call_seconds"}. It takes type, int, float, exec, compile and signal before any student code runs, so rebinding
@@ -213,22 +212,3 @@ def apply_rechecks(gradebook_db: Path | str, assignment: str, student: str,
                     notebook.flagged = True
         gb.db.commit()
     return changes
-
-
-@contextlib.contextmanager
-def gradebook(path: Path | str) -> Iterator:
-    """nbgrader's Gradebook, without the SQLAlchemy warnings its own add_submission raises when creating rows."""
-    from nbgrader.api import Gradebook
-    from sqlalchemy.exc import SAWarning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SAWarning)
-        with Gradebook(db_url(path)) as gb:
-            yield gb
-
-
-def db_url(gradebook: Path | str) -> str:
-    """An SQLAlchemy URL for a gradebook given as a file path or already as a URL."""
-    text = str(gradebook)
-    return text if "://" in text else f"sqlite:///{Path(text).resolve()}"
-

@@ -24,6 +24,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from course.config import load_config
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
+from course.grading.gradebook import gradebook
 from course.grading.rubric import Rubric, code_grade_id, format_points, load_rubric, question_grade_id, rubric_path
 from course.grading.veto_hints import VetoHint, find_veto_hints
 from course.grading.vetoes import VetoRecord, add_veto, load_vetoes, veto_path
@@ -134,7 +135,7 @@ def record_veto(course_root: Path, assignment: str, *, student: str, question: s
 def read_gradebook(db: Path, rubric: Rubric, autograded: Path) -> tuple[Submission, ...]:
     """Every submission of the rubric's assignment with its rubric items, sorted by student id."""
     _require_gradebook(db)
-    with Gradebook(f"sqlite:///{db}") as gb:
+    with gradebook(db) as gb:
         try:
             assignment = gb.find_assignment(rubric.lesson)
         except MissingEntry:
