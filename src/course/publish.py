@@ -10,7 +10,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from course.build.plan import make_plan
+from course.site.plan import make_plan
 from course.errors import CourseError
 from course.tools.git import run_git
 

@@ -10,8 +10,8 @@ import pytest
 
 from course.assignment.lesson05 import SPEC
 from course.assignment.make_source import prove, source_notebook, source_notebook_node, write_assignment_sources
-from course.build.plan import make_plan
-from course.build.select_variant import select_variant
+from course.site.plan import make_plan
+from course.site.select_variant import select_variant
 from course.errors import CourseError
 from course.grading.rubric import load_rubric
 from course.lesson.model import Markdown, exercise_pairs
@@ -99,7 +99,7 @@ def test_sources_are_written_when_missing_or_stale_and_left_alone_when_fresh(tmp
 
 @pytest.mark.slow
 def test_course_build_regenerates_a_deleted_source_even_with_nothing_else_to_do(built_site, project_root):
-    from course.build.pipeline import build_course
+    from course.site.pipeline import build_course
 
     target = source_notebook(project_root / "autograder", "lesson05")
     shutil.rmtree(target.parent, ignore_errors=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from course.build.select_variant import select_variant
+from course.site.select_variant import select_variant
 from course.lesson.model import Markdown, walk
 from course.lesson.parse_qmd import parse_lesson
 

@@ -109,7 +109,7 @@ def run_cycle(project_root: Path, *, unsafe: bool = False) -> Path:
     """Build the source if needed, then release, collect the demo class, grade, give feedback, export grades."""
     from course.assignment.grade_run import grade_assignment, release
     from course.assignment.make_source import write_assignment_sources
-    from course.build.plan import make_plan
+    from course.site.plan import make_plan
     from course.commands.grade import summary
     from course.figures.registry import ensure_figures
     from course.grading.report import make_report
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.write_submissions:
-            from course.build.plan import make_plan
+            from course.site.plan import make_plan
 
             plan = make_plan(args.root)
             for path in write_submissions(plan.root / plan.config.autograder_dir):

@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 from course.assignment.spec import AssignmentSpec, assignment_spec
-from course.build.plan import BuildPlan
+from course.site.plan import BuildPlan
 from course.errors import CourseError, Location
 from course.fileio import replace_dir_atomically, write_atomic
 from course.lesson.model import Lesson
@@ -53,7 +53,7 @@ def source_notebook(course_root: Path, lesson: str) -> Path:
 
 def source_stamp(plan: BuildPlan) -> str:
     """Hash of what the source notebooks derive from: the build inputs, the course package and the rubrics."""
-    from course.build.fingerprint import source_fingerprint
+    from course.site.fingerprint import source_fingerprint
 
     h = hashlib.sha256(source_fingerprint(plan, ["assignment"]).encode())
     rubrics = plan.root / plan.config.autograder_dir / RUBRICS_DIR
@@ -75,8 +75,8 @@ def write_assignment_source(lesson: Lesson, *, project_root: Path, course_root: 
     """Generate one lesson's source folder (notebook plus the images it shows), replacing the old one whole."""
     import nbformat
 
-    from course.build.resolve_resources import resolve_resources
-    from course.build.select_variant import select_variant
+    from course.site.resolve_resources import resolve_resources
+    from course.site.select_variant import select_variant
     from course.grading.rubric import load_rubric, rubric_path
 
     spec = assignment_spec(lesson.stem)
@@ -94,7 +94,7 @@ def write_assignment_source(lesson: Lesson, *, project_root: Path, course_root: 
 
 def _student_outputs(view: Lesson, project_root: Path) -> dict:
     """The student variant's cell outputs (the build's execution cache has them once the site is built)."""
-    from course.build.execute_cells import execute_cells
+    from course.site.execute_cells import execute_cells
     from course.config import load_config
 
     config = load_config(project_root)
@@ -110,7 +110,7 @@ def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rub
     """
     import nbformat
 
-    from course.build.make_notebook import make_notebook
+    from course.site.make_notebook import make_notebook
     from course.grading.rubric import question_grade_id
     from course.lesson.model import exercise_pairs
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from course.build.plan import VARIANT_LABELS, BuildPlan
+from course.site.plan import VARIANT_LABELS, BuildPlan
 from course.tools.pandoc import run_pandoc
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from course.build.select_variant import select_variant
+from course.site.select_variant import select_variant
 from course.errors import CourseError
 from course.lesson.model import CodeCell, Diagram, Markdown, StaticCode, walk
 from course.lesson.parse_qmd import parse_lesson

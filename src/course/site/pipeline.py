@@ -13,8 +13,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course.build.fingerprint import STAMP, is_up_to_date, source_fingerprint
-from course.build.plan import BuildPlan, make_plan
+from course.site.fingerprint import STAMP, is_up_to_date, source_fingerprint
+from course.site.plan import BuildPlan, make_plan
 from course.fileio import replace_dir_atomically, write_atomic
 from course.lesson.model import Lesson
 
@@ -41,7 +41,7 @@ def build_course(root: Path, *, variants: list[str] | None = None) -> BuildResul
 
         write_assignment_sources(plan, None)  # only when autograder/source/ is missing or stale
         return BuildResult(plan=plan, up_to_date=True)
-    from course.build.resolve_resources import resolve_resources
+    from course.site.resolve_resources import resolve_resources
     from course.lesson.parse_qmd import parse_lesson
     from course.tools.web_assets import locate_web_assets
 
@@ -74,13 +74,13 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
     """Write one variant's pages, notebooks, images and shared files into OUT."""
     import nbformat
 
-    from course.build.execute_cells import execute_cells
-    from course.build.make_index import index_markdown
-    from course.build.make_notebook import make_notebook
-    from course.build.render_page import render_page
-    from course.build.resolve_resources import resolve_resources
-    from course.build.select_variant import select_variant
-    from course.build.write_page_markdown import write_page_markdown
+    from course.site.execute_cells import execute_cells
+    from course.site.make_index import index_markdown
+    from course.site.make_notebook import make_notebook
+    from course.site.render_page import render_page
+    from course.site.resolve_resources import resolve_resources
+    from course.site.select_variant import select_variant
+    from course.site.write_page_markdown import write_page_markdown
 
     written = []
     for lesson in lessons:

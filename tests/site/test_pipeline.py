@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from course.build.pipeline import build_course
+from course.site.pipeline import build_course
 from course.config import load_config
 from course.errors import CourseError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from course.build.plan import BuildPlan
+from course.site.plan import BuildPlan
 
 STAMP = ".build-stamp"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import nbformat
 
-from course.build.execute_cells import Outputs
-from course.build.write_page_markdown import asis_text, fence
+from course.site.execute_cells import Outputs
+from course.site.write_page_markdown import asis_text, fence
 from course.lesson.model import Block, CodeCell, Diagram, Div, Lesson, Markdown, StaticCode
 
 LESSON_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<stem>[\w-]+)\.qmd\)(?:\{[^}]*\})?")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import course.build.execute_cells as ex
-from course.build.select_variant import select_variant
+import course.site.execute_cells as ex
+from course.site.select_variant import select_variant
 from course.errors import CourseError
 from course.lesson.parse_qmd import parse_lesson
 

@@ -1,7 +1,7 @@
 """Keep only what one variant may show: the student variant loses solutions and answer-only blocks.
 
 The same rules live in the Lua filter (_extensions/course-variant/) for Quarto users;
-tests/build/test_select_variant.py checks that both agree on the lesson.
+tests/site/test_select_variant.py checks that both agree on the lesson.
 """
 
 from __future__ import annotations
