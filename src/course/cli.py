@@ -1,10 +1,17 @@
-"""The `course` command: a thin edge over the library; errors become exit codes only here."""
+"""The `course` command: a thin edge over the library; errors become exit codes only here.
+
+Only the chosen command's module is imported (the others' one-line summaries are read from their docstrings
+without importing them), so `course --help` and a no-op `course build` do not pay for nbgrader, torch or jsonschema.
+"""
 
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import importlib.util
 import sys
+from pathlib import Path
 
 from course.errors import CourseError
 
@@ -12,26 +19,31 @@ from course.errors import CourseError
 COMMANDS = ("build", "publish", "check", "grade", "report", "lab", "demo")
 
 
-def _parser() -> argparse.ArgumentParser:
-    """Build the argument parser, one sub-parser per command module."""
+def _summary(name: str) -> str | None:
+    """First line of a command module's docstring, read from its source so the module is not imported."""
+    spec = importlib.util.find_spec(f"course.commands.{name}")
+    doc = ast.get_docstring(ast.parse(Path(spec.origin).read_text("utf-8")))
+    return doc.strip().splitlines()[0] if doc else None
+
+
+def _parser(chosen: str | None) -> argparse.ArgumentParser:
+    """The argument parser: every command listed, only the CHOSEN one's options (and module) loaded."""
     parser = argparse.ArgumentParser(prog="course", description="Build, publish and grade the course.")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in COMMANDS:
-        try:
+        sp = sub.add_parser(name, help=_summary(name))
+        if name == chosen:
             module = importlib.import_module(f"course.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"course.commands.{name}":
-                raise
-            continue
-        sp = sub.add_parser(name, help=module.__doc__.strip().splitlines()[0] if module.__doc__ else None)
-        module.add_arguments(sp)
-        sp.set_defaults(_run=module.run)
+            module.add_arguments(sp)
+            sp.set_defaults(_run=module.run)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; a CourseError prints its located message and exits 2."""
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    args = _parser(chosen if chosen in COMMANDS else None).parse_args(argv)
     try:
         return int(args._run(args) or 0)
     except CourseError as exc:
