@@ -72,25 +72,31 @@ def hide_gpus() -> None:
     os.environ["CUDA_VISIBLE_DEVICES"] = ""
 
 
-def _join_group(rank: int, world: int, backend: Backend, store_path: str, pg_timeout: float):
-    """Pin this process to one thread (and its GPU), then join the default process group; return the device."""
+def join_group(backend: Backend, *, init_method: str, rank: int, world: int, local_rank: int, pg_timeout: float):
+    """Pin this process to one thread (and its GPU, or no GPU at all), then join the default process group; return the device."""
     import torch
     import torch.distributed as dist
 
     if backend.device_type == "cpu":
         hide_gpus()
     torch.set_num_threads(1)
-    device = torch.device(backend.device_type, rank) if backend.device_type == "cuda" else torch.device("cpu")
+    device = torch.device(backend.device_type, local_rank) if backend.device_type == "cuda" else torch.device("cpu")
     if device.type == "cuda":
         torch.cuda.set_device(device)
     dist.init_process_group(
         backend.name,
-        init_method=f"file://{store_path}",
+        init_method=init_method,
         rank=rank,
         world_size=world,
         timeout=datetime.timedelta(seconds=pg_timeout),
     )
     return device
+
+
+def _join_group(rank: int, world: int, backend: Backend, store_path: str, pg_timeout: float):
+    """Join the group of ranks this module started, meeting at a file store in a temporary folder."""
+    options = {"init_method": f"file://{store_path}", "rank": rank, "world": world, "local_rank": rank}
+    return join_group(backend, **options, pg_timeout=pg_timeout)
 
 
 def _rank_entry(fn, rank: int, world: int, backend: Backend, store_path: str, pg_timeout: float, results, payload):
