@@ -151,6 +151,7 @@ class ZeroTrainer:
         """Backpropagate the mean-squared error layer by layer, handing each layer's gradient to the stage."""
         out = self._output.float()
         grad = (2.0 / out.numel() * (out - self._target)).to(torch.bfloat16)
+        self._output = self._target = None  # after backward only the state is left (what a GPU's allocator shows)
         last = len(self.layouts) - 1
         for i in reversed(range(len(self.layouts))):
             h_in, pre = self._saved[i]
