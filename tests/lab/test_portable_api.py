@@ -143,3 +143,13 @@ def test_newer_only_names_are_caught_with_their_place():
 def test_an_import_passes_only_with_an_alternative_torch_2_4_has(fallback, problems):
     source = f"try:\n    from torch.distributed.fsdp import fully_shard\nexcept ImportError:\n    {fallback}\n"
     assert len(missing_in_oldest(distributed_uses(source, "pytorch_refs.py"))) == problems
+
+
+def test_the_stated_torch_range_starts_where_the_check_does():
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    assert project["optional-dependencies"]["lab"] == [f"torch>={'.'.join(API['torch'].split('.')[:2])}"]
+    pins = re.findall(r"^TORCH_PIN\s*:=\s*(\S+)$", (ROOT / "Makefile").read_text("utf-8"), re.M)
+    assert pins == ["torch==2.13.0"]  # CI installs the local CPU wheel, nothing else
