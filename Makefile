@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 READY  := $(VENV)/.installed
+# The lab extra accepts torch>=2.4; here it is pinned to the local CPU wheel (any other spec downloads GBs).
+TORCH_PIN := torch==2.13.0
 
 .PHONY: all setup build demo test clean
 
@@ -12,7 +14,7 @@ all: build demo
 $(READY): pyproject.toml package.json scripts/setup-system.sh
 	bash scripts/setup-system.sh
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test,lab]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test,lab]' '$(TORCH_PIN)'
 	npm install --no-package-lock --no-audit --no-fund --silent
 	touch $@
 

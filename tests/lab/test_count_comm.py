@@ -24,8 +24,8 @@ def _known_collectives(*, device):
     with counter.step():
         dist.all_reduce(torch.ones(10, dtype=torch.bfloat16))
         full = torch.empty(8 * world)
-        dist.all_gather_single(full, torch.ones(8))
-        dist.reduce_scatter_single(torch.empty(6), torch.ones(6 * world))
+        dist.all_gather_into_tensor(full, torch.ones(8))
+        dist.reduce_scatter_tensor(torch.empty(6), torch.ones(6 * world))
         dist.broadcast(torch.ones(5), src=0)
         dist.barrier()
     return counter.steps

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +15,9 @@ pytest.importorskip("torch")
 import torch.distributed as dist  # noqa: E402
 
 from course.errors import CourseError  # noqa: E402
-from course.lab.launch import Backend, run_ranks  # noqa: E402
+from course.lab.launch import Backend, choose_backend, gpu_count, run_ranks  # noqa: E402
+
+from . import fake_cuda  # noqa: E402
 
 pytestmark = pytest.mark.torch
 
@@ -92,3 +98,54 @@ def test_group_that_never_forms_gives_up(monkeypatch):
     monkeypatch.setattr(launch, "_join_group", never)
     with pytest.raises(CourseError, match=r"could not join the process group(.|\n)*connectFullMesh failed \(simulated\)"):
         run_ranks(_rank_and_pid, world=2, payload={"offset": 0}, timeout=60, attempts=2)
+
+
+def _machine_with_gpus(tmp_path: Path, gpus: int) -> tuple[dict, Path]:
+    """Environment under which every Python process believes it has `gpus` GPUs; the log of CUDA queries."""
+    log, site = tmp_path / "cuda-queries.jsonl", tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(fake_cuda.sitecustomize_text(str(Path(fake_cuda.__file__).parent), gpus, str(log)))
+    env = {k: v for k, v in os.environ.items() if k != "CUDA_VISIBLE_DEVICES"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
+    return env, log
+
+
+def test_cpu_ranks_on_a_one_gpu_machine_run_and_never_touch_cuda(tmp_path):
+    env, log = _machine_with_gpus(tmp_path, gpus=1)
+    out = tmp_path / "zero_measured.json"
+    lab = subprocess.Popen(
+        [sys.executable, "-m", "course", "lab", "--ranks", "2", "--out", str(out)],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    stdout, stderr = lab.communicate(timeout=600)
+    assert lab.returncode == 0, stdout[-2000:] + stderr[-4000:]
+    queries = [json.loads(line) for line in log.read_text("utf-8").splitlines()]
+    assert [q for q in queries if q["pid"] == lab.pid] == []  # the process that forks the ranks never asked CUDA
+    probes = [q for q in queries if q["process"] == "MainProcess"]
+    assert probes and {q.get("visible") for q in probes} == {1}  # the GPU was found, by a child process
+    in_ranks = [q for q in queries if q["process"].startswith("course-lab-rank")]
+    assert in_ranks and {q.get("visible") for q in in_ranks} == {0}  # torch.optim asked; the ranks saw no GPU
+    report = json.loads(out.read_text("utf-8"))
+    assert report["ok"] and report["backend"] == "gloo"
+
+
+def test_gpus_are_counted_in_another_process(tmp_path, monkeypatch):
+    import torch
+
+    env, log = _machine_with_gpus(tmp_path, gpus=4)
+    monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    monkeypatch.setattr(torch.backends.cuda, "is_built", lambda: True)
+    assert gpu_count() == 4
+    askers = {json.loads(line)["pid"] for line in log.read_text("utf-8").splitlines()}
+    assert askers and os.getpid() not in askers
+    assert choose_backend(4) == Backend("nccl", "cuda") and choose_backend(8) == Backend("gloo", "cpu")
+
+
+def test_a_cpu_only_torch_is_not_probed(monkeypatch):
+    import torch
+
+    if torch.backends.cuda.is_built():
+        pytest.skip("this torch is built with CUDA")
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("probed a CPU-only torch"))
+    assert gpu_count() == 0

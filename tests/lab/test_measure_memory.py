@@ -40,3 +40,23 @@ def test_adam_state_splits_moments_from_step_counters():
     opt.step()
     groups = optimizer_state_groups(opt.state)
     assert inventory(groups) == {"parameters": 0, "gradients": 0, "optimizer": 56, "optimizer_scalars": 4, "held": 0}
+
+
+def test_cpu_ranks_have_no_allocator_to_read():
+    from course.lab.measure_memory import allocator_reader
+
+    assert allocator_reader(torch.device("cpu")) is None
+
+
+def test_a_snapshot_carries_the_allocator_reading_beside_the_count():
+    from course.lab.measure_steps import snapshot
+
+    class Holder:
+        def resident(self):
+            return {"parameters": [torch.zeros(10, dtype=torch.bfloat16)]}
+
+        def held(self):
+            return []
+
+    assert snapshot(Holder()) == {"parameters": 20, "gradients": 0, "optimizer": 0, "optimizer_scalars": 0, "held": 0}
+    assert snapshot(Holder(), allocated=lambda: 512)["allocator"] == 512

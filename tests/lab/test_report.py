@@ -78,3 +78,23 @@ def test_final_parameters_must_match_bit_for_bit():
     differ = {s: copy.deepcopy(same) for s in range(4)}
     differ[3]["master"] = b"\x00\x02"
     assert not final_parameters(EVEN, 2, differ)["identical"]
+
+
+def _on_gpu(run: dict, extra: int) -> dict:
+    """The same rank as a GPU rank whose caching allocator shows `extra` bytes beyond the counted state."""
+    for key in ("after_forward", "after_backward"):
+        run[key] = [dict(s, allocator=s["parameters"] + s["gradients"] + s["optimizer"] + extra) for s in run[key]]
+    return run
+
+
+@pytest.mark.parametrize(("extra", "ok"), [(0, True), (511 * 5, True), (511 * 5 + 1, False), (-2, False)])
+def test_gpu_allocator_reading_is_compared_with_the_counted_state(extra, ok):
+    row = manual_row(EVEN, 2, 0, [_on_gpu(_run(EVEN, 2, 0), extra) for _ in range(2)])
+    assert row["ok"] is ok, row["problems"]
+    assert row["memory_bytes"]["allocator"]["ratio"] == pytest.approx((16 * 40 + extra) / (16 * 40))
+    if not ok:
+        assert "CUDA allocator holds" in row["problems"][0]
+
+
+def test_cpu_rows_have_no_allocator_reading():
+    assert "allocator" not in manual_row(EVEN, 2, 0, [_run(EVEN, 2, 0) for _ in range(2)])["memory_bytes"]

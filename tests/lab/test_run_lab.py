@@ -110,3 +110,14 @@ def test_course_lab_exits_non_zero_when_a_check_fails(tmp_path, monkeypatch, lab
 def test_bad_rank_count_is_a_located_cli_error(capsys):
     assert main(["lab", "--ranks", "3"]) == 2
     assert "--ranks 3: N must be one of (2, 4, 8, 16)" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_eight_ranks_get_the_same_checks(tmp_path):
+    from course.lab.run_lab import run_lab
+
+    report = run_lab(out=tmp_path / "zero_measured.json", ranks=(8,))
+    assert report["ok"], [c for c in report["checks"] if not c["ok"]]
+    manual = [r for r in report["rows"] if r["implementation"] == "manual" and r["model"] == "main"]
+    assert [(r["ranks"], r["memory_bytes"]["ratio"], r["comm_elements"]["ratio"]) for r in manual] == [(8, 1.0, 1.0)] * 4
+    assert all(len(r["memory_bytes"]["per_rank"]) == 8 for r in report["rows"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from course.errors import ToolMissing
+from course.errors import CourseError, ToolMissing
 
 DEFAULT_OUT = Path("assets/lab/zero_measured.json")
 
@@ -13,7 +13,13 @@ DEFAULT_OUT = Path("assets/lab/zero_measured.json")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `course lab`."""
     parser.add_argument(
-        "--ranks", type=int, nargs="+", default=[2, 4], metavar="N", help="data-parallel sizes to run (default: 2 4)"
+        "--ranks", type=int, nargs="+", metavar="N", help="data-parallel sizes to run (default: 2 4; 8 and 16 need the cores)"
+    )
+    parser.add_argument(
+        "--torchrun",
+        action="store_true",
+        help="be one rank started by `torchrun --standalone --nproc-per-node=N -m course lab --torchrun` "
+        "(N from torchrun; NCCL with a GPU per rank, else gloo; rank 0 writes --out)",
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"report file (default: {DEFAULT_OUT})")
     parser.add_argument("--steps", type=int, default=4, help="training steps per run, warm-up included (default: 4)")
@@ -24,17 +30,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the lab; exit 0 only if every ratio and every final-parameter comparison checks out."""
     try:
-        from course.lab.run_lab import run_lab, summary_lines
+        from course.lab.run_lab import DEFAULT_RANKS, run_lab, summary_lines
     except ModuleNotFoundError as exc:
         if exc.name != "torch":
             raise
-        raise ToolMissing("the lab needs torch: pip install '.[lab]' (pins torch==2.13.0, the CPU wheel)") from exc
-    report = run_lab(out=args.out, ranks=tuple(args.ranks), steps=args.steps, warmup=args.warmup, timeout=args.timeout)
+        raise ToolMissing("the lab needs torch: pip install '.[lab]' (torch>=2.4; `make` pins torch==2.13.0, the CPU wheel)") from exc
+    options = {"out": args.out, "steps": args.steps, "warmup": args.warmup, "timeout": args.timeout}
+    if args.torchrun:
+        if args.ranks:
+            raise CourseError("--ranks: under torchrun the number of ranks is torchrun's --nproc-per-node (WORLD_SIZE)")
+        from course.lab.torchrun_rank import run_torchrun_rank
+
+        report = run_torchrun_rank(**options)
+        if report is None:  # not rank 0: rank 0 reports for everyone
+            return 0
+    else:
+        report = run_lab(ranks=tuple(args.ranks or DEFAULT_RANKS), **options)
     for line in summary_lines(report):
         print(line)
     failed = [c for c in report["checks"] if not c["ok"]]
     verdict = "all checks passed" if not failed else f"{len(failed)} check(s) FAILED"
-    print(f"wrote {args.out} ({report['backend']}, torch {report['torch']}, {report['wall_seconds']} s): {verdict}")
+    print(f"wrote {args.out} ({report['backend']}, {report['launcher']}, torch {report['torch']}, {report['wall_seconds']} s): {verdict}")
     return 0 if not failed else 1
-
-

@@ -1,7 +1,10 @@
 """Start N ranks as local processes, run one function on each inside a process group, collect the results.
 
 CPU ranks are forked on Linux (cheap: torch is already imported); NCCL needs a fresh CUDA context per
-process, and other systems fork badly, so those use spawn. Every wait is bounded: the process group has
+process, and other systems fork badly, so those use spawn. A process that has initialised CUDA cannot
+fork children that use it (they fail with "CUDA error: initialization error", even in torch.optim's
+capture check), so this process never touches CUDA: the GPUs are counted in a child process, and CPU
+ranks hide every GPU from themselves before torch can look. Every wait is bounded: the process group has
 a timeout, so a rank stuck in a collective errors out, and the parent stops waiting for results at a
 deadline and terminates the ranks it started. A rank's exception comes back as its traceback in a
 CourseError. A group that cannot form at all (gloo's TCP mesh set-up can lose a race when several
@@ -15,6 +18,7 @@ import multiprocessing
 import os
 import pickle
 import queue
+import subprocess
 import sys
 import tempfile
 import time
@@ -41,32 +45,58 @@ class Backend:
         return "fork" if self.device_type == "cpu" and sys.platform.startswith("linux") else "spawn"
 
 
-def choose_backend(world: int) -> Backend:
-    """NCCL on GPUs when there is one per rank, gloo on CPU otherwise."""
+# Run in a child process: counting GPUs through the CUDA runtime initialises CUDA in the process that asks.
+GPU_PROBE = "import torch; print(torch.cuda.device_count() if torch.cuda.is_available() else 0)"
+
+
+def gpu_count() -> int:
+    """GPUs the ranks could use, counted without initialising CUDA in this process (none on a CPU-only torch)."""
     import torch
 
-    if torch.cuda.is_available() and torch.cuda.device_count() >= world:
-        return Backend("nccl", "cuda")
-    return Backend("gloo", "cpu")
+    if not torch.backends.cuda.is_built():
+        return 0
+    probe = subprocess.run([sys.executable, "-c", GPU_PROBE], capture_output=True, text=True, timeout=300)
+    if probe.returncode != 0:
+        raise CourseError(f"counting GPUs in a child process failed (exit {probe.returncode}):\n{probe.stderr[-2000:]}")
+    return int(probe.stdout.split()[-1])
 
 
-def _join_group(rank: int, world: int, backend: Backend, store_path: str, pg_timeout: float):
-    """Pin this process to one thread (and its GPU), then join the default process group; return the device."""
+def choose_backend(world: int, gpus: int | None = None) -> Backend:
+    """NCCL on GPUs when there is one per rank, gloo on CPU otherwise."""
+    gpus = gpu_count() if gpus is None else gpus
+    return Backend("nccl", "cuda") if gpus >= world else Backend("gloo", "cpu")
+
+
+def hide_gpus() -> None:
+    """Make CUDA see no device in this CPU rank, before anything initialises it (torch.optim asks on every step)."""
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+
+
+def join_group(backend: Backend, *, init_method: str, rank: int, world: int, local_rank: int, pg_timeout: float):
+    """Pin this process to one thread (and its GPU, or no GPU at all), then join the default process group; return the device."""
     import torch
     import torch.distributed as dist
 
+    if backend.device_type == "cpu":
+        hide_gpus()
     torch.set_num_threads(1)
-    device = torch.device(backend.device_type, rank) if backend.device_type == "cuda" else torch.device("cpu")
+    device = torch.device(backend.device_type, local_rank) if backend.device_type == "cuda" else torch.device("cpu")
     if device.type == "cuda":
         torch.cuda.set_device(device)
     dist.init_process_group(
         backend.name,
-        init_method=f"file://{store_path}",
+        init_method=init_method,
         rank=rank,
         world_size=world,
         timeout=datetime.timedelta(seconds=pg_timeout),
     )
     return device
+
+
+def _join_group(rank: int, world: int, backend: Backend, store_path: str, pg_timeout: float):
+    """Join the group of ranks this module started, meeting at a file store in a temporary folder."""
+    options = {"init_method": f"file://{store_path}", "rank": rank, "world": world, "local_rank": rank}
+    return join_group(backend, **options, pg_timeout=pg_timeout)
 
 
 def _rank_entry(fn, rank: int, world: int, backend: Backend, store_path: str, pg_timeout: float, results, payload):

@@ -3,11 +3,15 @@
 Process RSS mixes in the allocator, the interpreter and torch's own libraries, so the lab counts
 numel × element size of every distinct storage behind the tensors a trainer holds. A view (a weight
 inside a layer's flat buffer, a gradient inside a DDP bucket) is counted once, through its storage.
+On GPU ranks the CUDA caching allocator is read as well (torch.cuda.memory_allocated, relative to a
+baseline taken before the trainer exists): what the device really handed out, each block rounded up
+to 512 bytes, for comparison with the count.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Callable, Iterable
 
 import torch
 
@@ -55,3 +59,27 @@ def optimizer_state_groups(state: dict) -> dict[str, list[torch.Tensor]]:
         "optimizer": [t for t in tensors if t.dim() > 0],
         "optimizer_scalars": [t for t in tensors if t.dim() == 0],
     }
+
+
+# The CUDA caching allocator rounds every block up to a multiple of this many bytes.
+ALLOCATOR_BLOCK = 512
+
+
+def allocator_reader(device: torch.device) -> Callable[[], int] | None:
+    """On a GPU rank, a function returning the bytes allocated on it since now; None on CPU (no such allocator)."""
+    if device.type != "cuda":
+        return None
+    gc.collect()
+    torch.cuda.synchronize(device)
+    baseline = torch.cuda.memory_allocated(device)
+    return lambda: torch.cuda.memory_allocated(device) - baseline
+
+
+def allocator_problems(counted: list[int], allocated: list[int], storages: int) -> list[str]:
+    """Ranks whose allocator reading is below the counted bytes or above them plus each storage's rounding."""
+    slack = (ALLOCATOR_BLOCK - 1) * storages
+    return [
+        f"rank {rank}: CUDA allocator holds {got} B for {want} B of state (allowed up to {want + slack} B)"
+        for rank, (want, got) in enumerate(zip(counted, allocated))
+        if not want <= got <= want + slack
+    ]

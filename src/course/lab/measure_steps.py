@@ -8,6 +8,7 @@ exists, so the static parameters + gradients + optimizer states of the lesson's 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Protocol
 
@@ -27,13 +28,19 @@ class Trainer(Protocol):
     def held(self) -> list[torch.Tensor]: ...
 
 
-def snapshot(trainer: Trainer) -> dict[str, int]:
-    """Bytes per category of everything the trainer keeps plus what it holds at this moment."""
-    return inventory({**trainer.resident(), "held": trainer.held()})
+def snapshot(trainer: Trainer, allocated: Callable[[], int] | None = None) -> dict[str, int]:
+    """Bytes per category of everything the trainer keeps plus what it holds at this moment (and the allocator's view)."""
+    counted = inventory({**trainer.resident(), "held": trainer.held()})
+    return counted if allocated is None else {**counted, "allocator": allocated()}
 
 
-def measure_training(trainer: Trainer, *, steps: int, warmup: int) -> dict[str, list]:
-    """Train `steps` steps; for each one after the first `warmup`, count collectives and take two snapshots."""
+def measure_training(
+    trainer: Trainer, *, steps: int, warmup: int, allocated: Callable[[], int] | None = None
+) -> dict[str, list]:
+    """Train `steps` steps; for each one after the first `warmup`, count collectives and take two snapshots.
+
+    `allocated`, on GPU ranks, reads the bytes the device allocator handed out since before the trainer was built.
+    """
     if not 0 <= warmup < steps:
         raise ValueError(f"need 0 <= warmup < steps, got warmup={warmup}, steps={steps}")
     counter = CommCounter()
@@ -43,9 +50,9 @@ def measure_training(trainer: Trainer, *, steps: int, warmup: int) -> dict[str, 
         with counter.step() if measured else nullcontext():
             trainer.forward(step)
             if measured:
-                after_forward.append(snapshot(trainer))
+                after_forward.append(snapshot(trainer, allocated))
             trainer.backward()
             if measured:
-                after_backward.append(snapshot(trainer))
+                after_backward.append(snapshot(trainer, allocated))
             trainer.optimizer_step()
     return {"after_forward": after_forward, "after_backward": after_backward, "comm": counter.steps}

@@ -15,8 +15,13 @@ import torch
 import torch.distributed as dist
 import torch.nn.functional as F
 from torch.distributed.device_mesh import init_device_mesh
-from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
-from torch.distributed.tensor import DTensor
+
+try:  # public names since torch 2.6
+    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+    from torch.distributed.tensor import DTensor
+except ImportError:  # torch 2.4 and 2.5 keep FSDP2 and DTensor under private names
+    from torch.distributed._composable.fsdp import MixedPrecisionPolicy, fully_shard
+    from torch.distributed._tensor import DTensor
 from torch.nn.parallel import DistributedDataParallel
 
 with warnings.catch_warnings():

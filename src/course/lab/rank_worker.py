@@ -8,6 +8,7 @@ import torch
 import torch.distributed as dist
 
 from course.lab.formulas import STAGES
+from course.lab.measure_memory import allocator_reader
 from course.lab.measure_steps import measure_training
 from course.lab.mlp import MlpSpec
 from course.lab.pytorch_refs import make_reference
@@ -27,6 +28,14 @@ def final_record(trainer: ZeroTrainer) -> dict[str, bytes | str]:
     return {**raw, "sha256": digest}
 
 
+def warm_up(device: torch.device) -> None:
+    """On a GPU, run one BF16 and one FP32 matmul so cuBLAS's workspace exists before any allocator baseline."""
+    if device.type == "cuda":
+        for dtype in (torch.bfloat16, torch.float32):
+            torch.ones(8, 8, dtype=dtype, device=device) @ torch.ones(8, 8, dtype=dtype, device=device)
+        torch.cuda.synchronize(device)
+
+
 def rank_worker(
     *,
     device: torch.device,
@@ -39,15 +48,20 @@ def rank_worker(
 ) -> dict[str, list[dict]]:
     """Measure ZeRO-0..3 on every spec, then each PyTorch reference on the first spec; return plain data."""
     rank = dist.get_rank()
+    warm_up(device)
     manual = []
     for spec in specs:
         for stage in STAGES:
+            allocated = allocator_reader(device)
             trainer = ZeroTrainer(spec, stage, seed=seed, lr=lr, device=device)
-            measured = measure_training(trainer, steps=steps, warmup=warmup)
+            measured = measure_training(trainer, steps=steps, warmup=warmup, allocated=allocated)
             final = final_record(trainer)  # every rank joins the gathers; rank 0 alone reports the result
             manual.append({"model": spec.name, "stage": stage, **measured, "final": final if rank == 0 else None})
+            del trainer  # before the next baseline
     refs = []
     for name in references:
+        allocated = allocator_reader(device)
         trainer = make_reference(name, specs[0], seed=seed, lr=lr, device=device)
-        refs.append({"model": specs[0].name, "reference": name, **measure_training(trainer, steps=steps, warmup=warmup)})
+        refs.append({"model": specs[0].name, "reference": name, **measure_training(trainer, steps=steps, warmup=warmup, allocated=allocated)})
+        del trainer
     return {"manual": manual, "references": refs}

@@ -20,6 +20,7 @@ from course.lab.formulas import (
     padded_total,
     padding_bound,
 )
+from course.lab.measure_memory import allocator_problems
 from course.lab.mlp import MlpSpec
 from course.lab.pytorch_refs import REFERENCES, expected_model
 
@@ -68,7 +69,7 @@ def _row_base(spec: MlpSpec, world: int, label: str, stage: int, seen: dict[str,
     memory = [state_bytes(s) for s in seen["after_backward"]]
     traffic = [total_traffic(c) for c in seen["comm"]]
     ratios = _exact_ratios(spec, world, stage, seen)
-    return {
+    row = {
         "ranks": world,
         "model": spec.name,
         "label": label,
@@ -92,6 +93,16 @@ def _row_base(spec: MlpSpec, world: int, label: str, stage: int, seen: dict[str,
         },
         "problems": problems,
     }
+    if "allocator" in seen["after_backward"][0]:
+        allocated = [s["allocator"] for s in seen["after_backward"]]
+        formula = memory_bytes(psi, world, stage)
+        row["memory_bytes"]["allocator"] = {
+            "per_rank": allocated,
+            "measured": max(allocated),
+            "formula": json_number(formula),
+            "ratio": float(max(allocated) / formula),
+        }
+    return row
 
 
 def manual_row(spec: MlpSpec, world: int, stage: int, runs: list[dict]) -> dict:
@@ -113,6 +124,10 @@ def manual_row(spec: MlpSpec, world: int, stage: int, runs: list[dict]) -> dict:
         if got_comm != expect_comm:
             shown = ({k: json_number(v) for k, v in d.items()} for d in (got_comm, expect_comm))
             problems.append("rank {}: traffic {} != formula at Ψ_pad {}".format(rank, *shown))
+    if "allocator" in seen["after_backward"][0]:  # GPU ranks: each layer keeps 5 buffers (params, grads, master, m, v)
+        counted = [state_bytes(s) for s in seen["after_backward"]]
+        allocated = [s["allocator"] for s in seen["after_backward"]]
+        problems += allocator_problems(counted, allocated, storages=5 * len(spec.layers))
     row = _row_base(spec, world, f"ZeRO-{stage}", stage, seen, problems)
     tolerance = padding_bound(spec.layer_numels, world) if psi_pad != spec.psi else Fraction(0)
     for what, ratio in _exact_ratios(spec, world, stage, seen).items():

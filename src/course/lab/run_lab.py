@@ -7,7 +7,7 @@ from pathlib import Path
 
 from course.errors import CourseError
 from course.lab.count_comm import preload
-from course.lab.launch import choose_backend, run_ranks
+from course.lab.launch import Backend, choose_backend, run_ranks
 from course.lab.mlp import MlpSpec
 from course.lab.pytorch_refs import REFERENCES
 from course.lab.rank_worker import rank_worker
@@ -18,6 +18,7 @@ from course.lab.report_file import SCHEMA_ID, write_report
 MAIN = MlpSpec("main", (64, 256, 256, 64))
 # Ψ = 94 813 is odd and no layer is a multiple of 4, so every N pads (N = 2: 1 element, N = 4: 7).
 PADDED = MlpSpec("padded", (64, 250, 250, 63))
+SPECS = [MAIN, PADDED]
 ALLOWED_RANKS = (2, 4, 8, 16)
 DEFAULT_RANKS = (2, 4)
 # DDP rebuilds its buckets (two extra broadcasts) at the start of the second step: measure from the third.
@@ -60,6 +61,35 @@ def checks_from(rows: list[dict], finals: list[dict]) -> list[dict]:
     return checks
 
 
+def lab_payload(*, steps: int, warmup: int, seed: int, lr: float) -> dict:
+    """What every rank measures: the hand-written stages on both MLPs, then PyTorch's references."""
+    return {"specs": SPECS, "references": list(REFERENCES), "steps": steps, "warmup": warmup, "seed": seed, "lr": lr}
+
+
+def build_report(per_world: dict[int, list[dict]], *, backend: Backend, launcher: str, steps: int, warmup: int, started: float) -> dict:
+    """Rows, final-parameter comparisons and checks for every N from the ranks' raw measurements."""
+    rows, finals = [], []
+    for world, per_rank in per_world.items():
+        world_rows, world_finals = evaluate(SPECS, world, per_rank)
+        rows += world_rows
+        finals += world_finals
+    checks = checks_from(rows, finals)
+    return {
+        "schema": SCHEMA_ID,
+        "torch": _torch_version(),
+        "backend": backend.name,
+        "launcher": launcher,
+        "steps": steps,
+        "warmup": warmup,
+        "models": {s.name: {"dims": list(s.dims), "layer_numels": s.layer_numels, "psi": s.psi} for s in SPECS},
+        "rows": rows,
+        "final_parameters": finals,
+        "checks": checks,
+        "ok": all(c["ok"] for c in checks),
+        "wall_seconds": round(time.perf_counter() - started, 2),
+    }
+
+
 def run_lab(
     *,
     out: Path,
@@ -70,47 +100,18 @@ def run_lab(
     lr: float = 1e-3,
     timeout: float = 120.0,
 ) -> dict:
-    """Measure ZeRO-0..3 and the PyTorch references for every N, write the report to `out`, return it."""
+    """Measure ZeRO-0..3 and the PyTorch references for every N on ranks started here, write the report to `out`."""
     ranks = tuple(ranks)
     check_options(ranks, steps, warmup)
-    specs = [MAIN, PADDED]
     started = time.perf_counter()
-    rows, finals = [], []
     backend = choose_backend(max(ranks))
     if backend.start_method == "fork":
         preload()
-    for world in ranks:
-        per_rank = run_ranks(
-            rank_worker,
-            world=world,
-            backend=backend,
-            timeout=timeout,
-            payload={
-                "specs": specs,
-                "references": list(REFERENCES),
-                "steps": steps,
-                "warmup": warmup,
-                "seed": seed,
-                "lr": lr,
-            },
-        )
-        world_rows, world_finals = evaluate(specs, world, per_rank)
-        rows += world_rows
-        finals += world_finals
-    checks = checks_from(rows, finals)
-    report = {
-        "schema": SCHEMA_ID,
-        "torch": _torch_version(),
-        "backend": backend.name,
-        "steps": steps,
-        "warmup": warmup,
-        "models": {s.name: {"dims": list(s.dims), "layer_numels": s.layer_numels, "psi": s.psi} for s in specs},
-        "rows": rows,
-        "final_parameters": finals,
-        "checks": checks,
-        "ok": all(c["ok"] for c in checks),
-        "wall_seconds": round(time.perf_counter() - started, 2),
+    payload = lab_payload(steps=steps, warmup=warmup, seed=seed, lr=lr)
+    per_world = {
+        world: run_ranks(rank_worker, world=world, backend=backend, timeout=timeout, payload=payload) for world in ranks
     }
+    report = build_report(per_world, backend=backend, launcher="course", steps=steps, warmup=warmup, started=started)
     write_report(Path(out), report)
     return report
 

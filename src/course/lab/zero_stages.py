@@ -130,7 +130,7 @@ class ZeroTrainer:
         if not self.shard_params:
             return self.params[i]
         gathered = self._track(torch.empty(self.layouts[i].padded, dtype=torch.bfloat16, device=self.device))
-        dist.all_gather_single(gathered, self.params[i])
+        dist.all_gather_into_tensor(gathered, self.params[i])
         return gathered
 
     def forward(self, step: int) -> None:
@@ -151,6 +151,7 @@ class ZeroTrainer:
         """Backpropagate the mean-squared error layer by layer, handing each layer's gradient to the stage."""
         out = self._output.float()
         grad = (2.0 / out.numel() * (out - self._target)).to(torch.bfloat16)
+        self._output = self._target = None  # after backward only the state is left (what a GPU's allocator shows)
         last = len(self.layouts) - 1
         for i in reversed(range(len(self.layouts))):
             h_in, pre = self._saved[i]
@@ -178,14 +179,14 @@ class ZeroTrainer:
             dist.all_reduce(layer_grad)
             layer_grad.div_(self.world)
         elif self.shard_grads:
-            dist.reduce_scatter_single(self.grads[i], layer_grad)
+            dist.reduce_scatter_tensor(self.grads[i], layer_grad)
             self.grads[i].div_(self.world)
 
     def _owned_gradient(self, i: int) -> torch.Tensor:
         """The averaged gradient matching this rank's optimizer state (ZeRO-1 reduce-scatters it here)."""
         if self.stage == 1:
             shard = torch.empty(self.layouts[i].shard, dtype=torch.bfloat16, device=self.device)
-            dist.reduce_scatter_single(shard, self.grads[i])
+            dist.reduce_scatter_tensor(shard, self.grads[i])
             return shard.div_(self.world)
         return self.grads[i]
 
@@ -197,7 +198,7 @@ class ZeroTrainer:
             adam_update(self.master[i], self.exp_avg[i], self.exp_avg_sq[i], grad, self.steps_taken, self.lr)
             updated = self.master[i].to(torch.bfloat16)
             if self.shard_optimizer and not self.shard_params:
-                dist.all_gather_single(self.params[i], updated)
+                dist.all_gather_into_tensor(self.params[i], updated)
             else:
                 self.params[i].copy_(updated)
 
@@ -235,6 +236,6 @@ class ZeroTrainer:
         layout = self.layouts[i]
         if sharded:
             full = torch.empty(layout.padded, dtype=buffer.dtype, device=buffer.device)
-            dist.all_gather_single(full, buffer)
+            dist.all_gather_into_tensor(full, buffer)
             buffer = full
         return buffer[: layout.numel].cpu()
