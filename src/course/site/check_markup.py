@@ -62,14 +62,19 @@ def leftover_in_markdown(text: str) -> list[str]:
     return found
 
 
+def _comparable(text: str) -> str:
+    """TEXT without quotes and backslashes, which pandoc turns into typographic quotes or drops."""
+    return re.sub(r"[\"'“”‘’\\\s]", "", text)
+
+
 def check_markup(lines: list[str], *, source: Path, what: str) -> None:
     """Raise naming the lesson line that produced the first leftover, so the author can fix the attribute."""
     if not lines:
         return
     first = lines[0]
+    probe = _comparable(first)
     text = source.read_text("utf-8").splitlines()
-    probe = first.lstrip(":").strip()[:30] or first
-    line = next((n for n, src in enumerate(text, start=1) if probe and probe in src), None)
+    line = next((n for n, src in enumerate(text, start=1) if probe and probe in _comparable(src)), None)
     more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
     raise CourseError(f"{what} shows unconverted markup {first[:80]!r}{more}: expected a fenced div with valid "
                       f"attributes (use “ ” inside a quoted title, not \\\") or an expanded shortcode",

@@ -14,6 +14,9 @@ from pathlib import Path
 from course.site.plan import BuildPlan
 
 CONFIG_FILE = "nbgrader_config.py"
+# The course's nbgrader settings (as in autograder/nbgrader_config.py), rooted at the throwaway copy.
+CONFIG = ("from pathlib import Path\nfrom course.assignment.nbgrader_setup import configure\n"
+          "configure(get_config(), Path(__file__).resolve().parent)\n")
 
 
 def assignment_name(stem: str) -> str:
@@ -39,6 +42,6 @@ def release_copy(course_root: Path, stem: str):
     source = source_notebook(course_root, stem)
     with tempfile.TemporaryDirectory(prefix="course-release-") as tmp:
         root = Path(tmp)
-        shutil.copyfile(Path(course_root) / CONFIG_FILE, root / CONFIG_FILE)
+        (root / CONFIG_FILE).write_text(CONFIG, "utf-8")
         shutil.copytree(source.parent, source_notebook(root, stem).parent)
         return nbformat.read(release(root, stem), as_version=4)
