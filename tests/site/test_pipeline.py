@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import time
@@ -125,3 +126,15 @@ def test_unconverted_markup_stops_the_build_naming_the_line(project_root, tmp_pa
     with pytest.raises(CourseError, match=rf"lesson05.qmd, line {line}: student/lesson05.html shows unconverted markup"):
         build_course(proj, variants=["student"])
     assert not (proj / "_site" / "student").exists()
+
+
+@pytest.mark.parametrize("variant", ["student", "answer"])
+def test_chinese_text_uses_chinese_quotes(built_site, variant):
+    """ASCII "…" around Chinese renders as “…“ with smart quotes; the lesson writes “ ” (code is exempt)."""
+    from course.site.check_markup import _VisibleText
+
+    parser = _VisibleText()
+    parser.feed((built_site / variant / "lesson05.html").read_text("utf-8"))
+    text = "".join(parser.parts)
+    assert text.count("“") == text.count("”") > 10
+    assert not re.findall(r'[\u4e00-\u9fff]["\u201c\u201d]?"|"[\u4e00-\u9fff]', text)
