@@ -105,3 +105,23 @@ def test_notebooks_carry_their_images_and_the_figure_caption(built_site):
         assert {"train_zero_memory.png", "zero3_comm_flow.svg"} <= attached, path
         if path.name == "lesson05.ipynb":
             assert "图 5-5：实测与教材公式" in markdown and 'alt="<' not in markdown, path
+
+
+def test_the_published_assignment_is_graded_like_the_release(built_site, released, project_root, tmp_path):
+    """What a student downloads from the site, solved and handed in as lesson05.ipynb, gets full code marks."""
+    import shutil
+
+    from course.assignment.grade_run import grade_assignment
+    from tests.conftest import submit
+
+    root = tmp_path / "autograder"
+    shutil.copytree(released, root)
+    nb = nbformat.read(built_site / "student" / "lesson05-assignment.ipynb", as_version=4)
+    answer = lambda c: c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "code"  # noqa: E731
+    handed_in = tmp_path / "lesson05.ipynb"
+    nbformat.write(solved(nb, project_root, answer_cell=answer), handed_in)
+    submit(root, "student-from-site", handed_in)
+    run = grade_assignment(root, "lesson05")
+    outcome = run.students[0]
+    assert outcome.student == "student-from-site" and not outcome.flagged
+    assert outcome.verdicts and all(v.passed for v in outcome.verdicts.values())
