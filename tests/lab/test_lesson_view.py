@@ -1,4 +1,4 @@
-"""The 实测 table, notes and figure come from the lab's report, render in Chinese, and need no torch."""
+"""The 实测 figure, summary and full table come from the lab's report, render in Chinese, and need no torch."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import warnings
 import pytest
 
 from course.errors import CourseError
-from course.lab.lesson_view import measured_table, plot_measured_vs_formula, reference_notes
+from course.lab.lesson_view import measured_summary, measured_table, plot_measured_vs_formula, verdict
 
 
 def test_reading_the_view_does_not_import_torch():
@@ -34,7 +34,7 @@ def test_wrong_shape_names_the_field(tmp_path):
     path = tmp_path / "zero_measured.json"
     path.write_text(json.dumps({"schema": "course/lab/zero-measured/v1"}), "utf-8")
     with pytest.raises(CourseError, match=r"at top level: 'torch' is a required property"):
-        reference_notes(path)
+        measured_summary(path)
 
 
 @pytest.mark.torch
@@ -44,7 +44,8 @@ def test_table_has_one_line_per_row_with_the_measured_ratios(lab_report_path, la
     assert len(lines) == 1 + len(lab_report["rows"])
     assert table._repr_markdown_() == str(table)
     keep = next(line for line in lines if "reshard_after_forward=False" in line and line.startswith("| 4 "))
-    assert "| 197,760 |" in keep and "| 0.667 |" in keep
+    assert "| 197,760 |" in keep and "| 0.667 |" in keep and keep.endswith("| ≠，已解释 |")
+    assert all(line.endswith("| ✓ 与公式一致 |") for line in lines if "手写" in line)
     padded = [r for r in lab_report["rows"] if r["model"] == "padded" and r["stage"] == 0]
     for row in padded:
         assert f"共补 {row['psi_padded'] - row['psi']} 个元素" in table
@@ -52,12 +53,32 @@ def test_table_has_one_line_per_row_with_the_measured_ratios(lab_report_path, la
 
 
 @pytest.mark.torch
-def test_reference_notes_quote_the_measurements(lab_report_path, lab_report):
-    notes = reference_notes(lab_report_path)
-    assert notes.count("\n- ") + notes.startswith("- ") == 3
-    zero = [r for r in lab_report["rows"] if r["implementation"] == "zero_redundancy_optimizer" and r["ranks"] == 4][0]
-    assert "、".join(f"{s['optimizer']:,}" for s in zero["memory_bytes"]["per_rank"]) in notes
-    assert "1.500（N = 2、4 相同）" in notes and "0.667（N = 2、4 相同）" in notes
+def test_summary_is_one_n_with_one_sentence_per_deviation(lab_report_path, lab_report):
+    summary = measured_summary(lab_report_path)
+    rows = [line for line in summary.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    largest = max(r["ranks"] for r in lab_report["rows"])
+    main = [r for r in lab_report["rows"] if r["ranks"] == largest and r["model"] == "main"]
+    assert len(rows) == len(main) == 7
+    assert "| 手写 ZeRO-2 | ZeRO-2 | 5.50Ψ | 5.50Ψ | 1.50Ψ | 1.50Ψ | ✓ 与公式一致 |" in rows
+    assert "| 手写 ZeRO-3 | ZeRO-3 | 4.00Ψ | 4.00Ψ | 2.25Ψ | 2.25Ψ | ✓ 与公式一致 |" in rows
+    deviating = [r for r in main if verdict(r) != "✓ 与公式一致"]
+    assert {r["implementation"] for r in deviating} == {"fsdp2_no_reshard", "zero_redundancy_optimizer"}
+    sentences = [line for line in summary.splitlines() if line.startswith("- **")]
+    assert len(sentences) == 3  # FSDP2 no-reshard traffic; ZeroRedundancyOptimizer traffic and memory
+    assert any("0.667 倍" in s and "反向不再 all-gather" in s for s in sentences)
+    assert any("1.500 倍" in s and "broadcast" in s for s in sentences)
+    zero = next(r for r in deviating if r["implementation"] == "zero_redundancy_optimizer")
+    assert any("、".join(f"{s['optimizer']:,}" for s in zero["memory_bytes"]["per_rank"]) in s for s in sentences)
+
+
+def test_a_deviation_without_an_explanation_is_an_error(tmp_path):
+    """A PyTorch row that stops matching its formula must not be shown as if it were explained."""
+    import course.lab.lesson_view as view
+
+    row = {"implementation": "fsdp2_reshard", "label": "FSDP2", "ranks": 2, "tolerance": None, "ok": True,
+           "memory_bytes": {"ratio": 1.2, "held_after_forward": [0], "per_rank": []}, "comm_elements": {"ratio": 1.0}}
+    with pytest.raises(CourseError, match="differs from its formula and the lesson has no explanation"):
+        view._deviations(row)
 
 
 @pytest.mark.torch
@@ -72,3 +93,5 @@ def test_figure_draws_measured_bars_over_psi_without_missing_glyphs(lab_report_p
     assert memory_ax.patches[0].get_height() == zero0_n2["memory_bytes"]["measured"] / zero0_n2["psi"] == 16
     assert comm_ax.patches[0].get_height() == zero0_n2["comm_elements"]["measured"] / zero0_n2["psi"]
     assert "每卡状态显存" in memory_ax.get_ylabel() and "ZeRO-3\n手写" in [t.get_text() for t in memory_ax.get_xticklabels()]
+    alt = repr(fig)  # Jupyter's text/plain: the page's and the notebooks' alt text
+    assert alt.startswith("柱状图") and "Figure" not in alt and "都落在黑线上" in alt and "0.667" in alt

@@ -20,7 +20,12 @@ KNOWN = ["opt_fp32 / dp + extra", "return 3 * num_params", "冗余定义：ZeRO 
 
 
 def answer_only_snippets(project_root: Path) -> list[str]:
-    """Solution lines the exercise lacks, and sentences only the answer variant has."""
+    """Solution lines the exercise lacks, sentences only the answer variant has, and the rubric's 要点.
+
+    The answer page prints the 要点 from the rubric (an asis cell), so they are not Markdown of the lesson.
+    """
+    from course.grading.rubric import load_rubric
+
     lesson = parse_lesson(project_root / "lessons" / "lesson05.qmd")
     exercise = lesson.cell("ex-zero-memory").source
     code = [ln.split("#")[0].strip() for ln in lesson.cell("sol-zero-memory").source.splitlines()
@@ -33,7 +38,10 @@ def answer_only_snippets(project_root: Path) -> list[str]:
             piece = piece.strip(" -：:")
             if len(piece) >= 12:
                 sentences.append(piece[:40])
-    return [normalise(s) for s in KNOWN + code + sentences]
+    rubric = load_rubric(project_root / "autograder" / "rubrics" / "lesson05.yml")
+    key_points = [point[:40] for q in rubric.questions for point in q.key_points]
+    assert len(key_points) >= 10
+    return [normalise(s) for s in KNOWN + code + sentences + key_points]
 
 
 def normalise(text: str) -> str:

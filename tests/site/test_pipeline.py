@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import time
@@ -89,9 +90,51 @@ def test_a_missing_image_stops_the_build_before_anything_is_written(project_root
 
 
 @pytest.mark.parametrize("variant", ["student", "answer"])
-def test_both_variants_show_the_measured_table_and_figure(built_site, variant):
+def test_both_variants_teach_the_measurements_figure_first_full_table_collapsed(built_site, variant):
     page = (built_site / variant / "lesson05.html").read_text("utf-8")
-    table = page.split('id="cell-lab-measured"', 1)[1].split('id="cell-lab-figure"', 1)[0]
-    assert "<table" in table and "手写 ZeRO-3" in table and "FSDP2" in table and "ZeroRedundancyOptimizer" in table
-    figure = page.split('id="cell-lab-figure"', 1)[1].split("</div>\n</div>", 1)[0]
-    assert 'src="data:image/png;base64,' in figure and "图 5-5：实测与教材公式" in page
+    section = page.split("扩展（选读）", 1)[1]
+    figure, rest = section.split('id="cell-lab-summary"', 1)
+    assert 'src="data:image/png;base64,' in figure and "图 5-5：实测与教材公式" in figure
+    assert 'alt="柱状图' in figure and "LabFigure" not in page
+    summary, full = rest.split('id="cell-lab-measured"', 1)
+    assert summary.count("✓ 与公式一致") == 5 and summary.count("≠，已解释") == 2 and "0.667 倍" in summary
+    assert full.index("<table") > 0 and "手写 ZeRO-3" in full and "ZeroRedundancyOptimizer" in full
+    collapsed = page.split("完整实测表", 1)[0].rsplit("<details", 1)[1]
+    assert "</details>" not in collapsed  # the full table sits inside a closed <details>
+
+
+def test_student_site_offers_the_released_assignment(built_site):
+    index = (built_site / "student" / "index.html").read_text("utf-8")
+    assert 'href="lesson05-assignment.ipynb"' in index and "提交作业" in index
+    nb = json.loads((built_site / "student" / "lesson05-assignment.ipynb").read_text("utf-8"))
+    graded = [c["metadata"]["nbgrader"] for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade")]
+    assert sorted(g["grade_id"] for g in graded) == sorted(
+        ["test-formulas", "test-fp32-accum", "test-comm-volume", "test-dp1-cross-check", "answer-Q1", "answer-Q2",
+         "answer-Q3"])
+    assert all("checksum" in g for g in graded)  # stock nbgrader released it
+    assert not (built_site / "answer" / "lesson05-assignment.ipynb").exists()
+    assert "lesson05-assignment.ipynb" not in (built_site / "answer" / "index.html").read_text("utf-8")
+
+
+def test_unconverted_markup_stops_the_build_naming_the_line(project_root, tmp_path):
+    """The old bug: a callout title with \\" inside is not a div to pandoc; its ::: line leaked onto the page."""
+    proj = _copy_project(project_root, tmp_path)
+    lesson = proj / "lessons" / "lesson05.qmd"
+    text = lesson.read_text("utf-8").replace('title="实测对“FSDP 就是 ZeRO-3”的细化"', 'title="实测对\\"FSDP 就是 ZeRO-3\\"的细化"', 1)
+    lesson.write_text(text, "utf-8")
+    line = next(n for n, s in enumerate(text.splitlines(), start=1) if '\\"FSDP' in s)
+    with pytest.raises(CourseError, match=rf"lesson05.qmd, line {line}: student/lesson05.html shows unconverted markup"):
+        build_course(proj, variants=["student"])
+    assert not (proj / "_site" / "student").exists()
+
+
+@pytest.mark.parametrize("variant", ["student", "answer"])
+def test_chinese_text_uses_chinese_quotes(built_site, variant):
+    """ASCII "…" around Chinese renders as “…“ with smart quotes; the lesson writes “ ” (code is exempt)."""
+    from course.site.check_markup import _VisibleText
+
+    parser = _VisibleText()
+    parser.feed((built_site / variant / "lesson05.html").read_text("utf-8"))
+    text = "".join(parser.parts)
+    assert text.count("“") == text.count("”") > 10
+    assert not re.findall(r'[\u4e00-\u9fff]["\u201c\u201d]?"|"[\u4e00-\u9fff]', text)

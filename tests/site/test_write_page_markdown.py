@@ -35,9 +35,28 @@ def test_asis_output_joins_the_page_as_markdown():
 def test_notebook_has_code_cells_with_outputs_and_asis_as_markdown():
     nb = make_notebook(select_variant(parse_lesson(FIXTURE), "answer"), OUTPUTS)
     code = [c for c in nb.cells if c.cell_type == "code"]
-    assert [c.metadata["course"]["label"] for c in code] == ["ex-add", "sol-add"]
-    assert code[1].outputs[0]["text"] == "5\n" and code[0].outputs == []
-    assert any("总分 **10** 分。" in c.source for c in nb.cells if c.cell_type == "markdown")
+    assert [c.metadata["course"]["label"] for c in code] == ["sol-add"]
+    assert code[0].outputs[0]["text"] == "5\n"
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "总分 **10** 分。" in markdown
+    assert "```python\ndef add(a, b):\n    return ______\n```" in markdown  # solved exercise: read, not run
+
+
+def test_student_notebook_keeps_the_exercise_as_code():
+    nb = make_notebook(select_variant(parse_lesson(FIXTURE), "student"), OUTPUTS)
+    assert [c.metadata["course"]["label"] for c in nb.cells if c.cell_type == "code"] == ["ex-add"]
+
+
+def test_frozen_hidden_cells_show_outputs_captions_and_alt_text(tmp_path):
+    lesson = tmp_path / "lesson01.qmd"
+    lesson.write_text('---\ntitle: "图"\nlesson: 1\n---\n\n```{python}\n#| label: fig\n#| echo: false\n'
+                      '#| fig-cap: "图 1-1：说明"\nfrom helpers import draw\ndraw()\n```\n', "utf-8")
+    png = {"output_type": "display_data", "metadata": {},
+           "data": {"image/png": "iVBORw0KGgo=", "text/plain": "柱状图 <说明>"}}
+    nb = make_notebook(select_variant(parse_lesson(lesson), "student"), {"fig": [png]}, freeze_hidden_code=True)
+    assert [c.cell_type for c in nb.cells] == ["markdown"]
+    assert 'alt="柱状图 &lt;说明&gt;"' in nb.cells[0].source and nb.cells[0].source.endswith("*图 1-1：说明*")
+    assert "helpers" not in nb.cells[0].source
 
 
 def test_links_to_unpublished_lessons_become_text_in_notebooks():

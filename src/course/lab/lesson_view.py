@@ -1,8 +1,10 @@
-"""What the lesson's 实测 section shows from assets/lab/zero_measured.json: a table, a figure, and notes.
+"""What the lesson's 实测 section shows from assets/lab/zero_measured.json: a figure, a summary, the full table.
 
-Everything is read from the lab's report, so the lesson never states a number the lab did not measure.
-The table and notes are Markdown strings that also display as Markdown in Jupyter; the figure is a
-matplotlib Figure (no pyplot state) that displays as PNG.
+The section teaches in that order: the figure, then a compact table (one N, one line per stage or PyTorch
+implementation, in units of Ψ) with one sentence per deviation saying its cause, and last the full table for
+readers who want every measured row. Everything is read from the lab's report, so the lesson never states a
+number the lab did not measure. Tables are Markdown strings that also display as Markdown in Jupyter; the
+figure is a matplotlib Figure (no pyplot state) that displays as PNG and whose text form is its alt text.
 """
 
 from __future__ import annotations
@@ -37,12 +39,20 @@ class MarkdownText(str):
 
 
 class LabFigure(Figure):
-    """A Figure that renders itself as PNG in Jupyter, with the CJK font it was built with."""
+    """A Figure that renders itself as PNG in Jupyter, with the CJK font it was built with.
 
-    def __init__(self, *args, rc: dict, **kwargs):
+    Its repr is ALT, a sentence saying what the figure shows: Jupyter stores it as the output's text/plain,
+    which the page and the notebooks use as the image's alt text.
+    """
+
+    def __init__(self, *args, rc: dict, alt: str, **kwargs):
         super().__init__(*args, **kwargs)
         self.rc = rc
+        self.alt = alt
         FigureCanvasAgg(self)
+
+    def __repr__(self) -> str:
+        return self.alt
 
     def png(self) -> bytes:
         """PNG bytes; a glyph missing from the font is an error, not a tofu box in the lesson."""
@@ -85,12 +95,26 @@ def _memory_cell(row: dict) -> str:
     return _n(mem["measured"])
 
 
+def matches_formula(row: dict, key: str) -> bool:
+    """Whether a measured quantity equals its textbook formula (up to the row's stated padding tolerance)."""
+    return abs(row[key]["ratio"] - 1) <= (row["tolerance"] or 0) + 1e-9
+
+
+def verdict(row: dict) -> str:
+    """✓ only where memory and traffic match the formula; a passing PyTorch row that differs is 'explained'."""
+    if not row["ok"]:
+        return "✗ 检查未通过"
+    if matches_formula(row, "memory_bytes") and matches_formula(row, "comm_elements"):
+        return "✓ 与公式一致"
+    return "≠，已解释"
+
+
 def _table_line(row: dict) -> str:
     """One Markdown table row."""
     mem, comm = row["memory_bytes"], row["comm_elements"]
     impl = f"手写 {row['label']}" if row["implementation"] == "manual" else row["label"]
     held = max(mem["held_after_forward"])
-    status = "✓" if row["ok"] else "✗"
+    status = verdict(row)
     cells = [
         str(row["ranks"]),
         _model_cell(row),
@@ -135,7 +159,7 @@ def _footnotes(report: dict) -> list[str]:
 
 
 def measured_table(path: Path | str) -> MarkdownText:
-    """The 实测 table (Markdown) with one line per measured row, followed by how it was measured."""
+    """The full 实测 table (Markdown) with one line per measured row, followed by how it was measured."""
     report = read_report(Path(path))
     header = (
         "| N | 模型 | 实现 | 对照公式 | 每卡状态显存 实测 (B) | 公式 (B) | 比值 | 前向后额外持有 (B) "
@@ -166,43 +190,53 @@ def _per_n(rows: dict[int, dict], text) -> str:
     return "；".join(f"N={n}：{t}" for n, t in texts.items())
 
 
-def reference_notes(path: Path | str) -> MarkdownText:
-    """Short Chinese explanations of where FSDP2 and ZeroRedundancyOptimizer differ from the textbook stages."""
+def _psi(x: float, psi: int) -> str:
+    """A per-rank quantity in units of Ψ, two decimals."""
+    return f"{x / psi:.2f}Ψ"
+
+
+def _deviations(row: dict) -> list[str]:
+    """One sentence per quantity of ROW that differs from its formula, with the cause (PyTorch rows only)."""
+    mem, comm, n = row["memory_bytes"], row["comm_elements"], row["ranks"]
+    said = []
+    impl = row["implementation"]
+    if impl == "fsdp2_no_reshard" and not matches_formula(row, "comm_elements"):
+        said.append(f"通信是公式的 {comm['ratio']:.3f} 倍：参数从前向结束一直留到反向用完，反向不再 all-gather，"
+                    f"少掉一个 (N−1)/N·Ψ；代价是这段时间每卡多持有完整 BF16 参数 2Ψ（实测 "
+                    f"{_n(max(mem['held_after_forward']))} B）。")
+    if impl == "zero_redundancy_optimizer" and not matches_formula(row, "comm_elements"):
+        said.append(f"通信是公式的 {comm['ratio']:.3f} 倍：梯度仍由 DDP 整体 all-reduce（2(N−1)/N·Ψ），更新后再由持有者 "
+                    "broadcast 参数（(N−1)/N·Ψ），而不是 reduce-scatter + all-gather。")
+    if impl == "zero_redundancy_optimizer" and not matches_formula(row, "memory_bytes"):
+        shares = "、".join(_n(s["optimizer"]) for s in mem["per_rank"])
+        said.append(f"显存是公式的 {mem['ratio']:.3f} 倍：模型是 FP32，每卡常驻 FP32 参数 4Ψ 与 DDP 梯度桶 4Ψ，"
+                    f"而不是公式假设的 BF16 参数与梯度；Adam 状态按整个参数张量分给各卡，并不均等（N={n} 时各卡 {shares} B，"
+                    "表中取最满的一卡）。")
+    if impl != "manual" and not said and not (matches_formula(row, "memory_bytes") and matches_formula(row, "comm_elements")):
+        raise CourseError(f"row {row['label']} (N={n}) differs from its formula and the lesson has no explanation "
+                          "for it; add one to course.lab.lesson_view", None)
+    return said
+
+
+def measured_summary(path: Path | str) -> MarkdownText:
+    """The compact 实测 table for the largest N (stage × memory × traffic, in Ψ) and one sentence per deviation."""
     report = read_report(Path(path))
+    main = next(iter(report["models"]))
+    n = max(r["ranks"] for r in report["rows"])
+    rows = [r for r in _ordered(report) if r["ranks"] == n and r["model"] == main]
+    lines = [f"N = {n}、Ψ = {_n(report['models'][main]['psi'])} 时每卡的量，单位 Ψ（显存按字节、通信按元素）：", "",
+             "| 实现 | 对照公式 | 状态显存 实测 | 公式 | 每步通信 实测 | 公式 | 结论 |", "|---|---|---|---|---|---|---|"]
     notes = []
-    fsdp = _rows_by(report, "fsdp2_reshard")
-    if fsdp:
-        notes.append(
-            "**FSDP2 `reshard_after_forward=True`**：每卡状态实测等于 16Ψ/N（"
-            + _per_n(fsdp, lambda r: f"{_n(r['memory_bytes']['measured'])} B，比值 {r['memory_bytes']['ratio']:.3f}")
-            + "），但构成与教材不同：FP32 参数分片 4Ψ/N + FP32 梯度分片 4Ψ/N + Adam m、v 8Ψ/N。"
-            "FP32 分片参数本身就是 master 权重，BF16 参数只在 all-gather 时临时生成，梯度 reduce-scatter 后以 FP32 分片保存，"
-            "所以没有常驻的 2Ψ/N BF16 参数与 BF16 梯度。通信为前向、反向各一次 all-gather 加一次 reduce-scatter，"
-            "即 3(N−1)/N·Ψ，比值 " + _per_n(fsdp, lambda r: f"{r['comm_elements']['ratio']:.3f}") + "。"
-        )
-    keep = _rows_by(report, "fsdp2_no_reshard")
-    if keep:
-        notes.append(
-            "**FSDP2 `reshard_after_forward=False`**：步与步之间同样只有 16Ψ/N，但前向结束后每卡额外持有完整的 BF16 参数 2Ψ，实测 "
-            + _per_n(keep, lambda r: f"{_n(max(r['memory_bytes']['held_after_forward']))} B")
-            + "，直到反向用完才释放；反向不再 all-gather，通信降为 2(N−1)/N·Ψ，与 ZeRO-3 公式之比 "
-            + _per_n(keep, lambda r: f"{r['comm_elements']['ratio']:.3f}")
-            + "。一步之内它的参数显存像 ZeRO-2，步与步之间像 ZeRO-3：用显存换掉反向那次 all-gather。"
-        )
-    zero = _rows_by(report, "zero_redundancy_optimizer")
-    if zero:
-        notes.append(
-            "**DDP + `ZeroRedundancyOptimizer`**：只分片优化器状态（ZeRO-1 的思路），但梯度仍由 DDP 完整 all-reduce（2(N−1)/N·Ψ），"
-            "更新后每个参数再由持有它的 rank broadcast 给其他 rank（按本表计法 (N−1)/N·Ψ），合计 3(N−1)/N·Ψ，与 ZeRO-1 公式之比 "
-            + _per_n(zero, lambda r: f"{r['comm_elements']['ratio']:.3f}")
-            + "。它按整个参数张量分配、不切开张量，各卡的 Adam 状态并不均等（"
-            + _per_n(zero, lambda r: "、".join(_n(s["optimizer"]) for s in r["memory_bytes"]["per_rank"]) + " B")
-            + "）。这里模型是 FP32（PyTorch 在此没有单独的 master 权重），每卡常驻 FP32 参数 4Ψ 与 DDP 梯度桶 4Ψ，"
-            "所以显存比值（按最满的一卡）不能直接与 BF16 的 ZeRO-1 公式相比。"
-        )
-    if not notes:
-        raise CourseError("the report has no PyTorch reference rows; rerun `course lab`", None)
-    return MarkdownText("\n".join(f"- {n}" for n in notes) + "\n")
+    for row in rows:
+        mem, comm, psi = row["memory_bytes"], row["comm_elements"], row["psi"]
+        impl = f"手写 {row['label']}" if row["implementation"] == "manual" else row["label"]
+        lines.append(f"| {impl} | ZeRO-{row['stage']} | {_psi(mem['measured'], psi)} | {_psi(mem['formula'], psi)} "
+                     f"| {_psi(comm['measured'], psi)} | {_psi(comm['formula'], psi)} | {verdict(row)} |")
+        notes += [f"**{row['label']}**：{s}" for s in _deviations(row)]
+    identical = all(f["identical"] for f in report["final_parameters"])
+    notes.append("手写 ZeRO-0/1/2/3 训练结束时参数" + ("逐位相同：分片只改变显存与通信，不改变计算结果。" if identical
+                                                 else "并不相同，检查未通过。"))
+    return MarkdownText("\n".join(lines) + "\n\n" + "\n".join(f"- {s}" for s in notes) + "\n")
 
 
 def _figure_groups(report: dict) -> list[tuple[str, dict[int, dict]]]:
@@ -238,6 +272,22 @@ def _draw_panel(ax, groups, worlds: list[int], key: str, ylabel: str) -> None:
     ax.set_axisbelow(True)
 
 
+def _alt_text(report: dict, groups, worlds: list[int]) -> str:
+    """What the figure shows, in one paragraph, for readers who cannot see it."""
+    manual_ok = all(matches_formula(r, k) for _, rows in groups[:4] for r in rows.values()
+                    for k in ("memory_bytes", "comm_elements"))
+    off = []
+    for _, rows in groups[4:]:
+        for key, what in (("memory_bytes", "显存"), ("comm_elements", "通信")):
+            bad = {n: r for n, r in sorted(rows.items()) if not matches_formula(r, key)}
+            if bad:
+                label = next(iter(bad.values()))["label"]
+                off.append(f"{label} 的{what}与公式之比 " + _per_n(bad, lambda r: f"{r[key]['ratio']:.3f}"))
+    return (f"柱状图，左为每卡状态显存（字节/Ψ），右为每步每卡通信（元素/Ψ），N = {'、'.join(map(str, worlds))} 各一根柱，"
+            "黑色短线是教材公式。手写 ZeRO-0/1/2/3 的柱顶" + ("都落在黑线上" if manual_ok else "并不都落在黑线上")
+            + "。" + ("。".join(off) if off else "PyTorch 实现也与公式一致") + "。")
+
+
 def plot_measured_vs_formula(path: Path | str) -> LabFigure:
     """Measured vs formula per stage and per PyTorch reference: state bytes and traffic per rank, in units of Ψ."""
     report = read_report(Path(path))
@@ -246,7 +296,7 @@ def plot_measured_vs_formula(path: Path | str) -> LabFigure:
     main = next(iter(report["models"]))
     rc = {"font.family": [find_cjk_font()], "axes.unicode_minus": False}
     with matplotlib.rc_context(rc):
-        fig = LabFigure(figsize=(11, 5.2), dpi=150, layout="constrained", rc=rc)
+        fig = LabFigure(figsize=(11, 5.2), dpi=150, layout="constrained", rc=rc, alt=_alt_text(report, groups, worlds))
         mem_ax, comm_ax = fig.subplots(1, 2)
         _draw_panel(mem_ax, groups, worlds, "memory_bytes", "每卡状态显存（字节 / Ψ）")
         _draw_panel(comm_ax, groups, worlds, "comm_elements", "每步每卡通信（元素 / Ψ）")

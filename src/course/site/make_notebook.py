@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import nbformat
 
 from course.site.execute_cells import Outputs
 from course.site.write_page_markdown import asis_text, fence
-from course.lesson.model import Block, CodeCell, Diagram, Div, Lesson, Markdown, StaticCode
+from course.lesson.model import Block, CodeCell, Diagram, Div, Lesson, Markdown, StaticCode, exercise_pairs
 
 LESSON_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<stem>[\w-]+)\.qmd\)(?:\{[^}]*\})?")
 DIV_TITLES = {"callout-note": "注", "callout-tip": "提示", "callout-important": "重要", "callout-warning": "注意"}
@@ -19,7 +20,9 @@ def make_notebook(lesson: Lesson, outputs: Outputs, *, freeze_hidden_code: bool 
     """Markdown between cells becomes markdown cells; executable cells keep their outputs.
 
     With FREEZE_HIDDEN_CODE, cells whose code the page hides (echo: false) become markdown showing their
-    outputs, so a notebook handed out for grading runs nothing but the student's own work.
+    outputs, so a notebook runs nothing but the student's own work and needs nothing but Python (the build's
+    helpers, e.g. the course package, stay behind). An exercise whose solution follows in the same notebook
+    (answer variant) is shown as code to read, so "Run All" meets no blanks.
     """
     nb = nbformat.v4.new_notebook()
     nb.metadata.update({"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
@@ -27,6 +30,7 @@ def make_notebook(lesson: Lesson, outputs: Outputs, *, freeze_hidden_code: bool 
                         "course": {"lesson": lesson.stem, "variant": lesson.variant}})
     prose: list[str] = []
     count = 0
+    solved = {pair.exercise.label for pair in exercise_pairs(lesson)}
 
     def flush() -> None:
         text = "\n\n".join(p for p in prose if p.strip())
@@ -37,8 +41,10 @@ def make_notebook(lesson: Lesson, outputs: Outputs, *, freeze_hidden_code: bool 
     for block in _flatten(lesson.blocks):
         if isinstance(block, CodeCell) and block.options.get("output") == "asis":
             prose.append(asis_text(outputs.get(block.label, [])))
+        elif isinstance(block, CodeCell) and block.label in solved:
+            prose.append(fence(block.source, block.lang))
         elif isinstance(block, CodeCell) and freeze_hidden_code and not block.options.get("echo", True):
-            prose += [output_markdown(o) for o in outputs.get(block.label, [])]
+            prose += [output_markdown(o) for o in outputs.get(block.label, [])] + _caption(block)
         elif isinstance(block, CodeCell):
             flush()
             cell = nbformat.v4.new_code_cell(block.source, metadata={"course": dict(block.options)})
@@ -48,6 +54,7 @@ def make_notebook(lesson: Lesson, outputs: Outputs, *, freeze_hidden_code: bool 
                 cell.execution_count = count
                 cell.outputs = [nbformat.from_dict(_numbered(o, count)) for o in outs]
             nb.cells.append(cell)
+            prose += _caption(block)
         else:
             prose.append(block)
     flush()
@@ -77,6 +84,11 @@ def _flatten(blocks: tuple[Block, ...]) -> list[Block | str]:
     return out
 
 
+def _caption(cell: CodeCell) -> list[str]:
+    """A figure cell's caption (fig-cap) as a line of prose under its output, as the page shows it."""
+    return [f"*{cell.options['fig-cap']}*"] if "fig-cap" in cell.options else []
+
+
 def output_markdown(output: dict) -> str:
     """One cell output as markdown: markdown as is, images inline, text in a fence."""
     data = output.get("data", {})
@@ -84,7 +96,8 @@ def output_markdown(output: dict) -> str:
     if "text/markdown" in data:
         return join(data["text/markdown"])
     if "image/png" in data:
-        return f'<img src="data:image/png;base64,{join(data["image/png"]).strip()}" style="max-width:100%">'
+        alt = html.escape(join(data.get("text/plain", "")).strip(), quote=True)
+        return f'<img src="data:image/png;base64,{join(data["image/png"]).strip()}" alt="{alt}" style="max-width:100%">'
     text = join(output.get("text", "")) or join(data.get("text/plain", ""))
     return fence(text.rstrip("\n"), "text") if text.strip() else ""
 

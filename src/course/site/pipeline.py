@@ -1,9 +1,10 @@
 """`course build`: each lesson → student and answer variants → executed notebook and page, as ordered steps.
 
-lesson.qmd → parse_lesson → select_variant → resolve_resources → execute_cells → make_notebook / write_page_markdown
-→ render_page; then the index page and the site's shared files, and last the nbgrader source notebooks
-(course.assignment.make_source). Each variant's site is built in a staging folder and replaces the old one only
-when every step succeeded.
+lesson.qmd → parse_lesson → select_variant → resolve_resources → execute_cells → make_notebook (images embedded)
+/ write_page_markdown → render_page → check_markup; then the index page and the site's shared files. The nbgrader
+source notebooks (course.assignment.make_source) are written first, so the student site can offer each lesson's
+assignment as stock nbgrader releases it (release_assignment). Each variant's site is built in a staging folder and
+replaces the old one only when every step succeeded.
 """
 
 from __future__ import annotations
@@ -51,15 +52,18 @@ def build_course(root: Path, *, variants: list[str] | None = None) -> BuildResul
         resolve_resources(lesson, plan.root)  # a missing image fails before anything runs
     web_assets = locate_web_assets(plan.root)
     result = BuildResult(plan=plan, lessons=parsed)
+    from course.assignment.make_source import write_assignment_sources
+    from course.site.release_assignment import released_assignments
+
+    write_assignment_sources(plan, parsed)
+    assignments = released_assignments(plan, [lesson.stem for lesson in parsed]) if "student" in variants else {}
     with ExitStack() as stack:
         for variant in variants:
             staging = stack.enter_context(replace_dir_atomically(plan.site_dir(variant)))
-            written = build_variant(plan, parsed, variant, staging, web_assets)
+            written = build_variant(plan, parsed, variant, staging, web_assets,
+                                    assignments if variant == "student" else {})
             result.pages += [plan.site_dir(variant) / p.relative_to(staging) for p in written]
             write_atomic(staging / STAMP, fingerprint)
-    from course.assignment.make_source import write_assignment_sources
-
-    write_assignment_sources(plan, parsed)
     return result
 
 
@@ -70,31 +74,45 @@ def draw_figures(plan: BuildPlan) -> None:
     ensure_figures(plan.root)
 
 
-def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Path, web_assets: dict) -> list[Path]:
-    """Write one variant's pages, notebooks, images and shared files into OUT."""
+def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Path, web_assets: dict,
+                  assignments: dict | None = None) -> list[Path]:
+    """Write one variant's pages, notebooks (lesson and released assignment), images and shared files into OUT."""
     import nbformat
 
+    from course.site.check_markup import check_markup, leftover_in_html, leftover_in_markdown
+    from course.site.embed_images import embed_images
     from course.site.execute_cells import execute_cells
     from course.site.make_index import index_markdown
     from course.site.make_notebook import make_notebook
     from course.site.render_page import render_page
     from course.site.resolve_resources import resolve_resources
     from course.site.select_variant import select_variant
+    from course.site.release_assignment import assignment_name
     from course.site.write_page_markdown import write_page_markdown
 
+    assignments = assignments or {}
     written = []
     for lesson in lessons:
         view, images = resolve_resources(select_variant(lesson, variant), plan.root)
         outputs = execute_cells(view, cache_dir=plan.cache_dir, kernel=plan.config.kernel,
                                 timeout=plan.config.cell_timeout)
-        write_atomic(out / f"{lesson.stem}.ipynb", nbformat.writes(make_notebook(view, outputs)))
+        notebooks = {f"{lesson.stem}.ipynb": make_notebook(view, outputs, freeze_hidden_code=True)}
+        if lesson.stem in assignments:
+            notebooks[assignment_name(lesson.stem)] = assignments[lesson.stem]
+        for name, nb in notebooks.items():
+            embed_images(nb, plan.root, notebook=name)
+            markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+            check_markup(leftover_in_markdown(markdown), source=lesson.path, what=f"{variant}/{name}")
+            written.append(write_atomic(out / name, nbformat.writes(nb)))
         page = render_page(write_page_markdown(view, outputs), plan=plan, variant=variant,
                            title=lesson.title, lesson_dir=lesson.path.parent)
+        check_markup(leftover_in_html(page), source=lesson.path, what=f"{variant}/{lesson.stem}.html")
         written.append(write_atomic(out / f"{lesson.stem}.html", page))
         for image in images:
             _copy(plan.root / image.project_path, out / image.project_path)
-    index = render_page(index_markdown(lessons, variant), plan=plan, variant=variant,
-                        title=plan.config.course_title, lesson_dir=plan.lessons[0].parent, toc=False)
+    index = render_page(index_markdown(lessons, variant, {s: assignment_name(s) for s in assignments}), plan=plan,
+                        variant=variant, title=plan.config.course_title, lesson_dir=plan.lessons[0].parent, toc=False)
+    check_markup(leftover_in_html(index), source=plan.lessons[0], what=f"{variant}/index.html")
     written.append(write_atomic(out / "index.html", index))
     for name in ("course.css", "course.js"):
         _copy(plan.site_files / name, out / "site_libs" / name)
