@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import re
 
-# Features whose behaviour depends on running inside ipykernel: its event loop (asyncio.run and friends fail
-# there with "cannot be called from a running event loop"), the kernel object, comms, and stdin.
+# Features whose behaviour depends on running inside ipykernel: widgets (tqdm.auto draws a widget progress bar
+# in a kernel, text on stderr without one), its event loop (asyncio.run and friends fail there with "cannot be
+# called from a running event loop"), the kernel object, comms, and stdin.
 KERNEL_ONLY = {
+    "widgets (tqdm.auto, ipywidgets)": re.compile(r"\btqdm\s*\.\s*(auto|notebook|autonotebook)\b"
+                                                  r"|\bipywidgets\b|\btqdm\.auto\b"),
     "asyncio event loop": re.compile(r"\basyncio\s*\.\s*(run|get_event_loop|new_event_loop|set_event_loop)\b"
                                      r"|\brun_until_complete\b|\bnest_asyncio\b"),
     "the kernel object": re.compile(r"\bipykernel\b|\bget_ipython\s*\(\s*\)\s*\.\s*kernel\b|\bjupyter_client\b"),
