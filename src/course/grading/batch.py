@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sys
 import time
 import warnings
@@ -264,6 +265,7 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
             result.stats["gradebook_s"] += time.perf_counter() - t
             bar.step(work.student, "flagged" if grade.flagged else "ok")
             result.students.append(grade)
+    shutil.rmtree(settings.runs_dir, ignore_errors=True)  # runs nbgrader did not pick up (failed students)
     result.stats["wall_s"] = time.perf_counter() - start
     return result
 
