@@ -111,9 +111,9 @@ def save_run(path: Path, run: SandboxRun) -> None:
 def load_run(path: Path) -> SandboxRun:
     """A run written by save_run."""
     data = json.loads(path.read_text("utf-8"))
-    executed = nbformat.reads(data.pop("executed"), as_version=4) if data["executed"] is not None else None
+    text = data.pop("executed")
+    executed = nbformat.reads(text, as_version=4) if text is not None else None
     incidents = tuple(Incident(**i) for i in data.pop("incidents"))
-    data.pop("executed", None)
     return SandboxRun(executed=executed, incidents=incidents, **data)
 
 
