@@ -3,14 +3,13 @@
 `course grade` runs the very autograde steps the course's nbgrader config gives stock `nbgrader autograde`
 (SandboxExecute, SaveAutoGrades, RecheckOutOfProcess, …), only several submissions' sandboxed work at once.
 For each submission, in order:
-1. this process applies nbgrader's own sanitize steps (restore graded cells, overwrite test cells, …) — no
-   student code runs here;
-2. a worker runs the sanitized notebook in the grading sandbox and, in a second sandbox, the out-of-process
-   re-check of the code items (JOBS workers at once); both land in GradingSandbox.runs_dir;
-3. this process runs nbgrader's autograde for that student in-process; SandboxExecute and RecheckOutOfProcess
+1. a worker thread applies nbgrader's own sanitize steps (restore graded cells, overwrite test cells, …; no
+   student code runs there), runs the sanitized notebook in the grading sandbox and, in a second sandbox, the
+   out-of-process re-check of the code items (JOBS workers at once); both land in GradingSandbox.runs_dir;
+2. this process runs nbgrader's autograde for that student in-process; SandboxExecute and RecheckOutOfProcess
    pick up the worker's files, so nbgrader's SaveAutoGrades scores and writes the gradebook exactly as stock
    autograde does, and the re-check corrects and flags it the same way;
-4. the student's state file is written atomically with the grades the gradebook now holds.
+3. the student's state file is written atomically with the grades the gradebook now holds.
 
 The gradebook is the truth: a state file only lets a rerun skip a student while the gradebook still holds
 exactly the grades recorded in it for the same submission content (a replaced, restored or deleted gradebook,
@@ -218,28 +217,22 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
     api = nbgrader_api(config)
     bar = progress if progress is not None else Progress(len(todo))
 
-    def prepare(work: SubmissionWork, nb) -> Prepared:
+    def prepare(work: SubmissionWork) -> Prepared:
+        """On a worker thread: sanitize as nbgrader will, run in the sandbox, re-check; leave both in runs_dir."""
         t = time.perf_counter()
         try:
+            nb = sanitize(config, assignment, work.student, checked[work.student].notebook)
             save_run(prepared_path(settings.runs_dir, work.student, nb, "run"), run_in_sandbox(nb, settings))
             save_verdicts(prepared_path(settings.runs_dir, work.student, nb, "recheck"),
                           recheck_notebook(nb, rubric, source_cells, settings))
-        except Exception as exc:  # autograde below runs it again in-process and reports what goes wrong
+        except Exception as exc:  # autograde below meets the same problem (or runs it in-process) and reports it
             return Prepared(time.perf_counter() - t, str(exc))
         return Prepared(time.perf_counter() - t)
 
     with ThreadPoolExecutor(max_workers=result.stats["jobs"]) as pool, warnings.catch_warnings():
         warnings.simplefilter("ignore", SAWarning)  # nbgrader's add_submission warns on every new student
-        futures: dict[str, Future] = {}
-        for work in todo:
-            pre = checked[work.student]
-            if pre.notebook is None:
-                continue
-            try:
-                nb = sanitize(config, assignment, work.student, pre.notebook)
-            except Exception:  # nbgrader will meet the same problem and report it below
-                continue
-            futures[work.student] = pool.submit(prepare, work, nb)
+        futures: dict[str, Future] = {w.student: pool.submit(prepare, w) for w in todo
+                                      if checked[w.student].notebook is not None}
         for work in todo:
             pre = checked[work.student]
             if pre.notebook is None:
