@@ -221,3 +221,12 @@ def test_the_lock_is_released_on_error(tmp_path):
         raise RuntimeError("boom")
     with batch_lock(tmp_path) as path:
         assert f"pid {os.getpid()}" in path.read_text()
+
+
+def test_a_changed_submission_is_graded_again(graded_class):
+    root = graded_class
+    assert code_points(graded(root), "release") == [0, 0, 0, 0]
+    submit(root, "release", notebook_of("reference"))  # the student resubmitted, now complete
+    again = grade_assignment(root, "lesson05", jobs=2)
+    assert again.stats["students"] == 1 and again.stats["skipped"] == 1
+    assert code_points(graded(root), "release") == [1, 1, 1, 1]
