@@ -6,3 +6,11 @@ from pathlib import Path
 from course.assignment.nbgrader_setup import configure
 
 configure(get_config(), Path(__file__).resolve().parent)  # noqa: F821 (nbgrader provides get_config)
+
+# Stock `nbgrader autograde` runs students' code in the grading sandbox and re-checks the code items out of
+# process, as `course grade` does. The sandbox's settings (course.grading.sandbox_execute.GradingSandbox) go
+# here for both commands, e.g.:
+#   c = get_config()
+#   c.GradingSandbox.memory_bytes = 4 * 2**30   # per submission
+#   c.GradingSandbox.cell_timeout_s = 60
+#   c.GradingSandbox.unsafe = True             # only where bubblewrap cannot be had, for code you trust

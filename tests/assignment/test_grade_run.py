@@ -13,7 +13,7 @@ from course.grading.gradebook import db_url
 from course.grading.rubric import code_grade_id
 from tests.assignment.make_submissions import EXPECTED, FIXTURES
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 
 def gradebook_scores(graded, student: str) -> tuple[dict[str, float], bool, list]:

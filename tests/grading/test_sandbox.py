@@ -189,6 +189,8 @@ def test_case_keeps_the_rest_of_the_notebook(hostile: dict, case: str) -> None:
     assert "innocent before: 42" in _text(cells[0])
     if case in ("os-exit", "ignore-interrupt"):
         assert cells[AFTER].outputs == [] and cells[AFTER].execution_count is None
+    elif case == "fork-bomb" and run.status == "oom":  # the whole-submission memory cgroup stopped it first
+        assert "for the whole submission" in run.reason
     else:
         assert run.status == "ok", (run.status, run.reason)
         assert _text(cells[AFTER]).strip() == "innocent after: 45"
@@ -235,8 +237,11 @@ def test_infinite_loop_in_a_called_function_stops_the_calling_cell(hostile: dict
 
 @pytest.mark.sandbox
 @pytest.mark.slow
-def test_fork_bomb_hits_the_task_cap(hostile: dict) -> None:
+def test_fork_bomb_hits_the_task_cap_or_the_memory_cap_of_the_whole_submission(hostile: dict) -> None:
     run = _get(hostile, "fork-bomb")
+    if run.status == "oom":  # as root with a memory cgroup: 64 forked Pythons together pass 512 MiB
+        assert "for the whole submission" in run.reason and "cgroup" in run.memory_limit
+        return
     enames = {o.get("ename") for o in _code(run)[ATTACK - 1].outputs if o.output_type == "error"}
     assert enames & {"BlockingIOError", "CellTimeoutError"}, enames
 

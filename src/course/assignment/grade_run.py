@@ -1,10 +1,10 @@
-"""`course grade <assignment>`: nbgrader autograde with the students' code in the sandbox, then the re-check.
+"""`course grade <assignment>`: the course's nbgrader autograde (sandboxed, re-checked), parallel and resumable.
 
-Unreadable submissions are scored 0 with a message; every other one is autograded by nbgrader's own steps
-with its code run in the grading sandbox, several at once (course.grading.batch), then re-checked outside the
-student's kernel (course.grading.recheck), whose verdict goes into the gradebook wherever it differs from the
-kernel's. A submission with a problem or a corrected score is flagged for review. A JSON report lands in
-reports/<assignment>-grade.json.
+Unreadable submissions are scored 0 with a message; every other one is autograded by the autograde steps the
+course's nbgrader config sets (its code run in the grading sandbox, then re-checked outside the student's
+kernel, whose verdict goes into the gradebook wherever it differs from the kernel's), several at once
+(course.grading.batch). A submission with a problem or a corrected score is flagged for review. A JSON report
+lands in reports/<assignment>-grade.json.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ class StudentGrade:
     verdicts: dict[str, ItemVerdict]
     changes: list[Change] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # said in the row, no reason to flag (e.g. the engine used)
+    memory_limit: str = ""  # which memory limit the sandbox applied
 
     @property
     def flagged(self) -> bool:
@@ -45,13 +47,15 @@ class StudentGrade:
     def to_json(self) -> dict:
         """The outcome as plain data (problems as their messages), for reports and the batch's state files."""
         return {"flagged": self.flagged, "verdicts": {k: asdict(v) for k, v in self.verdicts.items()},
-                "changes": [asdict(c) for c in self.changes], "problems": [str(p) for p in self.problems]}
+                "changes": [asdict(c) for c in self.changes], "problems": [str(p) for p in self.problems],
+                "notes": self.notes, "memory_limit": self.memory_limit}
 
     @classmethod
     def from_json(cls, student: str, data: dict) -> "StudentGrade":
         """An outcome written by to_json."""
         return cls(student, {k: ItemVerdict(**v) for k, v in data["verdicts"].items()},
-                   [Change(**c) for c in data["changes"]], list(data["problems"]))
+                   [Change(**c) for c in data["changes"]], list(data["problems"]), list(data.get("notes", [])),
+                   data.get("memory_limit") or "")
 
 
 @dataclass
@@ -102,17 +106,18 @@ def release(course_root: Path, assignment: str) -> Path:
 
 
 def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = None, limits=None,
-                     unsafe: bool = False, progress=None) -> GradeRun:
+                     unsafe: bool = False, settings: dict | None = None, progress=None) -> GradeRun:
     """Grade every submission in submitted/*/ASSIGNMENT (see course.grading.batch), then write the JSON report.
 
-    Students already graded for their current submission are skipped, so a killed batch resumes where it
-    stopped and a finished one changes nothing when run again.
+    SETTINGS (GradingSandbox settings) go on top of the course's nbgrader config; LIMITS and UNSAFE are
+    shorthands for some of them. Students whose current submission the gradebook already holds grades for are
+    skipped, so a killed batch resumes where it stopped and a finished one changes nothing when run again.
     """
     import nbformat
 
-    from course.grading.batch import GradeState, SubmissionWork, run_batch
+    from course.grading.batch import GradeState, SubmissionWork, batch_lock, course_config, gradebook_rows, run_batch
     from course.grading.rubric import load_rubric, rubric_path
-    from course.grading.sandbox import Limits
+    from course.grading.sandbox_recheck import STATE_DIR
 
     root = Path(course_root).resolve()
     rubric = load_rubric(rubric_path(root, assignment))
@@ -122,37 +127,68 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     if not (root / "release" / assignment / f"{assignment}.ipynb").exists():
         raise CourseError(f"not released yet: run `nbgrader generate_assignment {assignment}` in {root} first",
                           Location(root / "release" / assignment))
+    require_assignment_in_gradebook(root, assignment)
     source_cells = nbformat.read(source, as_version=4).cells
     folders = sorted(p for p in (root / "submitted").glob(f"*/{assignment}") if p.is_dir())
     if not folders:
         raise CourseError(f"no submissions: expected folders submitted/<student>/{assignment}/",
                           Location(root / "submitted"))
-    state = GradeState(root, assignment)
-    work = [SubmissionWork(f.parent.name, f, state.digest(f)) for f in folders]
-    todo = [w for w in work if not state.is_done(w)]
-    checked = {w.student: preflight(w.folder, f"{assignment}.ipynb", source_cells,
-                                    shown_as=f"submitted/{w.student}/{assignment}") for w in todo}
+    overrides = {**({f: getattr(limits, f) for f in limits.__dataclass_fields__} if limits else {}),
+                 **({"unsafe": True} if unsafe else {}), **(settings or {}),
+                 "runs_dir": str(root / STATE_DIR / assignment / "runs")}
+    config = course_config(root, overrides)
+    with batch_lock(root):
+        state = GradeState(root, assignment)
+        rows = gradebook_rows(root, assignment)
+        work = [SubmissionWork(f.parent.name, f, state.digest(f)) for f in folders]
+        todo = [w for w in work if not state.is_done(w, rows)]
+        checked = {w.student: preflight(w.folder, f"{assignment}.ipynb", source_cells,
+                                        shown_as=f"submitted/{w.student}/{assignment}") for w in todo}
 
-    def finish(w, verdicts: dict, problems: list) -> StudentGrade:
-        """Write one student's re-check, flag and state file: the last step of grading them."""
-        grade = grade_student(root, assignment, w.student, checked[w.student], verdicts, problems)
-        state.commit(w, grade)
-        return grade
+        def finish(w, verdicts: dict | None, record: dict) -> StudentGrade:
+            """Settle one student's flag, zeros and state file: the last step of grading them."""
+            grade = grade_student(root, assignment, w.student, checked[w.student], verdicts, record)
+            state.commit(w, grade)
+            return grade
 
-    batch = run_batch(root, assignment, todo, checked, rubric=rubric, source_cells=source_cells, finish=finish,
-                      jobs=jobs, limits=limits or Limits(), unsafe=unsafe, progress=progress)
-    done = [state.load(w) for w in work if w not in todo]
+        batch = run_batch(root, assignment, todo, checked, config=config, rubric=rubric, source_cells=source_cells,
+                          finish=finish, jobs=jobs, progress=progress)
+        done = [state.load(w) for w in work if w not in todo]
     students = sorted([*batch.students, *done], key=lambda g: g.student)
     report = write_report(root, assignment, students)
     stats = {**batch.stats, "skipped": len(done)}
     return GradeRun(root, assignment, {c.id: c.points for c in rubric.code_items}, students, report, stats)
 
 
-def grade_student(root: Path, assignment: str, student: str, pre: Preflight, verdicts: dict,
-                  problems: list) -> StudentGrade:
-    """Write one student's re-check verdicts (an unreadable submission fails every item) and the flag."""
-    changes = apply_rechecks(db_url(root / "gradebook.db"), assignment, student, verdicts)
-    grade = StudentGrade(student, verdicts, changes, [*pre.problems, *problems])
+def require_assignment_in_gradebook(root: Path, assignment: str) -> None:
+    """Stop before grading anyone when the gradebook lacks the assignment, naming the command that sets it up."""
+    gradebook = root / "gradebook.db"
+    fix = (f"run `nbgrader generate_assignment {assignment} --force` in {root} (it records the assignment and its "
+           "graded cells from the source notebook), then grade again; every student is then graded afresh")
+    if not gradebook.is_file():
+        raise CourseError(f"no gradebook: {fix}", Location(gradebook))
+    from nbgrader.api import MissingEntry
+
+    with open_gradebook(gradebook) as gb:
+        try:
+            gb.find_assignment(assignment)
+        except MissingEntry:
+            raise CourseError(f"the gradebook has no assignment {assignment!r} (replaced or restored from an "
+                              f"older copy?): {fix}", Location(gradebook)) from None
+
+
+def grade_student(root: Path, assignment: str, student: str, pre: Preflight, verdicts: dict | None,
+                  record: dict) -> StudentGrade:
+    """One student's outcome from autograde's RECORD; an unreadable submission (VERDICTS given) fails every item."""
+    if verdicts is not None:
+        changes = apply_rechecks(db_url(root / "gradebook.db"), assignment, student, verdicts)
+        grade = StudentGrade(student, verdicts, changes, list(pre.problems))
+    else:
+        where = Location(f"submitted/{student}/{assignment}")
+        grade = StudentGrade(student, {k: ItemVerdict(**v) for k, v in record["verdicts"].items()},
+                             [Change(**c) for c in record["changes"]],
+                             [*pre.problems, *(Problem(where, i) for i in record["incidents"])],
+                             list(record["notes"]), record["memory_limit"] or "")
     settle(root / "gradebook.db", assignment, student, unreadable=pre.notebook is None, flag=grade.flagged)
     return grade
 

@@ -1,8 +1,12 @@
 """The course's nbgrader settings, applied by autograder/nbgrader_config.py to nbgrader's config object.
 
 Everything lives under the course root (autograder/): gradebook, exchange, exported grades. Stock nbgrader
-steps are kept and four course steps are added: per-region stubs when releasing, restoring lost graded
-cells before autograding, hiding hidden tests in feedback, and the rubric's 要点 beside answers in formgrader.
+steps are kept and these course steps are added: per-region stubs when releasing, restoring lost graded
+cells before autograding, running the students' code in the grading sandbox instead of nbgrader's Execute
+and re-checking the code items out of process after SaveAutoGrades (so stock `nbgrader autograde` grades
+exactly as `course grade` does), hiding hidden tests in feedback, and the rubric's 要点 beside answers in
+formgrader. The sandbox's limits and its unsafe switch are settings of GradingSandbox, e.g.
+`c.GradingSandbox.memory_bytes = 4 * 2**30` or `c.GradingSandbox.unsafe = True` in nbgrader_config.py.
 """
 
 from __future__ import annotations
@@ -16,11 +20,13 @@ def configure(c, root: Path) -> None:
     """Point nbgrader at ROOT and register the course's preprocessors."""
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.converters import Autograde, GenerateAssignment
-    from nbgrader.preprocessors import ClearSolutions, GetGrades
+    from nbgrader.preprocessors import ClearSolutions, Execute, GetGrades, SaveAutoGrades
 
     from course.assignment.feedback import HideHiddenTests
     from course.assignment.restore import RestoreGradedCells
     from course.assignment.stubs import ClearSolutionsWithStubs
+    from course.grading.sandbox_execute import SandboxExecute
+    from course.grading.sandbox_recheck import RecheckOutOfProcess
 
     root = Path(root).resolve()
     c.CourseDirectory.root = str(root)
@@ -33,6 +39,10 @@ def configure(c, root: Path) -> None:
     c.GenerateAssignment.preprocessors = [ClearSolutionsWithStubs if p is ClearSolutions else p for p in stock]
     sanitize = Autograde.class_traits()["sanitize_preprocessors"].default()
     c.Autograde.sanitize_preprocessors = [RestoreGradedCells, *sanitize]
+    steps = Autograde.class_traits()["autograde_preprocessors"].default()
+    steps = [SandboxExecute if p is Execute else p for p in steps]
+    steps.insert(steps.index(SaveAutoGrades) + 1, RecheckOutOfProcess)
+    c.Autograde.autograde_preprocessors = steps
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
     # formgrader shows each question's 要点 from the rubric below the student's answer (graders only)
     c.HTMLExporter.preprocessors = ["course.grading.formgrader.RubricKeyPoints"]

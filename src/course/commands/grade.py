@@ -12,27 +12,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--autograder", type=Path, default=Path("autograder"),
                         help="the nbgrader course root (default: ./autograder)")
     parser.add_argument("--jobs", type=int, default=None, help="submissions graded at once (default: CPU cores)")
-    parser.add_argument("--memory", type=int, default=2048, help="memory limit per submission in MiB (default 2048)")
-    parser.add_argument("--cell-timeout", type=int, default=30, help="seconds one cell may run (default 30)")
-    parser.add_argument("--timeout", type=int, default=120, help="seconds one submission may run (default 120)")
+    # Each option overrides one GradingSandbox setting of the course's nbgrader_config.py for this run.
+    parser.add_argument("--memory", type=int, default=None,
+                        help="memory limit per submission in MiB (default: c.GradingSandbox.memory_bytes, 2048 MiB)")
+    parser.add_argument("--cell-timeout", type=int, default=None,
+                        help="seconds one cell may run (default: c.GradingSandbox.cell_timeout_s, 30)")
+    parser.add_argument("--timeout", type=int, default=None,
+                        help="seconds one submission may run (default: c.GradingSandbox.submission_timeout_s, 120)")
+    parser.add_argument("--engine", choices=["auto", "shell", "kernel"], default=None,
+                        help="how cells run (default: c.GradingSandbox.engine, auto)")
     parser.add_argument("--unsafe", action="store_true",
                         help="run students' code without the bubblewrap sandbox (only where none can be had, "
-                             "and only for code you trust)")
+                             "and only for code you trust); the same as c.GradingSandbox.unsafe = True")
 
 
 def run(args: argparse.Namespace) -> int:
     """Grade, then print the per-student summary."""
     from course.assignment.grade_run import grade_assignment
-    from course.errors import ToolMissing
-    from course.grading.sandbox import Limits
 
-    limits = Limits(cell_timeout_s=args.cell_timeout, submission_timeout_s=args.timeout,
-                    memory_bytes=args.memory * 2**20)
-    try:
-        result = grade_assignment(args.autograder, args.assignment, jobs=args.jobs, limits=limits, unsafe=args.unsafe)
-    except ToolMissing as exc:
-        raise ToolMissing(f"no grading sandbox on this machine: {exc.message}. Refusing to run students' code "
-                          "unsandboxed; pass --unsafe to grade without isolation anyway") from None
+    given = {"memory_bytes": args.memory and args.memory * 2**20, "cell_timeout_s": args.cell_timeout,
+             "submission_timeout_s": args.timeout, "engine": args.engine, "unsafe": args.unsafe or None}
+    settings = {name: value for name, value in given.items() if value is not None}
+    result = grade_assignment(args.autograder, args.assignment, jobs=args.jobs, settings=settings)
     print(summary(result))
     return 0
 
@@ -51,11 +52,14 @@ def summary(result) -> str:
         lines.append(f"{s.student:<{width}}  " + "  ".join(f"{c:>{len(i)}}" for c, i in zip(cells, items))
                      + f"  {sum(points.values()):g}/{sum(result.code_points.values()):g}" + ("  FLAG" if s.flagged else ""))
         notes += [f"  {s.student}: {p}" for p in s.problems]
+        notes += [f"  {s.student}: {n}" for n in s.notes]
         notes += [f"  {s.student}: {c.item}: kernel {c.kernel_score:g}, re-check {c.recheck_score:g} ({c.reason})"
                   for c in corrected]
     flagged = sum(s.flagged for s in result.students)
     lines += ["", f"{flagged} of {len(result.students)} submission(s) flagged for review:" if flagged else
               "no submission flagged", *notes, f"report: {result.report}"]
+    limits = sorted({s.memory_limit for s in result.students if s.memory_limit})
+    lines += [f"memory limit: {limit}" for limit in limits]
     stats = result.stats
     if stats:
         lines.append(f"graded {stats['students']} ({stats['skipped']} already graded, skipped) with {stats['jobs']} "

@@ -1,32 +1,43 @@
 """The grading batch behind `course grade`: sandboxed runs on worker threads, one writer of the gradebook.
 
+`course grade` runs the very autograde steps the course's nbgrader config gives stock `nbgrader autograde`
+(SandboxExecute, SaveAutoGrades, RecheckOutOfProcess, …), only several submissions' sandboxed work at once.
 For each submission, in order:
-1. this process applies nbgrader's own sanitize steps (restore graded cells, overwrite test cells, …) — no
-   student code runs here;
-2. a worker runs the sanitized notebook in the grading sandbox and, in a second sandbox, the out-of-process
-   re-check of the code items (JOBS workers at once);
-3. this process runs nbgrader's autograde for that student in-process, with SandboxExecute handing it the
-   sandbox's outputs, so nbgrader's SaveAutoGrades scores and writes the gradebook exactly as stock autograde;
-4. the re-check's verdicts and flags go into the gradebook, then the student's state file is written
-   atomically: from then on the student counts as graded, and a rerun (after a crash or SIGKILL) skips them
-   unless their submission changed.
+1. a worker thread applies nbgrader's own sanitize steps (restore graded cells, overwrite test cells, …; no
+   student code runs there), runs the sanitized notebook in the grading sandbox and, in a second sandbox, the
+   out-of-process re-check of the code items (JOBS workers at once); both land in GradingSandbox.runs_dir;
+2. this process runs nbgrader's autograde for that student in-process; SandboxExecute and RecheckOutOfProcess
+   pick up the worker's files, so nbgrader's SaveAutoGrades scores and writes the gradebook exactly as stock
+   autograde does, and the re-check corrects and flags it the same way;
+3. the student's state file is written atomically with the grades the gradebook now holds.
+
+The gradebook is the truth: a state file only lets a rerun skip a student while the gradebook still holds
+exactly the grades recorded in it for the same submission content (a replaced, restored or deleted gradebook,
+or a changed submission, means grading again). One batch per course at a time (batch_lock).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
+import re
+import shutil
 import sys
 import time
+import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
+from course.errors import CourseError, Location
 from course.fileio import write_atomic
+from course.grading.sandbox_recheck import STATE_DIR
 
-STATE_DIR = ".course-grade"
+LOCK_FILE = "batch.lock"
 
 
 @dataclass(frozen=True)
@@ -38,11 +49,22 @@ class SubmissionWork:
     digest: str
 
 
+def gradebook_rows(course_root: Path, assignment: str, student: str | None = None) -> dict[str, dict]:
+    """What the gradebook holds per student for ASSIGNMENT: the submission's id and each grade's auto score."""
+    from course.grading.gradebook import gradebook
+
+    with gradebook(Path(course_root) / "gradebook.db") as gb:
+        submissions = gb.assignment_submissions(assignment)
+        return {s.student.id: {"id": s.id, "grades": {g.name: g.auto_score for nb in s.notebooks for g in nb.grades}}
+                for s in submissions if student is None or s.student.id == student}
+
+
 class GradeState:
-    """Per-student state files: a student is graded once theirs is written for their current submission."""
+    """Per-student state files: a cache of "graded", valid only while the gradebook agrees with it."""
 
     def __init__(self, course_root: Path, assignment: str):
-        self.dir = Path(course_root) / STATE_DIR / assignment
+        self.root, self.assignment = Path(course_root), assignment
+        self.dir = self.root / STATE_DIR / assignment / "graded"
 
     @staticmethod
     def digest(folder: Path) -> str:
@@ -58,16 +80,20 @@ class GradeState:
     def _path(self, student: str) -> Path:
         return self.dir / f"{student}.json"
 
-    def is_done(self, work: SubmissionWork) -> bool:
-        """Whether this exact submission was fully graded already."""
+    def is_done(self, work: SubmissionWork, rows: dict[str, dict]) -> bool:
+        """Whether this exact submission was graded and the gradebook (ROWS) still holds those very grades."""
         try:
-            return json.loads(self._path(work.student).read_text("utf-8"))["digest"] == work.digest
-        except (OSError, ValueError, KeyError, TypeError):
+            state = json.loads(self._path(work.student).read_text("utf-8"))
+        except (OSError, ValueError):
             return False
+        return isinstance(state, dict) and state.get("digest") == work.digest \
+            and state.get("gradebook") == rows.get(work.student)
 
     def commit(self, work: SubmissionWork, grade) -> None:
-        """Record the student as graded (atomically: all of it or nothing)."""
-        write_atomic(self._path(work.student), json.dumps({"digest": work.digest, **grade.to_json()}, ensure_ascii=False))
+        """Record the student as graded, with the grades the gradebook holds now (atomically: all or nothing)."""
+        row = gradebook_rows(self.root, self.assignment, work.student).get(work.student)
+        write_atomic(self._path(work.student), json.dumps({"digest": work.digest, "gradebook": row,
+                                                           **grade.to_json()}, ensure_ascii=False))
 
     def load(self, work: SubmissionWork):
         """The outcome recorded for an already graded student."""
@@ -76,14 +102,39 @@ class GradeState:
         return StudentGrade.from_json(work.student, json.loads(self._path(work.student).read_text("utf-8")))
 
 
+@contextlib.contextmanager
+def batch_lock(course_root: Path) -> Iterator[Path]:
+    """Hold the course's batch lock (a file with the holder's pid); refuse, naming the holder, when it is taken.
+
+    The lock is an flock on the file, so it goes with the process on any exit, SIGKILL included; a file left
+    by a process that is gone is stale and simply taken over.
+    """
+    path = Path(course_root) / STATE_DIR / LOCK_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "unknown pid"
+            raise CourseError(f"another `course grade` is grading this course ({holder}); wait for it to finish "
+                              "or stop it, then run this again", Location(path)) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode(), 0)
+        try:
+            yield path
+        finally:
+            os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)  # releases the flock
+
+
 @dataclass
 class Prepared:
-    """What a worker made for one student: the sandboxed run and the re-check's verdicts."""
+    """What a worker made for one student: whether its run is ready, and how long it took."""
 
-    digest: str | None
-    run: object | None
-    verdicts: dict
     seconds: float
+    error: str | None = None
 
 
 @dataclass
@@ -115,25 +166,26 @@ class Progress:
         self.stream.flush()
 
 
-def nbgrader_api(course_root: Path, *, limits, unsafe: bool):
-    """nbgrader's Python API on this course root, its Execute step swapped for SandboxExecute."""
-    from nbgrader.apps import NbGraderAPI
-    from nbgrader.converters import Autograde
-    from nbgrader.coursedir import CourseDirectory
-    from nbgrader.preprocessors import Execute
+def course_config(course_root: Path, settings: dict):
+    """The course's nbgrader config (its nbgrader_config.py) with GradingSandbox SETTINGS on top."""
     from traitlets.config.loader import PyFileConfigLoader
 
-    from course.grading.sandbox_execute import SandboxExecute
-
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
-    steps = Autograde.class_traits()["autograde_preprocessors"].default()
-    config.Autograde.autograde_preprocessors = [SandboxExecute if p is Execute else p for p in steps]
-    SandboxExecute.limits, SandboxExecute.unsafe = limits, unsafe
+    for name, value in settings.items():
+        setattr(config.GradingSandbox, name, value)
+    return config
+
+
+def nbgrader_api(config):
+    """nbgrader's Python API on the course root CONFIG names."""
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"  # nbgrader runs alembic
-    return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config), config
+    return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
-def sanitize(config, course_root: Path, assignment: str, student: str, notebook_path: Path):
+def sanitize(config, assignment: str, student: str, notebook_path: Path):
     """The notebook as nbgrader's autograde will run it: its own sanitize steps, applied here."""
     import nbformat
     from nbgrader.converters import Autograde
@@ -146,89 +198,93 @@ def sanitize(config, course_root: Path, assignment: str, student: str, notebook_
     return nb
 
 
-def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], checked: dict, *, rubric, source_cells,
-              finish: Callable, jobs: int | None, limits, unsafe: bool, progress=None) -> BatchResult:
+def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], checked: dict, *, config, rubric,
+              source_cells, finish: Callable, jobs: int | None, progress=None) -> BatchResult:
     """Grade TODO: prepare on JOBS workers, autograde and FINISH each student here, in order."""
-    from course.assignment.preflight import Problem
-    from course.errors import Location
-    from course.grading.recheck import all_failed
-    from course.grading.sandbox_execute import SandboxExecute, code_digest
+    from sqlalchemy.exc import SAWarning
 
-    if not unsafe:
-        from course.grading.sandbox import find_bwrap, probe_bwrap
-        probe_bwrap(find_bwrap(), sys.executable)  # ToolMissing: the CLI offers --unsafe
+    from course.grading.recheck import all_failed
+    from course.grading.sandbox_execute import GradingSandbox, prepared_path, require_sandbox, run_in_sandbox, save_run
+    from course.grading.sandbox_recheck import recheck_notebook, record_path, save_verdicts
+
+    settings = GradingSandbox(config=config)
+    require_sandbox(settings)
     result = BatchResult(stats={"jobs": jobs or os.cpu_count() or 1, "students": len(todo), "sandbox_s": 0.0,
                                 "nbgrader_s": 0.0, "gradebook_s": 0.0, "wall_s": 0.0})
     if not todo:
         return result
     start = time.perf_counter()
-    api, config = nbgrader_api(course_root, limits=limits, unsafe=unsafe)
+    api = nbgrader_api(config)
     bar = progress if progress is not None else Progress(len(todo))
 
-    def prepare(work: SubmissionWork, nb) -> Prepared:
-        from course.grading.recheck import recheck_submission
-        from course.grading.sandbox_execute import run_in_sandbox
-
+    def prepare(work: SubmissionWork) -> Prepared:
+        """On a worker thread: sanitize as nbgrader will, run in the sandbox, re-check; leave both in runs_dir."""
         t = time.perf_counter()
-        run = run_in_sandbox(nb, limits=limits, unsafe=unsafe) if nb is not None else None
-        verdicts = recheck_submission(checked[work.student].notebook, rubric, source_cells=source_cells, unsafe=unsafe)
-        return Prepared(code_digest(nb) if nb is not None else None, run, verdicts, time.perf_counter() - t)
+        try:
+            nb = sanitize(config, assignment, work.student, checked[work.student].notebook)
+            save_run(prepared_path(settings.runs_dir, work.student, nb, "run"), run_in_sandbox(nb, settings))
+            save_verdicts(prepared_path(settings.runs_dir, work.student, nb, "recheck"),
+                          recheck_notebook(nb, rubric, source_cells, settings))
+        except Exception as exc:  # autograde below meets the same problem (or runs it in-process) and reports it
+            return Prepared(time.perf_counter() - t, str(exc))
+        return Prepared(time.perf_counter() - t)
 
-    with ThreadPoolExecutor(max_workers=result.stats["jobs"]) as pool:
-        futures: dict[str, Future] = {}
+    with ThreadPoolExecutor(max_workers=result.stats["jobs"]) as pool, warnings.catch_warnings():
+        warnings.simplefilter("ignore", SAWarning)  # nbgrader's add_submission warns on every new student
+        futures: dict[str, Future] = {w.student: pool.submit(prepare, w) for w in todo
+                                      if checked[w.student].notebook is not None}
         for work in todo:
             pre = checked[work.student]
             if pre.notebook is None:
-                continue
-            try:
-                nb = sanitize(config, course_root, assignment, work.student, pre.notebook)
-            except Exception:  # nbgrader will meet the same problem and report it below
-                nb = None
-            futures[work.student] = pool.submit(prepare, work, nb)
-        for work in todo:
-            pre = checked[work.student]
-            where = Location(f"submitted/{work.student}/{assignment}")
-            if pre.notebook is None:
-                grade = finish(work, all_failed(rubric, pre.problems[0].message), [])
+                grade = finish(work, all_failed(rubric, pre.problems[0].message), {})
                 bar.step(work.student, "unreadable: " + pre.problems[0].message[:60])
                 result.students.append(grade)
                 continue
-            prepared = futures[work.student].result()
-            result.stats["sandbox_s"] += prepared.seconds
-            if prepared.digest and prepared.run is not None:
-                SandboxExecute.prepared[prepared.digest] = prepared.run
+            if work.student in futures:
+                result.stats["sandbox_s"] += futures[work.student].result().seconds
+            record = record_path(course_root, assignment, work.student)
+            record.unlink(missing_ok=True)
             t = time.perf_counter()
             outcome = api.autograde(assignment, work.student, force=True, create=True)
             result.stats["nbgrader_s"] += time.perf_counter() - t
-            run = SandboxExecute.used.pop(work.student, None)
-            problems = [Problem(where, f"{i.kind} in cell {i.cell_index + 1}: {i.message}")
-                        for i in (run.incidents if run is not None else ())]
-            if not outcome["success"]:
-                reason = _last_error(outcome)
+            if not outcome["success"] or not record.is_file():
+                reason = nbgrader_reason(outcome)
                 bar.step(work.student, f"not graded: {reason[:60]}")
-                result.students.append(_failed(work, checked, rubric, f"autograde failed: {reason}", where))
+                result.students.append(_failed(work, checked, rubric, f"nbgrader autograde failed: {reason}"))
                 continue
             t = time.perf_counter()
-            grade = finish(work, prepared.verdicts, problems)
+            data = json.loads(record.read_text("utf-8"))
+            grade = finish(work, None, data)
             result.stats["gradebook_s"] += time.perf_counter() - t
             bar.step(work.student, "flagged" if grade.flagged else "ok")
             result.students.append(grade)
-    SandboxExecute.prepared.clear()
+    shutil.rmtree(settings.runs_dir, ignore_errors=True)  # runs nbgrader did not pick up (failed students)
     result.stats["wall_s"] = time.perf_counter() - start
     return result
 
 
-def _last_error(outcome: dict) -> str:
-    """The most telling line of a failed nbgrader run."""
-    lines = (outcome.get("error") or outcome.get("log") or "").strip().splitlines()
-    errors = [ln for ln in lines if "Error" in ln or "ERROR" in ln]
-    return (errors or lines or ["no output"])[-1].strip()
+# nbgrader's closing lines that only point elsewhere ("see the above traceback"); the cause is logged before them.
+_GENERIC = ("Please see the", "There was an error processing", "Traceback (most recent", "Removing failed")
 
 
-def _failed(work: SubmissionWork, checked: dict, rubric, reason: str, where) -> object:
+def nbgrader_reason(outcome: dict) -> str:
+    """nbgrader's own reason for a failed autograde: its first specific ERROR line, else its last exception line."""
+    log = (outcome.get("log") or "").splitlines()
+    errors = [ln.split("] ", 1)[1].strip() for ln in log if ln.startswith("[ERROR] ")]
+    specific = [ln for ln in errors if ln and not any(g in ln for g in _GENERIC)]
+    if specific:
+        return specific[0][:500]
+    lines = [ln.strip() for ln in [*log, *(outcome.get("error") or "").splitlines()]]
+    raised = [ln for ln in lines if re.match(r"^[\w.]+(Error|Exception): ", ln) and not any(g in ln for g in _GENERIC)]
+    return (raised or [ln for ln in lines if ln] or ["no output"])[-1][:500]
+
+
+def _failed(work: SubmissionWork, checked: dict, rubric, reason: str) -> object:
     """A student nbgrader could not grade this time: reported, flagged, not marked done (a rerun retries)."""
     from course.assignment.grade_run import StudentGrade
     from course.assignment.preflight import Problem
     from course.grading.recheck import all_failed
 
-    return StudentGrade(work.student, all_failed(rubric, reason), [], [*checked[work.student].problems, Problem(where, reason)])
+    where = Location(f"submitted/{work.student}")
+    return StudentGrade(work.student, all_failed(rubric, reason), [],
+                        [*checked[work.student].problems, Problem(where, reason)])

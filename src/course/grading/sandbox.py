@@ -71,7 +71,8 @@ class Limits:
 
     cell_timeout_s: int = _limit(30, "wall-clock seconds one cell may run before it is interrupted")
     submission_timeout_s: int = _limit(120, "wall-clock seconds for the whole notebook, kernel start included")
-    memory_bytes: int = _limit(2 * GiB, "address space of the kernel and of each process it starts (RLIMIT_AS)")
+    memory_bytes: int = _limit(2 * GiB, "memory of the submission: one cgroup limit for all its processes where a "
+                                         "memory cgroup can be had (root), and RLIMIT_AS on each process")
     max_processes: int = _limit(64, "tasks (processes and threads, runner and kernel included) alive at once")
     max_file_bytes: int = _limit(64 * MiB, "largest file the submission may write (RLIMIT_FSIZE)")
     max_output_bytes: int = _limit(1 * MiB, "outputs kept per cell; past this a cell's output is cut with a note")
@@ -103,6 +104,8 @@ class SandboxRun:
     executed: the notebook with outputs of the cells that ran (None for invalid/error).
     timings: seconds measured here: startup (sandbox and runner), kernel_start (the kernel, or the shell engine's
     IPython shell, until it can run cells), execute (the cells), total.
+    engine: the engine that ran it; engine_reason: why that one (empty when it was simply asked for).
+    memory_limit: which memory limit applied, in words (one cgroup for the whole submission, or per process).
     """
 
     executed: nbformat.NotebookNode | None
@@ -111,6 +114,9 @@ class SandboxRun:
     seconds: float
     timings: dict[str, float]
     incidents: tuple[Incident, ...] = ()
+    engine: str = "shell"
+    engine_reason: str = ""
+    memory_limit: str = ""
 
 
 class PythonRun(NamedTuple):
@@ -133,6 +139,8 @@ class _Collected:
     flooded: bool
     started_at: float
     seconds: float
+    memory_limit: str = ""
+    oom_killed: bool = False
 
 
 def _mib(n: int) -> str:
@@ -154,6 +162,8 @@ def _runner_env(home: str) -> dict[str, str]:
         # What ipykernel picks when nothing is set (and nbgrader sets nothing): figures become image/png outputs.
         "MPLBACKEND": "module://matplotlib_inline.backend_inline",
         "PYTHONDONTWRITEBYTECODE": "1",
+        # What nbgrader's autograde sets around its Execute step; notebooks use it to skip slow cells when graded.
+        "NBGRADER_EXECUTION": "autograde",
         "JUPYTER_PLATFORM_DIRS": "1",
         "PYDEVD_DISABLE_FILE_VALIDATION": "1",
         # Fewer malloc arenas and math threads keep the kernel well inside RLIMIT_AS and the task cap.
@@ -177,10 +187,11 @@ def _rlimits(limits: Limits, address_space: int) -> dict[str, int]:
 
 
 @contextlib.contextmanager
-def _sandbox(workdir: Path, limits: Limits, unsafe: bool) -> Iterator[tuple[Callable[[list[str]], list[str]], str]]:
-    """Yield (wrap, root): wrap turns the runner's argv into the sandboxed one; root is the cwd it gets."""
+def _sandbox(workdir: Path, limits: Limits, unsafe: bool) -> Iterator[tuple[Callable[[list[str]], list[str]], str, Any]]:
+    """Yield (wrap, root, groups): wrap turns the runner's argv into the sandboxed one; root is the cwd it gets;
+    groups are its cgroups (None when it runs without)."""
     if unsafe:
-        yield (lambda argv: argv), str(workdir)
+        yield (lambda argv: argv), str(workdir), None
         return
     bwrap = find_bwrap()
     probe_bwrap(bwrap, sys.executable)
@@ -192,10 +203,18 @@ def _sandbox(workdir: Path, limits: Limits, unsafe: bool) -> Iterator[tuple[Call
         env=_runner_env("/tmp"),
     )
     if not needs_process_cgroup():
-        yield (lambda argv: bwrap_argv(bwrap, layout, argv)), WORK_DIR
+        yield (lambda argv: bwrap_argv(bwrap, layout, argv)), WORK_DIR, None
         return
-    with process_cap(limits.max_processes + 1) as group:  # +1: bwrap's own monitor process outside
-        yield (lambda argv: join_argv(group, bwrap_argv(bwrap, layout, argv))), WORK_DIR
+    # +1: bwrap's own monitor process outside
+    with process_cap(limits.max_processes + 1, limits.memory_bytes) as groups:
+        yield (lambda argv: join_argv(groups, bwrap_argv(bwrap, layout, argv))), WORK_DIR, groups
+
+
+def memory_limit_applied(limits: Limits, groups) -> str:
+    """Which memory limit a run had, in words for its row."""
+    if groups is not None and groups.memory is not None:
+        return f"{_mib(limits.memory_bytes)} for the whole submission (cgroup {groups.memory[0]} memory limit, no swap)"
+    return f"{_mib(limits.memory_bytes)} per process (RLIMIT_AS; no memory cgroup here)"
 
 
 def _spawn(argv: list[str], workdir: Path, stdin: bytes | None) -> subprocess.Popen:
@@ -295,7 +314,7 @@ def _exit_status(returncode: int | None) -> int | None:
 def _run(mode_config: dict, *, workdir: Path, limits: Limits, unsafe: bool, runner_as: int, wall_clock_s: int,
          frame_limit: int, total_limit: int, stdin: bytes | None, idle_limit_s: float | None = None) -> _Collected:
     """Start the runner (sandboxed unless UNSAFE) with MODE_CONFIG and collect what it reports."""
-    with _sandbox(workdir, limits, unsafe) as (wrap, root):
+    with _sandbox(workdir, limits, unsafe) as (wrap, root, groups):
         config = {
             **mode_config,
             "cwd": root,
@@ -304,8 +323,11 @@ def _run(mode_config: dict, *, workdir: Path, limits: Limits, unsafe: bool, runn
         }
         argv = wrap([sys.executable, "-I", "-c", RUNNER_SOURCE, json.dumps(config)])
         proc = _spawn(argv, workdir, stdin)
-        return _collect(proc, wall_clock_s=wall_clock_s, frame_limit=frame_limit, total_limit=total_limit,
-                        idle_limit_s=idle_limit_s)
+        run = _collect(proc, wall_clock_s=wall_clock_s, frame_limit=frame_limit, total_limit=total_limit,
+                       idle_limit_s=idle_limit_s)
+        run.memory_limit = memory_limit_applied(limits, groups)
+        run.oom_killed = groups is not None and groups.out_of_memory()
+        return run
 
 
 # ---------------------------------------------------------------- the submission
@@ -444,6 +466,8 @@ def _outcome(run: _Collected, events: dict[str, dict], where: str, limits: Limit
         return "timeout", f"{where} ran past the {limit} s limit per cell and could not be interrupted"
     if run.flooded:
         return "crashed", f"the sandbox sent more data than allowed (stopped in {where})"
+    if run.oom_killed:
+        return "oom", f"the submission ran out of memory in {where} (limit {run.memory_limit})"
     if "kernel-died" in events:
         died = events["kernel-died"]
         if _memory_evidence(str(died.get("log_tail", ""))):
@@ -502,7 +526,8 @@ def _assemble(nb: nbformat.NotebookNode, run: _Collected, limits: Limits) -> San
     executed = nb if status != "error" else None
     if executed is not None:
         nbformat.validate(executed)
-    return SandboxRun(executed, status, reason, round(run.seconds, 3), _timings(run, arrival), tuple(incidents))
+    return SandboxRun(executed, status, reason, round(run.seconds, 3), _timings(run, arrival), tuple(incidents),
+                      memory_limit=run.memory_limit)
 
 
 # ---------------------------------------------------------------- public API

@@ -1,28 +1,74 @@
-"""nbgrader's Execute step, moved into the grading sandbox: `course grade` swaps it in for autograde.
+"""nbgrader's Execute step, moved into the grading sandbox: the course's nbgrader config puts it in autograde.
 
 nbgrader's own Execute runs the student's notebook in a kernel with the instructor's permissions. This
 preprocessor takes the notebook nbgrader has just sanitized and puts the outputs of a sandboxed run on it:
-either a run `course grade` made beforehand on a worker (matched by the code it ran, so a notebook that
-sanitizing changed is never given someone else's outputs) or, failing that, a run made here and now. The
-rest of nbgrader's autograde steps (SaveAutoGrades, …) then score those outputs in the grading process.
+either a run `course grade` made beforehand on a worker (a file in GradingSandbox.runs_dir, matched by student
+and by the code it ran, so a notebook that sanitizing changed is never given someone else's outputs) or,
+failing that, a run made here and now. The rest of nbgrader's autograde steps (SaveAutoGrades, …) then score
+those outputs in the grading process. Stock `nbgrader autograde` and `course grade` thus run the same steps;
+the limits and the unsafe switch are ordinary nbgrader settings (`c.GradingSandbox.…` in nbgrader_config.py).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import tempfile
+from dataclasses import asdict, fields
 from pathlib import Path
-from typing import ClassVar
 
 import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Bool, Enum, Integer, Unicode
+from traitlets.config import Configurable
 
-from course.errors import CourseError
-from course.grading.sandbox import Limits, SandboxRun, execute_notebook_sandboxed
-
+from course.errors import CourseError, ToolMissing
+from course.fileio import write_atomic
+from course.grading.sandbox import ENGINES, Incident, Limits, SandboxRun, execute_notebook_sandboxed
 
 # Cells the sandbox did not let finish get an error output, so nbgrader scores a test cell there 0, never "passed".
 UNFINISHED = {"stopped": "SandboxStopped", "not-run": "CellNotRun"}
+UNSAFE_SETTING = "c.GradingSandbox.unsafe = True"
+
+_LimitSettings = type("_LimitSettings", (Configurable,), {
+    f.name: Integer(f.default, min=1, help=f.metadata["help"]).tag(config=True) for f in fields(Limits)})
+
+
+class GradingSandbox(_LimitSettings):
+    """Where and how students' code runs when autograding: the limits (one setting per Limits field) and more."""
+
+    unsafe = Bool(False, help="run students' code without the bubblewrap sandbox (only where none can be had, "
+                              "and only for code you trust)").tag(config=True)
+    engine = Enum(["auto", *ENGINES], "auto", help="shell: IPython without a kernel (fast); kernel: a Jupyter "
+                  "kernel as stock nbgrader; auto: the shell where it is known to run a notebook exactly as the "
+                  "kernel does, else the kernel").tag(config=True)
+    runs_dir = Unicode("", help="folder where `course grade` leaves sandboxed runs and re-checks made ahead on "
+                                "its workers; empty: every run is made during autograde").tag(config=True)
+
+    def limits(self) -> Limits:
+        """The settings as the sandbox's Limits."""
+        return Limits(**{f.name: getattr(self, f.name) for f in fields(Limits)})
+
+
+def refusal(detail: str) -> str:
+    """What both `nbgrader autograde` and `course grade` say when no sandbox can be had."""
+    return (f"no grading sandbox on this machine: {detail.rstrip('.')}. Refusing to run students' code "
+            f"unsandboxed; to grade without isolation anyway (only code you trust) set `{UNSAFE_SETTING}` in "
+            "autograder/nbgrader_config.py, or pass --unsafe to `course grade`")
+
+
+def require_sandbox(settings: GradingSandbox) -> None:
+    """Raise ToolMissing with the refusal unless bubblewrap works here or the unsafe setting is on."""
+    if settings.unsafe:
+        return
+    import sys
+
+    from course.tools.bubblewrap import find_bwrap, probe_bwrap
+
+    try:
+        probe_bwrap(find_bwrap(), sys.executable)
+    except ToolMissing as exc:
+        raise ToolMissing(refusal(exc.message)) from None
 
 
 def code_digest(nb) -> str:
@@ -35,28 +81,57 @@ def code_digest(nb) -> str:
     return h.hexdigest()
 
 
-def run_in_sandbox(nb, *, limits: Limits, unsafe: bool) -> SandboxRun:
-    """Execute a notebook object in a fresh sandbox and return the run."""
+def prepared_path(runs_dir: str | Path, student: str, nb, kind: str) -> Path:
+    """Where a run (KIND "run") or a re-check (KIND "recheck") made ahead for STUDENT's notebook NB lies."""
+    return Path(runs_dir) / f"{student}.{code_digest(nb)[:32]}.{kind}.json"
+
+
+def run_in_sandbox(nb, settings: GradingSandbox) -> SandboxRun:
+    """Execute a notebook object in a fresh sandbox with SETTINGS and return the run."""
+    from course.grading.sandbox_fidelity import choose_engine
+
+    engine, why = choose_engine(nb, settings.engine)
     with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
         path = Path(tmp) / "submission.ipynb"
         nbformat.write(nb, path)
-        return execute_notebook_sandboxed(path, workdir=Path(tmp) / "work", limits=limits, unsafe=unsafe)
+        run = execute_notebook_sandboxed(path, workdir=Path(tmp) / "work", limits=settings.limits(),
+                                         unsafe=settings.unsafe, engine=engine)
+    return SandboxRun(run.executed, run.status, run.reason, run.seconds, run.timings, run.incidents,
+                      engine=engine, engine_reason=why, memory_limit=run.memory_limit)
+
+
+def save_run(path: Path, run: SandboxRun) -> None:
+    """Write a run made on a worker for SandboxExecute to pick up."""
+    data = {**{k: v for k, v in asdict(run).items() if k not in ("executed", "incidents")},
+            "executed": nbformat.writes(run.executed) if run.executed is not None else None,
+            "incidents": [asdict(i) for i in run.incidents]}
+    write_atomic(path, json.dumps(data, ensure_ascii=False))
+
+
+def load_run(path: Path) -> SandboxRun:
+    """A run written by save_run."""
+    data = json.loads(path.read_text("utf-8"))
+    text = data.pop("executed")
+    executed = nbformat.reads(text, as_version=4) if text is not None else None
+    incidents = tuple(Incident(**i) for i in data.pop("incidents"))
+    return SandboxRun(executed=executed, incidents=incidents, **data)
 
 
 class SandboxExecute(NbGraderPreprocessor):
     """Fill the sanitized notebook's code cells with the outputs of a sandboxed run."""
 
-    # Set by course grade for the batch: runs made ahead on workers (by code digest), the limits, the runs used.
-    prepared: ClassVar[dict[str, SandboxRun]] = {}
-    limits: ClassVar[Limits] = Limits()
-    unsafe: ClassVar[bool] = False
-    used: ClassVar[dict[str, SandboxRun]] = {}
-
     def preprocess(self, nb, resources):
         """Attach outputs cell by cell; a sandbox failure (not the student's) stops this submission."""
-        run = self.prepared.pop(code_digest(nb), None) or run_in_sandbox(nb, limits=self.limits, unsafe=self.unsafe)
+        settings = GradingSandbox(config=self.config)
         student = resources.get("nbgrader", {}).get("student", "?")
-        self.used[student] = run
+        ready = prepared_path(settings.runs_dir, student, nb, "run") if settings.runs_dir else None
+        if ready is not None and ready.is_file():
+            run = load_run(ready)
+            ready.unlink()
+        else:
+            require_sandbox(settings)
+            run = run_in_sandbox(nb, settings)
+        resources.setdefault("nbgrader", {})["sandbox"] = run
         if run.status == "error" or run.executed is None:
             raise CourseError(f"the grading sandbox failed before the student's code ran: {run.reason}")
         if len(run.executed.cells) != len(nb.cells):

@@ -1,0 +1,100 @@
+"""nbgrader autograde step after SaveAutoGrades: the out-of-process re-check, the flag and the student's record.
+
+The course's nbgrader config runs it in every autograde (stock `nbgrader autograde` and `course grade`
+alike): the code items are re-checked in a second sandbox (course.grading.recheck) — or the re-check
+`course grade` made ahead on a worker is picked up from GradingSandbox.runs_dir —, the verdicts that differ
+from the kernel's go into the gradebook, a submission the sandbox stopped or the re-check corrected is flagged,
+and what happened is written to .course-grade/<assignment>/records/<student>.json for `course grade`'s rows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+
+import nbformat
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+from course.fileio import write_atomic
+from course.grading.gradebook import gradebook
+from course.grading.sandbox_execute import GradingSandbox, prepared_path, require_sandbox
+
+STATE_DIR = ".course-grade"
+
+
+def record_path(course_root: Path | str, assignment: str, student: str) -> Path:
+    """Where the autograde step leaves what happened to one student's submission."""
+    return Path(course_root) / STATE_DIR / assignment / "records" / f"{student}.json"
+
+
+def recheck_notebook(nb, rubric, source_cells: list, settings: GradingSandbox) -> dict:
+    """The re-check's verdict per code item for the (sanitized) notebook NB."""
+    from course.grading.recheck import recheck_code, student_code
+
+    return recheck_code(student_code(nb, source_cells), rubric, unsafe=settings.unsafe)
+
+
+def save_verdicts(path: Path, verdicts: dict) -> None:
+    """Write a re-check made on a worker for RecheckOutOfProcess to pick up."""
+    write_atomic(path, json.dumps({k: asdict(v) for k, v in verdicts.items()}, ensure_ascii=False))
+
+
+def load_verdicts(path: Path) -> dict:
+    """A re-check written by save_verdicts."""
+    from course.grading.recheck import ItemVerdict
+
+    return {k: ItemVerdict(**v) for k, v in json.loads(path.read_text("utf-8")).items()}
+
+
+class RecheckOutOfProcess(NbGraderPreprocessor):
+    """Re-check the code items outside the kernel, correct the gradebook, flag, and record the outcome."""
+
+    def preprocess(self, nb, resources):
+        """Runs after SaveAutoGrades, so the gradebook already holds the kernel's scores."""
+        from course.grading.recheck import apply_rechecks
+        from course.grading.rubric import load_rubric, rubric_path
+
+        info = resources["nbgrader"]
+        coursedir = CourseDirectory(config=self.config)
+        rubric_file = rubric_path(Path(coursedir.root), info["assignment"])
+        if not rubric_file.is_file():
+            self.log.warning("no rubric at %s: code items are not re-checked", rubric_file)
+            return nb, resources
+        settings = GradingSandbox(config=self.config)
+        student = info["student"]
+        ready = prepared_path(settings.runs_dir, student, nb, "recheck") if settings.runs_dir else None
+        if ready is not None and ready.is_file():
+            verdicts = load_verdicts(ready)
+            ready.unlink()
+        else:
+            require_sandbox(settings)
+            source = os.path.join(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]),
+                                  f"{info['notebook']}.ipynb")
+            verdicts = recheck_notebook(nb, load_rubric(rubric_file), nbformat.read(source, as_version=4).cells,
+                                        settings)
+        changes = apply_rechecks(info["db_url"], info["assignment"], student, verdicts)
+        run = info.get("sandbox")
+        incidents = [f"{i.kind} in cell {i.cell_index + 1}: {i.message}" for i in (run.incidents if run else ())]
+        notes = [run.engine_reason] if run is not None and run.engine_reason else []
+        if changes or incidents:
+            self._flag(info)
+        for change in changes:
+            self.log.warning("%s: %s: kernel %s, re-check %s (%s)", student, change.item, change.kernel_score,
+                             change.recheck_score, change.reason)
+        record = {"verdicts": {k: asdict(v) for k, v in verdicts.items()}, "changes": [asdict(c) for c in changes],
+                  "incidents": incidents, "notes": notes,
+                  "engine": run.engine if run else None, "memory_limit": run.memory_limit if run else None}
+        write_atomic(record_path(coursedir.root, info["assignment"], student),
+                     json.dumps(record, ensure_ascii=False, indent=1))
+        return nb, resources
+
+    @staticmethod
+    def _flag(info: dict) -> None:
+        """Flag this submission's notebook for a grader to look at."""
+        with gradebook(info["db_url"]) as gb:
+            notebook = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
+            notebook.flagged = True
+            gb.db.commit()

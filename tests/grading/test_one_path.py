@@ -1,0 +1,232 @@
+"""One grading path: stock `nbgrader autograde` with the course config grades exactly as `course grade` does.
+
+Also: the gradebook is the truth for resuming, nbgrader's own failure reasons reach the rows, and one batch
+runs per course at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from nbgrader.api import Gradebook
+
+from course.assignment.grade_run import grade_assignment, nbgrader_env, run_nbgrader
+from course.errors import CourseError
+from course.grading.batch import batch_lock
+from course.grading.gradebook import db_url
+from course.grading.sandbox import Limits
+from tests.conftest import submit
+
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+
+SAMPLES = Path(__file__).parents[1] / "assignment" / "submissions"
+BATCH = Path(__file__).parent / "fixtures" / "batch"
+CODE = ["test-formulas", "test-fp32-accum", "test-comm-volume", "test-dp1-cross-check"]
+SMALL = Limits(cell_timeout_s=4, submission_timeout_s=30, memory_bytes=768 * 2**20)
+# Every hostile and cheating case whose notebook nbgrader can read (damaged files never reach nbgrader).
+CASES = ["reference", "release", "cheat-replaced-checker", *sorted(
+    p.stem for p in BATCH.glob("*.ipynb") if p.stem.startswith(("hostile-", "cheat-")))]
+# Cases whose incidents depend on the machine's load, not on the command: a fork bomb's parent either gets
+# EAGAIN at once or is starved past the cell limit; the others' cells take close to the 4 s limit.
+LOAD_DEPENDENT = {"hostile-fork-bomb", "hostile-patch-modules", "hostile-read-source"}
+STOCK_STEPS = "c.Autograde.autograde_preprocessors = Autograde.class_traits()['autograde_preprocessors'].default()"
+
+
+def notebook_of(case: str) -> Path:
+    """The committed notebook of a case."""
+    for folder in (BATCH, SAMPLES):
+        if (folder / f"{case}.ipynb").is_file():
+            return folder / f"{case}.ipynb"
+    from tests.assignment.make_submissions import OUT
+
+    return OUT / f"{case}.ipynb"
+
+
+def course(released: Path, where: Path, cases: list[str], *, config: str = "") -> Path:
+    """A copy of the released course, one student per case, CONFIG appended to its nbgrader_config.py."""
+    root = where / "autograder"
+    shutil.copytree(released, root)
+    for case in cases:
+        submit(root, case, notebook_of(case))
+    if config:
+        with open(root / "nbgrader_config.py", "a", encoding="utf-8") as f:
+            f.write("\n" + config + "\n")
+    return root
+
+
+def small_limits_config() -> str:
+    """The SMALL limits as nbgrader settings."""
+    return "\n".join(f"c.GradingSandbox.{name} = {getattr(SMALL, name)}" for name in SMALL.__dataclass_fields__)
+
+
+def graded(root: Path) -> dict:
+    """(student, grade cell) → score, and student → flagged, as the gradebook holds them."""
+    with Gradebook(db_url(root / "gradebook.db")) as gb:
+        scores = {(g.student.id, g.name): g.score for s in gb.assignment_submissions("lesson05")
+                  for nb in s.notebooks for g in nb.grades}
+        flags = {s.student.id: any(nb.flagged for nb in s.notebooks) for s in gb.assignment_submissions("lesson05")}
+    return {"scores": scores, "flags": flags}
+
+
+def code_points(table: dict, student: str) -> list[float]:
+    """A student's four code item scores."""
+    return [table["scores"][(student, item)] for item in CODE]
+
+
+@pytest.fixture(scope="module")
+def both(released, tmp_path_factory):
+    """Every case graded by stock `nbgrader autograde` (course config, small limits) and by `course grade`."""
+    stock = course(released, tmp_path_factory.mktemp("stock"), CASES, config=small_limits_config())
+    proc = run_nbgrader(stock, "autograde", "lesson05", "--force", check=False)
+    ours = course(released, tmp_path_factory.mktemp("ours"), CASES)
+    run = grade_assignment(ours, "lesson05", jobs=2, limits=SMALL)
+    return graded(stock), graded(ours), run, proc
+
+
+def test_stock_autograde_and_course_grade_give_the_same_scores_and_flags(both):
+    stock, ours, _, proc = both
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for case in CASES:
+        assert code_points(stock, case) == code_points(ours, case), case
+        assert stock["flags"][case] == ours["flags"][case] or case in LOAD_DEPENDENT, case
+    assert stock["scores"] == ours["scores"]
+    assert stock["flags"]["cheat-replaced-checker"] and stock["flags"]["hostile-os-exit"]
+    assert not stock["flags"]["reference"] and not stock["flags"]["release"]
+
+
+@pytest.mark.parametrize("case", ["cheat-read-solutions", "cheat-tamper-gradebook", "cheat-replaced-checker"])
+def test_cheats_score_zero_through_both(both, case):
+    stock, ours, _, _ = both
+    assert code_points(stock, case) == code_points(ours, case) == [0, 0, 0, 0]
+
+
+def test_no_score_leaves_its_range_and_the_reference_keeps_full_marks(both):
+    stock, ours, _, _ = both
+    for table in (stock, ours):
+        assert all(0 <= score <= 10 for score in table["scores"].values() if score is not None)
+        assert code_points(table, "reference") == [1, 1, 1, 1]
+
+
+def test_the_cheats_are_real_against_unsandboxed_stock_autograde(released, tmp_path):
+    """Without the course's steps (nbgrader's own Execute) the same two notebooks steal and tamper."""
+    root = course(released, tmp_path, ["reference", "cheat-read-solutions", "cheat-tamper-gradebook"],
+                  config="from nbgrader.converters import Autograde\n" + STOCK_STEPS)
+    run_nbgrader(root, "autograde", "lesson05", "--force", "--student", "cheat-read-solutions")
+    assert code_points(graded(root), "cheat-read-solutions") == [1, 1, 1, 1]
+    run_nbgrader(root, "autograde", "lesson05", "--force", "--student", "reference")
+    run_nbgrader(root, "autograde", "lesson05", "--force", "--student", "cheat-tamper-gradebook")
+    assert code_points(graded(root), "reference") == [999, 999, 999, 999]
+
+
+def test_without_bubblewrap_both_commands_refuse_the_same_way(released, tmp_path):
+    root = course(released, tmp_path, ["reference"])
+    env = {**nbgrader_env(), "PATH": str(Path(sys.executable).parent)}  # no bwrap on this PATH
+    stock = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", "lesson05"], cwd=root, env=env,
+                           capture_output=True, text=True)
+    ours = subprocess.run([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root)],
+                          env=env, capture_output=True, text=True)
+    assert ours.returncode != 0 and stock.returncode != 0
+    for output in (stock.stdout + stock.stderr, ours.stderr):
+        assert "no grading sandbox on this machine" in output and "c.GradingSandbox.unsafe = True" in output
+    assert not (root / "autograded" / "reference" / "lesson05" / "lesson05.ipynb").exists()  # nothing ran
+    assert all(graded(root)["scores"].get(("reference", item)) in (None, 0) for item in CODE)
+    with open(root / "nbgrader_config.py", "a", encoding="utf-8") as f:
+        f.write("\nc.GradingSandbox.unsafe = True\n")
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", "lesson05"], cwd=root, env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert code_points(graded(root), "reference") == [1, 1, 1, 1]
+
+
+def test_course_grade_prints_no_library_warnings(released, tmp_path):
+    root = course(released, tmp_path, ["reference", "release"])
+    proc = subprocess.run([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root)],
+                          env=nbgrader_env(), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "Warning" not in proc.stderr and "WARNING" not in proc.stderr, proc.stderr
+
+
+@pytest.fixture
+def graded_class(released, tmp_path):
+    """Two students graded once by course grade."""
+    root = course(released, tmp_path, ["reference", "release"])
+    grade_assignment(root, "lesson05", jobs=2)
+    return root
+
+
+def test_a_fresh_gradebook_means_everyone_is_graded_again(graded_class):
+    root = graded_class
+    before = graded(root)
+    (root / "gradebook.db").unlink()
+    run_nbgrader(root, "generate_assignment", "lesson05", "--force")  # as after a lost gradebook
+    assert graded(root)["scores"] == {}
+    again = grade_assignment(root, "lesson05", jobs=2)
+    assert again.stats["students"] == 2 and again.stats["skipped"] == 0
+    assert graded(root) == before
+
+
+def test_a_stale_gradebook_row_is_graded_again(graded_class):
+    root = graded_class
+    before = graded(root)
+    with Gradebook(db_url(root / "gradebook.db")) as gb:  # e.g. restored from an older copy
+        gb.find_grade("test-formulas", "lesson05", "lesson05", "release").auto_score = 1.0
+        gb.db.commit()
+    again = grade_assignment(root, "lesson05", jobs=2)
+    assert again.stats["students"] == 1 and again.stats["skipped"] == 1
+    assert graded(root) == before
+
+
+def test_a_deleted_gradebook_stops_before_grading_and_names_the_fix(graded_class):
+    root = graded_class
+    (root / "gradebook.db").unlink()
+    with pytest.raises(CourseError, match=r"nbgrader generate_assignment lesson05 --force"):
+        grade_assignment(root, "lesson05", jobs=2)
+    assert not (root / "gradebook.db").exists()
+
+
+def test_a_failing_nbgrader_step_shows_its_own_reason(graded_class):
+    root = graded_class
+    with Gradebook(db_url(root / "gradebook.db")) as gb:
+        gb.remove_submission("lesson05", "reference")
+        gb.remove_notebook("lesson05", "lesson05")
+    run = grade_assignment(root, "lesson05", jobs=1)
+    problems = " ".join(str(p) for p in run.student("reference").problems)
+    assert "No notebooks found" in problems and "above traceback" not in problems
+
+
+def test_a_second_batch_on_the_same_course_is_refused_naming_the_first(graded_class):
+    root = graded_class
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom pathlib import Path\n"
+                               "from course.grading.batch import batch_lock\n"
+                               "with batch_lock(Path(sys.argv[1])):\n    print('held', flush=True)\n"
+                               "    time.sleep(60)\n", str(root)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(CourseError, match=rf"pid {holder.pid}"):
+            grade_assignment(root, "lesson05", jobs=1)
+    finally:
+        holder.kill()
+        holder.wait()
+    # the holder died without cleaning up (SIGKILL): its lock file is stale and the next batch simply runs
+    assert grade_assignment(root, "lesson05", jobs=1).stats["skipped"] == 2
+
+
+def test_the_lock_is_released_on_error(tmp_path):
+    with pytest.raises(RuntimeError), batch_lock(tmp_path):
+        raise RuntimeError("boom")
+    with batch_lock(tmp_path) as path:
+        assert f"pid {os.getpid()}" in path.read_text()
+
+
+def test_a_changed_submission_is_graded_again(graded_class):
+    root = graded_class
+    assert code_points(graded(root), "release") == [0, 0, 0, 0]
+    submit(root, "release", notebook_of("reference"))  # the student resubmitted, now complete
+    again = grade_assignment(root, "lesson05", jobs=2)
+    assert again.stats["students"] == 1 and again.stats["skipped"] == 1
+    assert code_points(graded(root), "release") == [1, 1, 1, 1]

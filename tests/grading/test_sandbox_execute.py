@@ -1,0 +1,72 @@
+"""The pieces of the one grading path that need no sandbox: settings, hand-over files, engine choice, reasons."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+from traitlets.config import Config
+
+from course.grading.batch import nbgrader_reason
+from course.grading.sandbox import Incident, Limits, SandboxRun
+from course.grading.sandbox_execute import GradingSandbox, load_run, prepared_path, refusal, save_run
+from course.grading.sandbox_fidelity import choose_engine
+
+# What nbgrader's API returned for a student whose gradebook lacked the notebook (trimmed real log).
+FAILED_LOG = """[INFO] Creating/updating student with ID 'reference': {}
+[WARNING] Skipping unknown notebook: /c/submitted/reference/lesson05/lesson05.ipynb
+[ERROR] No notebooks found, did you forget to run 'nbgrader generate_assignment'?
+[ERROR] There was an error processing assignment: /c/submitted/reference/lesson05
+[ERROR] Traceback (most recent call last):
+    nbgrader.converters.base.NbGraderException: No notebooks found, did you forget to run 'nbgrader generate_assignment'?
+[ERROR] Please see the the above traceback for details on the specific errors on the above failures.
+"""
+
+
+def test_limits_and_switches_are_nbgrader_settings():
+    config = Config()
+    config.GradingSandbox.memory_bytes = 3 * 2**30
+    config.GradingSandbox.cell_timeout_s = 7
+    config.GradingSandbox.unsafe = True
+    settings = GradingSandbox(config=config)
+    assert settings.limits() == Limits(memory_bytes=3 * 2**30, cell_timeout_s=7)
+    assert settings.unsafe and settings.engine == "auto"
+    assert GradingSandbox().limits() == Limits()  # defaults declared once, in Limits
+    assert "RLIMIT_AS" in GradingSandbox.class_traits()["memory_bytes"].help
+
+
+def test_a_limit_must_be_positive():
+    config = Config()
+    config.GradingSandbox.cell_timeout_s = 0
+    with pytest.raises(Exception, match="cell_timeout_s"):
+        GradingSandbox(config=config)
+
+
+def test_a_run_made_on_a_worker_comes_back_unchanged(tmp_path):
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)", outputs=[
+        nbformat.v4.new_output("stream", name="stdout", text="1\n")])])
+    run = SandboxRun(nb, "timeout", "ran past", 1.5, {"total": 1.5}, (Incident(0, "stopped", "ran past"),),
+                     engine="kernel", engine_reason="widgets", memory_limit="2048 MiB per process")
+    path = prepared_path(tmp_path, "alice", nb, "run")
+    assert path != prepared_path(tmp_path, "bob", nb, "run")  # never someone else's outputs
+    save_run(path, run)
+    assert load_run(path) == run
+
+
+def test_the_engine_is_the_shell_only_where_it_is_known_to_be_exact():
+    plain = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("%time x = 1\n!echo hi")])
+    widgets = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("from tqdm.auto import tqdm")])
+    loop = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import asyncio\nasyncio.run(main())")])
+    assert choose_engine(plain, "auto") == ("shell", "")
+    assert choose_engine(widgets, "auto")[0] == "kernel" and "tqdm.auto" in choose_engine(widgets, "auto")[1]
+    assert choose_engine(loop, "auto")[0] == "kernel" and "asyncio" in choose_engine(loop, "auto")[1]
+    assert choose_engine(widgets, "shell") == ("shell", "")  # an explicit setting is obeyed
+
+
+def test_a_failed_autograde_is_explained_by_nbgraders_own_reason():
+    reason = nbgrader_reason({"success": False, "log": FAILED_LOG, "error": "NbGraderException: Please see the"})
+    assert reason == "No notebooks found, did you forget to run 'nbgrader generate_assignment'?"
+
+
+def test_the_refusal_names_the_setting_that_overrides_it():
+    text = refusal("bubblewrap (bwrap) is not installed.")
+    assert "c.GradingSandbox.unsafe = True" in text and "--unsafe" in text and "bwrap" in text
