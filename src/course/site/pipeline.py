@@ -57,9 +57,9 @@ def build_course(root: Path, *, variants: list[str] | None = None) -> BuildResul
             written = build_variant(plan, parsed, variant, staging, web_assets)
             result.pages += [plan.site_dir(variant) / p.relative_to(staging) for p in written]
             write_atomic(staging / STAMP, fingerprint)
-    from course.assignment.make_source import write_assignment_sources
+        from course.assignment.make_source import write_assignment_sources
 
-    write_assignment_sources(plan, parsed)
+        write_assignment_sources(plan, parsed)  # inside: bad checks leave the old sites in place too
     return result
 
 
