@@ -9,7 +9,7 @@ import sys
 from course.errors import CourseError
 
 # Each subcommand lives in course/commands/<name>.py with add_arguments(parser) and run(args) -> int.
-COMMANDS = ("build", "publish", "check", "grade", "report", "lab", "demo")
+COMMANDS = ("build", "publish", "check", "grade", "report", "lab", "demo", "new")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -112,3 +112,22 @@ def test_feedback_names_the_diagnosed_mistake_without_hidden_values(feedback):
     [wrong] = [m for m in SPEC.misconceptions if m.id == "zero2-shards-params"]
     assert f"诊断：{wrong.name}——{wrong.explanation}" in feedback["zero2-shards-params"]
     assert "诊断：" not in feedback["reference"]
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_a_wrong_shard_target_submission_gets_the_diagnosis_in_feedback_and_a_shard_target_hint_in_the_report(
+        feedback, graded):
+    import csv
+
+    from course.grading.report import make_report
+
+    assert "诊断：ZeRO-2 把参数也分片了" in feedback["zero2-shards-params"]
+    result = make_report(graded.course_root.parent, "lesson05")
+    with open(result.csv, encoding="utf-8") as f:
+        rows = {r["student"]: r for r in csv.DictReader(f)}
+    assert rows["zero2-shards-params"]["veto_hints"] == "shard-target"
+    assert rows["zero2-shards-params"]["vetoes"] == ""  # a hint, never a decision
+    assert rows["swapped-comm-volumes"]["veto_hints"] == "comm-volume" and rows["reference"]["veto_hints"] == ""
+    html = result.html.read_text("utf-8")
+    assert "可能的一票否决项 shard-target" in html and "zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000" in html

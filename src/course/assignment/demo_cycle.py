@@ -142,6 +142,11 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
     write_assignment_sources(plan, None)
     step("release: the source notebook becomes the student version", f"nbgrader generate_assignment {lesson} --force")
     print(f"   {release(course_root, lesson).relative_to(plan.root)}")
+    folder = demo_dir(course_root, lesson)
+    if any(not (folder / s / f"{lesson}.ipynb").exists() for s in load_students(course_root, lesson)):
+        step("the demo class writes its notebooks from the release", f"python -m course.assignment.demo_cycle "
+                                                                     f"{lesson} --write-submissions")
+        print("   " + ", ".join(p.parent.name for p in write_submissions(course_root, lesson)))
     step("submissions: the demo class hands in", f"cp demo/{lesson}/<student>/{lesson}.ipynb submitted/<student>/{lesson}/")
     print("   " + ", ".join(collect(course_root, lesson)))
     step("autograde, then re-check every submission outside the student's kernel", f"course grade {lesson}")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from course.assignment.cells import grade_id, is_test, match_cells, nbgrader_meta
-from course.assignment.checks import AssignmentSpec, Call, Check, Misconception, Result
+from course.assignment.checks import AssignmentSpec, Call, Misconception, Result
 from course.grading.gradebook import gradebook
 
 # Runs inside the sandbox with INPUT = {"cells": [...], "calls": [[name, args, kwargs], ...], "cell_seconds",

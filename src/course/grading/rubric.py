@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from course.errors import CourseError, Location
-from course.lesson.validate import YamlDocument, display_path, load_yaml, parse_yaml, validate_document  # noqa: F401 (re-exported)
+from course.lesson.validate import YamlDocument, load_yaml, validate_document
 
 CHINESE_COUNT = dict(enumerate("两三四五六七八九", start=2))
 
