@@ -159,3 +159,10 @@ def test_only_differing_verdicts_are_written_and_they_flag_the_submission(tmp_pa
         nb = gb.find_submission_notebook("lesson05", "lesson05", "s")
         assert nb.flagged and nb.score == 0
     assert apply_rechecks(url, "lesson05", "s", verdicts) == []
+
+
+def test_arguments_arrive_with_their_types_and_each_call_gets_its_own_copy():
+    code = ("seen = []\ndef f(xs, pair, opts):\n    seen.append(xs)\n    xs.append(0)\n"
+            "    return [type(xs).__name__, type(pair).__name__, sorted(opts), len(xs), len(seen)]")
+    assert shapes(code, "f([1], (2, 3), {'a': [4]}) == ['list', 'tuple', ['a'], 2, 1]",
+                  "f([1], (2, 3), {'b': [4]}) == ['list', 'tuple', ['b'], 2, 2]").passed

@@ -71,8 +71,8 @@ def test_a_new_lesson_builds_releases_and_grades_its_demo_student_at_full_marks(
     scaffold_lesson(root, "lesson06", "第 6 课：张量并行")
     build_course(root)
     assert (root / "_site" / "student" / "lesson06.html").is_file()
-    assert "v * factor" in (root / "_site" / "answer" / "lesson06.html").read_text("utf-8")
-    assert "v * factor" not in (root / "_site" / "student" / "lesson06.html").read_text("utf-8")
+    assert "v * factor" in (root / "_site" / "answer" / "lesson06.ipynb").read_text("utf-8")
+    assert "v * factor" not in (root / "_site" / "student" / "lesson06.ipynb").read_text("utf-8")
     course = run_cycle(root, "lesson06")
     with open(course / "reports" / "lesson06.csv", encoding="utf-8") as f:
         [row] = list(csv.DictReader(f))

@@ -70,10 +70,11 @@ def monkeypatch_module():
 
 def test_both_variants_are_built_and_the_answer_stays_out_of_the_student_site(course):
     root, build, _ = course
-    student = (root / "_site" / "student" / f"{LESSON}.html").read_text("utf-8")
-    answer = (root / "_site" / "answer" / f"{LESSON}.html").read_text("utf-8")
-    assert "base + (1 if s &lt; extra else 0)" in answer and "base + (1 if s" not in student
+    student = (root / "_site" / "student" / f"{LESSON}.ipynb").read_text("utf-8")
+    answer = (root / "_site" / "answer" / f"{LESSON}.ipynb").read_text("utf-8")
+    assert "base + (1 if s < extra else 0)" in answer and "base + (1 if s" not in student
     assert "return ______" in student and "气泡占比" in student
+    assert (root / "_site" / "student" / f"{LESSON}.html").is_file() and (root / "_site" / "answer" / "index.html").is_file()
 
 
 def test_the_source_notebook_has_both_exercises_with_their_tests(course):
@@ -108,3 +109,18 @@ def test_the_report_decides_with_the_lessons_own_rubric(course):
     assert {s: (r["bubble"], r["split"], r["total"], r["result"]) for s, r in rows.items()} == {
         "reference": ("1", "1", "4", "PASS"), "blank": ("0", "0", "2", "FAIL"), "cheat": ("0", "0", "2", "FAIL")}
     assert all(r["veto_hints"] == "" and r["vetoes"] == "" for r in rows.values())  # no veto items, no hints
+
+
+def test_checks_calling_an_undefined_function_stop_the_build_with_nothing_half_built(tmp_path):
+    from course.errors import CourseError
+    from course.site.pipeline import build_course
+
+    root = scratch_project(tmp_path, FIXTURE)
+    checks = root / "lessons" / LESSON / "checks.yml"
+    checks.write_text(checks.read_text("utf-8").replace("describe_split(10, 4) ==", "summarise(10, 4) =="), "utf-8")
+    with pytest.raises(CourseError) as err:
+        build_course(root)
+    assert str(err.value).startswith("lesson07/checks.yml, line 16: items/split/visible/1: calls summarise(), which "
+                                     "the exercise ex-split does not define; expected one of describe_split, "
+                                     "split_layers")
+    assert list((root / "_site").iterdir()) == [] and not (root / "autograder" / "source").exists()

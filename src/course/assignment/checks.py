@@ -41,9 +41,13 @@ class Call:
         parts = [literal(a) for a in self.args] + [f"{k}={literal(v)}" for k, v in self.kwargs]
         return f"{self.func}({', '.join(parts)})"
 
+    def __hash__(self) -> int:
+        # arguments may be lists or dicts; the call's source text identifies it
+        return hash(self.code())
+
     def payload(self) -> list:
-        """The call as JSON for the re-check process."""
-        return [self.func, [_plain(a) for a in self.args], {k: _plain(v) for k, v in self.kwargs}]
+        """The call as JSON for the re-check process, each argument tagged with its type (a tuple stays a tuple)."""
+        return [self.func, [tagged(a) for a in self.args], {k: tagged(v) for k, v in self.kwargs}]
 
 
 @dataclass(frozen=True)
@@ -202,11 +206,17 @@ def literal(value: Any) -> str:
     return repr(value)
 
 
-def _plain(value: Any) -> Any:
-    """An argument as JSON can carry it (exact fractions as floats)."""
+def tagged(value: Any) -> list:
+    """A literal as [type name, payload], the form the re-check sends values in both directions."""
     if isinstance(value, Fraction):
-        return value.numerator if value.denominator == 1 else float(value)
-    return value
+        value = value.numerator if value.denominator == 1 else float(value)
+    name = {bool: "bool", int: "int", float: "float", str: "str", type(None): "none", list: "list", tuple: "tuple",
+            dict: "dict"}[type(value)]
+    if name in ("list", "tuple"):
+        return [name, [tagged(v) for v in value]]
+    if name == "dict":
+        return [name, [[tagged(k), tagged(v)] for k, v in value.items()]]
+    return [name, value]
 
 
 # ---------------------------------------------------------------- reading one check line
