@@ -17,10 +17,16 @@ from course.lesson.validate import YamlDocument, display_path, load_yaml, valida
 
 def load_checks(path: Path) -> AssignmentSpec:
     """Read and validate one lesson's checks."""
-    doc = load_yaml(path)
-    if not isinstance(doc.data, dict):
-        raise doc.error((), "expected a mapping with keys version, lesson, items, misconceptions")
-    validate_document(doc, "course.assignment", "checks.v1")
+    try:
+        doc = load_yaml(path)
+        if not isinstance(doc.data, dict):
+            raise doc.error((), "expected a mapping with keys version, lesson, items, misconceptions")
+        validate_document(doc, "course.assignment", "checks.v1")
+    except CourseError as exc:
+        if "not valid YAML" not in exc.message and "expected a string, got {" not in exc.message:
+            raise
+        raise CourseError(f"{exc.message}; a check that holds ': ' (a dict) must be quoted: - 'f() == {{\"a\": 1}}'",
+                          exc.where) from None
     lesson = doc.data["lesson"]
     if lesson != Path(path).parent.name:
         raise doc.error(("lesson",), f"expected {Path(path).parent.name!r} (the folder's name), got {lesson!r}")
