@@ -22,7 +22,6 @@ def test_demo_class_is_current(released, tmp_path):
     course = tmp_path / "autograder"
     shutil.copytree(released, course)
     shutil.copytree(ROOT / "autograder" / "demo", course / "demo")
-    shutil.copytree(released.parent / "lessons", tmp_path / "lessons")
     written = write_submissions(course, "lesson05")
     assert sorted(p.parent.name for p in written) == ["lisi", "wangwu", "zhangsan", "zhaoliu"]
     for path in written:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,7 @@ def test_good_checks_load_with_hidden_cases_and_misconceptions(tmp_path):
     ("      - add(1, 2) == 3", "      - add(1, 2) = 3", 7, "items/add/visible/0: not Python"),
     ("      - add(2, 5) == 7", "      - add(x) == 7", 9, "items/add/hidden/0: expected a literal value, got x"),
     ("    item: add", "    item: sub", 12, "misconceptions/0/item: expected one of the items add, got 'sub'"),
-    ("lesson: lesson07", "lesson: lesson08", 2, "lesson: expected 'lesson07' (the folder's name)"),
+    ("lesson: lesson07", "lesson: lesson08", 2, "lesson: expected 'lesson07' (the lesson's name)"),
     ("    exercise: ex-add\n", "    exercise: ex-add\n    points: 2\n", 6, "items/add: unknown key 'points'"),
     ("    visible:\n      - add(1, 2) == 3\n", "", 5, "items/add: missing key 'visible'"),
     ("    evidence: add(1, 2) 返回 12\n", "", 11, "missing key 'evidence'"),
@@ -115,3 +116,16 @@ def test_a_misconception_naming_an_unknown_veto_is_named(lesson05):
     with pytest.raises(CourseError, match=r"lesson05/checks.yml, line \d+: misconceptions/0/veto: expected a veto id "
                                           r"of rubrics/lesson05.yml \(activation-shard, comm-volume, unbounded-scaling\), got .shard-target."):
         check_against_rubric(spec, dataclasses.replace(rubric, vetoes=rubric.vetoes[1:]))
+
+
+def test_the_course_root_keeps_the_checks_its_source_notebook_was_made_with(released, tmp_path):
+    from course.assignment.load_checks import checks_for_course
+
+    alone = tmp_path / "grading-server" / "autograder"
+    shutil.copytree(released, alone)  # the nbgrader course root without the project around it
+    assert (alone / "checks" / "lesson05.yml").read_text("utf-8") == \
+        (ROOT / "lessons" / "lesson05" / "checks.yml").read_text("utf-8")
+    assert "shard-target" in {m.veto for m in checks_for_course(alone, "lesson05").misconceptions}
+    assert list((alone / "release").rglob("*.yml")) == []  # hidden values never reach students
+    with pytest.raises(CourseError, match="no checks for lesson09: expected checks/lesson09.yml in the course root"):
+        checks_for_course(alone, "lesson09")

@@ -15,8 +15,8 @@ from course.errors import CourseError, Location
 from course.lesson.validate import YamlDocument, display_path, load_yaml, validate_document
 
 
-def load_checks(path: Path) -> AssignmentSpec:
-    """Read and validate one lesson's checks."""
+def load_checks(path: Path, *, lesson: str | None = None) -> AssignmentSpec:
+    """Read and validate one lesson's checks (LESSON defaults to the name of the folder they are in)."""
     try:
         doc = load_yaml(path)
         if not isinstance(doc.data, dict):
@@ -27,9 +27,10 @@ def load_checks(path: Path) -> AssignmentSpec:
             raise
         raise CourseError(f"{exc.message}; a check that holds ': ' (a dict) must be quoted: - 'f() == {{\"a\": 1}}'",
                           exc.where) from None
+    expected = lesson or Path(path).parent.name
     lesson = doc.data["lesson"]
-    if lesson != Path(path).parent.name:
-        raise doc.error(("lesson",), f"expected {Path(path).parent.name!r} (the folder's name), got {lesson!r}")
+    if lesson != expected:
+        raise doc.error(("lesson",), f"expected {expected!r} (the lesson's name), got {lesson!r}")
     default_tol = doc.data.get("rel_tol", REL_TOL)
     items = {}
     for item_id, entry in doc.data["items"].items():
@@ -147,10 +148,18 @@ def checks_path(project_root: Path, lesson: str) -> Path:
     return Path(project_root) / load_config(Path(project_root)).lessons_dir / lesson / "checks.yml"
 
 
+def course_checks_path(course_root: Path, lesson: str) -> Path:
+    """The copy of a lesson's checks that `course build` keeps in the nbgrader course root (checks/<lesson>.yml)."""
+    return Path(course_root) / "checks" / f"{lesson}.yml"
+
+
 def checks_for_course(course_root: Path, lesson: str) -> AssignmentSpec:
-    """The checks of a lesson graded in the nbgrader course root COURSE_ROOT (its project is the parent folder)."""
+    """The checks of a lesson graded in COURSE_ROOT: the copy made with its source notebook, else the lesson's own."""
+    copy = course_checks_path(course_root, lesson)
+    if copy.is_file():
+        return load_checks(copy, lesson=lesson)
     path = checks_path(Path(course_root).resolve().parent, lesson)
     if not path.is_file():
-        raise CourseError(f"no checks for {lesson}: expected {path.parent.name}/checks.yml in the lessons folder "
-                          f"beside the course root", Location(path))
+        raise CourseError(f"no checks for {lesson}: expected checks/{lesson}.yml in the course root (written by "
+                          f"`course build`) or {lesson}/checks.yml in the lessons folder", Location(copy))
     return load_checks(path)

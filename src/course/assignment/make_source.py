@@ -106,6 +106,7 @@ class AssignmentSource:
     notebook: str  # nbformat JSON
     images: tuple[str, ...]  # project-relative paths the notebook shows
     project_root: Path
+    checks: str  # the checks.yml the notebook was made with, kept in the course root for grading
 
 
 def write_assignment_source(lesson: Lesson, *, project_root: Path, course_root: Path, rubric=None) -> Path:
@@ -125,15 +126,20 @@ def make_assignment_source(lesson: Lesson, *, project_root: Path, course_root: P
     from course.grading.rubric import load_rubric, rubric_path
 
     spec = spec or load_checks(checks_path(project_root, lesson.stem))
+    checks_text = Path(spec.source.path).read_text("utf-8")
     rubric = rubric or load_rubric(rubric_path(course_root, lesson.stem))
     view, images = resolve_resources(select_variant(lesson, "student"), project_root)
     nb = source_notebook_node(lesson, view, spec, rubric, outputs=_student_outputs(view, project_root))
     return AssignmentSource(lesson.stem, nbformat.writes(nb), tuple(str(i.project_path) for i in images),
-                            Path(project_root))
+                            Path(project_root), checks_text)
 
 
 def write_source(course_root: Path, made: AssignmentSource) -> Path:
-    """Put one generated source folder in place atomically."""
+    """Put one generated source folder in place atomically, and beside it (never in it: nbgrader releases the
+    source folder) the checks `course grade` compares with, so the course root alone can grade."""
+    from course.assignment.load_checks import course_checks_path
+
+    write_atomic(course_checks_path(course_root, made.lesson), made.checks)
     target = source_notebook(course_root, made.lesson)
     with replace_dir_atomically(target.parent) as staging:
         for image in made.images:
@@ -165,7 +171,6 @@ def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rub
     from course.site.make_notebook import make_notebook
     from course.grading.rubric import question_grade_id
 
-    _check_front_matter(lesson)
     check_against_rubric(spec, rubric)
     pairs = check_against_lesson(spec, lesson)
     prove(lesson, pairs, spec, rubric)
@@ -192,14 +197,6 @@ def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rub
     nb.cells = cells
     nbformat.validate(nb)
     return nb
-
-
-def _check_front_matter(lesson: Lesson) -> None:
-    """The front matter's lesson number is the file's (two lessons must never share a number)."""
-    digits = lesson.stem.removeprefix("lesson")
-    if digits.isdigit() and lesson.front.get("lesson") != int(digits):
-        raise CourseError(f"front matter lesson: {lesson.front.get('lesson')}; expected lesson: {int(digits)} "
-                          f"(the file name)", Location(lesson.path, 1))
 
 
 def prove(lesson: Lesson, pairs: dict, spec: AssignmentSpec, rubric) -> None:

@@ -4,8 +4,8 @@ nbgrader runs the tests inside the student's kernel, where the student's code ca
 swallow errors or fake outputs (jupyter/nbgrader#1379). Here the student's code cells run in a fresh
 sandboxed Python (course.grading.sandbox) that only calls their functions and sends back what they returned;
 a result counts only when it is built of real builtin values (int, float, bool, str, None, list, tuple, dict).
-The comparisons run in this process, with the lesson's expected values (lessons/lessonNN/checks.yml), which
-never enter the sandbox; a failed item is also matched against the lesson's known wrong answers, so the
+The comparisons run in this process, with the lesson's expected values (its checks.yml), which never enter
+the sandbox; a failed item is also matched against the lesson's known wrong answers, so the
 verdict can name the mistake (Diagnosis). When the verdict differs from the kernel's
 score, the gradebook gets the re-check's score and the submission is flagged for review.
 """
@@ -178,8 +178,8 @@ def recheck_submission(notebook_path: Path, rubric, *, source_cells: list | None
     """Run a submission's code out of process and decide every rubric code item from the values it returns.
 
     SOURCE_CELLS (the source notebook's cells) identify the course's cells even when metadata was stripped;
-    without them the submission's own metadata is used. SPEC defaults to the lesson's checks.yml beside the
-    course root. HIDDEN False runs the visible checks only (`course check`); UNSAFE runs without bubblewrap
+    without them the submission's own metadata is used. SPEC defaults to the checks the course root keeps
+    (checks/<lesson>.yml, written with the source notebook), else the lesson's own checks.yml. HIDDEN False runs the visible checks only (`course check`); UNSAFE runs without bubblewrap
     (a student's own machine).
     """
     import nbformat
