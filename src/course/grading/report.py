@@ -87,6 +87,19 @@ class CodeHint:
 
 
 @dataclass(frozen=True)
+class Hints:
+    """Student → veto hints for graders: from their answers' sentences and from their code's diagnoses."""
+
+    text: dict[str, tuple[VetoHint, ...]]
+    code: dict[str, tuple[CodeHint, ...]]
+
+    def veto_ids(self, student: str) -> list[str]:
+        """The veto ids hinted at for one student, sorted (the CSV's veto_hints column)."""
+        return sorted({h.veto_id for h in self.text.get(student, ())}
+                      | {h.veto_id for h in self.code.get(student, ()) if h.veto_id})
+
+
+@dataclass(frozen=True)
 class ReportResult:
     """What `make_report` wrote and decided."""
 
@@ -131,9 +144,10 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
     submissions = read_gradebook(paths.gradebook, rubric, paths.autograded)
     vetoes = load_vetoes(paths.vetoes, rubric, {s.student for s in submissions})
     students = tuple(decide(rubric, s, tuple(v for v in vetoes if v.student == s.student)) for s in submissions)
-    code_hints = read_code_hints(paths.grade_report, rubric)
-    csv_text = render_csv(rubric, students, code_hints)
-    html_text = render_html(rubric, students, code_hints)
+    hints = Hints(text={s.submission.student: grader_hints(s.submission) for s in students},
+                  code=read_code_hints(paths.grade_report, rubric))
+    csv_text = render_csv(rubric, students, hints)
+    html_text = render_html(rubric, students, hints)
     csv_path = write_atomic(paths.out_dir / f"{assignment}.csv", csv_text)
     html_path = write_atomic(paths.out_dir / f"{assignment}.html", html_text)
     return ReportResult(csv_path, html_path, students)
@@ -296,30 +310,21 @@ def read_code_hints(grade_report: Path, rubric: Rubric) -> dict[str, tuple[CodeH
     return hints
 
 
-def veto_hint_ids(submission: Submission, code_hints: tuple[CodeHint, ...]) -> list[str]:
-    """The veto ids hinted at by the answers' sentences or the code, sorted."""
-    return sorted({h.veto_id for h in grader_hints(submission)} | {h.veto_id for h in code_hints if h.veto_id})
-
-
-def render_csv(rubric: Rubric, students: tuple[StudentReport, ...],
-               code_hints: dict[str, tuple[CodeHint, ...]] | None = None) -> str:
+def render_csv(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints) -> str:
     """student, each code item, Q1..Qn, total, veto ids, veto hint ids, result — one row per submission."""
-    code_hints = code_hints or {}
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["student", *(c.id for c in rubric.code_items), *(q.id for q in rubric.questions),
                      "total", "vetoes", "veto_hints", "result"])
     for s in students:
         items = s.submission.code + s.submission.questions
-        hinted = veto_hint_ids(s.submission, code_hints.get(s.submission.student, ()))
         writer.writerow([s.submission.student, *("" if i.score is None else format_points(i.score) for i in items),
                          format_points(s.submission.total), ";".join(sorted({v.veto for v in s.vetoes})),
-                         ";".join(hinted), s.result])
+                         ";".join(hints.veto_ids(s.submission.student)), s.result])
     return out.getvalue()
 
 
-def render_html(rubric: Rubric, students: tuple[StudentReport, ...],
-                code_hints: dict[str, tuple[CodeHint, ...]] | None = None) -> str:
+def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints) -> str:
     """A self-contained page: class summary with histogram and pass rate, then one section per student."""
     template = resources.files("course.grading").joinpath("templates", "report.html").read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
@@ -329,8 +334,8 @@ def render_html(rubric: Rubric, students: tuple[StudentReport, ...],
     return env.from_string(template).render(
         rubric=rubric, students=students, counts=counts, graded=len(graded),
         histogram=Markup(histogram_svg(graded, rubric.total, rubric.pass_line)),
-        hints={s.submission.student: grader_hints(s.submission) for s in students},
-        code_hints={s.submission.student: (code_hints or {}).get(s.submission.student, ()) for s in students},
+        hints={s.submission.student: hints.text.get(s.submission.student, ()) for s in students},
+        code_hints={s.submission.student: hints.code.get(s.submission.student, ()) for s in students},
     )
 
 
