@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from course.lesson.validate import YamlDocument, load_yaml, validate_document
+from course.lesson import validate
+from course.lesson.validate import YamlDocument, load_yaml, parse_yaml  # noqa: F401 (grading files read YAML from here)
 
 CHINESE_COUNT = dict(enumerate("两三四五六七八九", start=2))
 
@@ -92,6 +93,11 @@ def format_points(points: float) -> str:
     return f"{points:g}"
 
 
+def validate_document(doc: YamlDocument, schema_name: str) -> None:
+    """Check a grading document against one of the grading schemas (grading/schema/NAME.json)."""
+    validate.validate_document(doc, "course.grading", schema_name)
+
+
 # ---------------------------------------------------------------- the rubric
 
 
@@ -101,7 +107,7 @@ def load_rubric(path: Path) -> Rubric:
     if not isinstance(doc.data, dict):
         raise doc.error((), "expected a mapping with keys version, lesson, total, pass_line, code_items, "
                             "questions, vetoes")
-    validate_document(doc, "course.grading", "rubric.v1")
+    validate_document(doc, "rubric.v1")
     rubric = _build(doc)
     _check_consistency(doc, rubric)
     return rubric

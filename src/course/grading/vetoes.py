@@ -15,8 +15,8 @@ import yaml
 
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
-from course.grading.rubric import Rubric
-from course.lesson.validate import YamlDocument, display_path, load_yaml, parse_yaml, validate_document
+from course.grading.rubric import Rubric, validate_document
+from course.lesson.validate import YamlDocument, display_path, load_yaml, parse_yaml
 
 NEW_FILE = """\
 # 一票否决记录 (veto records) of {lesson}, read by `course report {lesson}`: any record fails the student
@@ -97,7 +97,7 @@ def _records(doc: YamlDocument, rubric: Rubric, students: Collection[str]) -> tu
     """Validate a veto document and turn it into records; the first problem names its line."""
     if not isinstance(doc.data, dict):
         raise doc.error((), "expected a mapping with keys version, lesson, vetoes")
-    validate_document(doc, "course.grading", "vetoes.v1")
+    validate_document(doc, "vetoes.v1")
     if doc.data["lesson"] != rubric.lesson:
         raise doc.error(("lesson",), f"expected {rubric.lesson!r} (the rubric's lesson), got {doc.data['lesson']!r}")
     records: list[VetoRecord] = []
