@@ -94,6 +94,8 @@ def test_sources_are_written_when_missing_or_stale_and_left_alone_when_fresh(tmp
     assert write_assignment_sources(plan, None) == [target]
     assert (target.parent / "assets" / "figs" / "train_zero_memory.png").exists()
     assert write_assignment_sources(plan, None) == []
+    (tmp_path / "autograder" / "checks" / "lesson05.yml").unlink()
+    assert write_assignment_sources(plan, None) == [target]  # the course root's copy of the checks is made again
     rubric = tmp_path / "autograder" / "rubrics" / "lesson05.yml"
     rubric.write_text(rubric.read_text("utf-8") + "# changed\n", "utf-8")
     assert write_assignment_sources(plan, None) == [target]

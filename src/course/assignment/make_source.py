@@ -41,7 +41,10 @@ def write_assignment_sources(plan: BuildPlan, parsed: list[Lesson] | None) -> li
     stamp = source_stamp(plan)
     stamps = plan.cache_dir / STAMPS
     if parsed is None:
-        if _read_stamp(stamps) == stamp and all(source_notebook(course_root, s).exists() for s in graded):
+        from course.assignment.load_checks import course_checks_path
+
+        made = [p for s in graded for p in (source_notebook(course_root, s), course_checks_path(course_root, s))]
+        if _read_stamp(stamps) == stamp and all(p.exists() for p in made):
             return []
         from course.lesson.parse_qmd import parse_lesson
 
