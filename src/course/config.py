@@ -35,8 +35,9 @@ class CourseConfig:
         ("lessons", "solutions", "assets", "autograder/rubrics", "_extensions", "package.json", "pyproject.toml"),
         "Project files and folders a build reads; with the course package they decide whether a rebuild has work.")
     generated_assets: tuple[str, ...] = setting(
-        ("assets/figs", "assets/zero3_comm_flow.svg", "assets/lab"),
-        "Build outputs that live under assets/ (not committed; not build inputs).")
+        ("assets/figs", "assets/lab"),
+        "Build outputs that live under assets/ (not committed; not build inputs): the folders lessons' "
+        "figures.py draw into, plus any single file a lesson draws elsewhere.")
 
     @classmethod
     def describe(cls) -> dict[str, tuple[Any, str]]:

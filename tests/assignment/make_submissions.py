@@ -4,7 +4,7 @@ Each sample is the release with a small edit to the answer cell (blanks filled i
 front of it) or to the notebook (a test cell edited or deleted, metadata stripped, the JSON broken).
 expected_scores.yml says what each must score. Rerun after changing the lesson, its checks or the rubric:
 
-    .venv/bin/python tests/assignment/make_submissions.py
+    .venv/bin/python -m tests.assignment.make_submissions
 
 It builds the source notebook and releases it with stock nbgrader in a temporary course folder.
 """
@@ -21,13 +21,15 @@ from typing import Callable
 import nbformat
 import yaml
 
-from course.assignment.lesson05 import SPEC, memory
+from course.assignment.load_checks import load_checks
 from course.assignment.submissions import cell_by_grade_id, submission
+from tests.lessons.lesson05_formulas import expected
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "submissions"
-ANSWER = SPEC.exercise
+SPEC = load_checks(ROOT / "lessons" / "lesson05" / "checks.yml")
+[ANSWER] = SPEC.exercises
 EXPECTED = yaml.safe_load((HERE / "expected_scores.yml").read_text("utf-8"))
 
 # The five blanks in order: ZeRO-1, ZeRO-2, ZeRO-3 memory; ZeRO-1/2 and ZeRO-3 communication.
@@ -105,15 +107,14 @@ _course = _Relaxed()
 def visible_table() -> str:
     """A lookup of every visible call's expected value, as a student could copy it from the test cells."""
     rows = {}
-    for check in (c for checks in SPEC.items.values() for c in checks if not c.hidden):
+    for check in (c for item in SPEC.items for c in SPEC.checks(item, hidden=False)):
         for call in check.calls:
             if call.func == "zero_memory_per_gpu":
                 psi, dp, stage = call.args
                 kwargs = dict(call.kwargs)
-                k, accum = kwargs.get("k", 12), kwargs.get("fp32_grad_accum", False)
-                rows[(psi, dp, stage, k, accum)] = float(memory(psi, dp, stage, k, accum))
+                rows[(psi, dp, stage, kwargs.get("k", 12), kwargs.get("fp32_grad_accum", False))] = float(expected(call))
             else:
-                rows[call.args] = call.args[0] * (3 if call.args[1] == 3 else 2)
+                rows[call.args] = int(expected(call))
     return f"_TABLE = {rows!r}"
 
 
@@ -191,6 +192,7 @@ def release_into(course_root: Path):
     from course.lesson.parse_qmd import parse_lesson
 
     course_root.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(ROOT / "lessons" / "lesson05", course_root.parent / "lessons" / "lesson05", dirs_exist_ok=True)
     shutil.copy(ROOT / "autograder" / "nbgrader_config.py", course_root)
     shutil.copytree(ROOT / "autograder" / "rubrics", course_root / "rubrics", dirs_exist_ok=True)
     ensure_figures(ROOT)

@@ -34,3 +34,8 @@ def test_a_file_that_is_not_a_lesson_notebook_is_named(capsys, tmp_path):
     (tmp_path / "notes.ipynb").write_text("{}", "utf-8")
     status, out = check(capsys, tmp_path / "notes.ipynb")
     assert status == 2 and "notes.ipynb: no graded exercise for notes" in out
+
+
+def test_a_known_mistake_is_named_to_the_student_before_submitting(capsys):
+    status, out = check(capsys, OUT / "zero2-shards-params.ipynb")
+    assert status == 1 and "诊断：ZeRO-2 把参数也分片了——ZeRO-2 只分片优化器状态和梯度" in out and leaked(out) == []

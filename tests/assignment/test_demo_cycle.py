@@ -22,7 +22,7 @@ def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys):
     for file in ("pyproject.toml", "autograder/nbgrader_config.py", ".course-cache/figures.json"):
         (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / file, tmp_path / file)
-    course = run_cycle(tmp_path)
+    course = run_cycle(tmp_path, "lesson05")
     out = capsys.readouterr().out
     for command in ("nbgrader generate_assignment lesson05", "course grade lesson05",
                     "nbgrader generate_feedback lesson05", "nbgrader export"):
@@ -40,3 +40,13 @@ def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys):
     assert report["wangwu"]["vetoes"] == "activation-shard" and report["lisi"]["total"] == "6.5"
     html = (course / "reports" / "lesson05.html").read_text("utf-8")
     assert "activation-shard" in html and "INCOMPLETE" in html
+
+
+def test_a_lesson_without_a_demo_class_is_named(tmp_path):
+    from course.errors import CourseError
+
+    for folder in ("lessons", "autograder/demo"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    with pytest.raises(CourseError, match=r"no demo class for lesson09: expected demo/lesson09/students.yml "
+                                          r"\(lessons with one: lesson05\)"):
+        run_cycle(tmp_path, "lesson09")

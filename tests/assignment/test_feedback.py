@@ -8,10 +8,9 @@ import nbformat
 import pytest
 
 from course.assignment.cells import HIDDEN_FAILED
+from course.assignment.checks import literal
 from course.assignment.feedback import STATUS, HideHiddenTests
-from course.assignment.lesson05 import HIDDEN_CASES, HIDDEN_COMM_PSI, SPEC
-from course.assignment.spec import literal
-from tests.assignment.make_submissions import EXPECTED
+from tests.assignment.make_submissions import EXPECTED, SPEC
 
 SOURCE = "check(f(1))\n### BEGIN HIDDEN TESTS\nwith _course.hidden():\n    check(f(1_000_003))\n### END HIDDEN TESTS\nprint('ok')"
 
@@ -19,9 +18,10 @@ SOURCE = "check(f(1))\n### BEGIN HIDDEN TESTS\nwith _course.hidden():\n    check
 def hidden_tokens() -> set[str]:
     """Every hidden call, expected value and size as it could be written."""
     tokens = {"BEGIN HIDDEN TESTS"}
-    for check in (c for checks in SPEC.items.values() for c in checks if c.hidden):
+    hidden = [c for item in SPEC.items for c in SPEC.checks(item) if c.hidden]
+    for check in hidden:
         tokens |= {c.code() for c in check.calls} | ({literal(check.want)} if check.want is not None else set())
-    sizes = {psi for psi, _, _ in HIDDEN_CASES} | set(HIDDEN_COMM_PSI)
+    sizes = {call.args[0] for check in hidden for call in check.calls}
     return tokens | {str(p) for p in sizes} | {literal(p) for p in sizes}
 
 
@@ -58,6 +58,20 @@ def test_each_test_cell_becomes_its_source_without_hidden_tests_and_one_status_l
     assert [o.text for o in cell.outputs] == [STATUS[status] + "\n"]
 
 
+def test_a_diagnosed_mistake_follows_the_status_line_of_a_failed_test(tmp_path):
+    from traitlets.config import Config
+
+    diagnosis = {"id": "x", "name": "写反了", "explanation": "应先乘后加。", "evidence": "f(1_000_003) == 7", "veto": None}
+    report = {"s": {"verdicts": {"x": {"passed": False, "reason": "f(1_000_003)", "diagnoses": [diagnosis]}}}}
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "a-grade.json").write_text(__import__("json").dumps(report), "utf-8")
+    config = Config({"CourseDirectory": {"root": str(tmp_path)}})
+    nb = nbformat.v4.new_notebook(cells=[graded_test_cell(0, [error("AssertionError")])])
+    nb, _ = HideHiddenTests(config=config).preprocess(nb, {"nbgrader": {"assignment": "a", "student": "s"}})
+    text = nb.cells[0].outputs[0].text
+    assert text == f"{STATUS['visible']}\n诊断：写反了——应先乘后加。\n" and not leaked(text)
+
+
 def test_display_outputs_of_other_cells_are_dropped():
     cell = nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output("display_data", data={"text/plain": "1"}),
                                                    nbformat.v4.new_output("stream", text="table\n")])
@@ -90,3 +104,30 @@ def test_feedback_status_per_item_matches_the_gradebook(feedback, graded):
         want = ["✓ 通过" if EXPECTED[name]["scores"][i] else "✗ 未通过" for i in items]
         assert shown == want, name
     assert STATUS["recheck"] in feedback["cheat-replaced-checker"] and STATUS["hidden"] in feedback["floor-division"]
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_feedback_names_the_diagnosed_mistake_without_hidden_values(feedback):
+    [wrong] = [m for m in SPEC.misconceptions if m.id == "zero2-shards-params"]
+    assert f"诊断：{wrong.name}——{wrong.explanation}" in feedback["zero2-shards-params"]
+    assert "诊断：" not in feedback["reference"]
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_a_wrong_shard_target_submission_gets_the_diagnosis_in_feedback_and_a_shard_target_hint_in_the_report(
+        feedback, graded):
+    import csv
+
+    from course.grading.report import make_report
+
+    assert "诊断：ZeRO-2 把参数也分片了" in feedback["zero2-shards-params"]
+    result = make_report(graded.course_root.parent, "lesson05")
+    with open(result.csv, encoding="utf-8") as f:
+        rows = {r["student"]: r for r in csv.DictReader(f)}
+    assert rows["zero2-shards-params"]["veto_hints"] == "shard-target"
+    assert rows["zero2-shards-params"]["vetoes"] == ""  # a hint, never a decision
+    assert rows["swapped-comm-volumes"]["veto_hints"] == "comm-volume" and rows["reference"]["veto_hints"] == ""
+    html = result.html.read_text("utf-8")
+    assert "可能的一票否决项 shard-target" in html and "zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000" in html

@@ -15,14 +15,16 @@ pytestmark = pytest.mark.slow
 @pytest.mark.parametrize("name", list(FIXTURES))
 def test_sample_is_current(release_nb, name):
     assert (OUT / f"{name}.ipynb").read_text("utf-8") == fixture_text(name, release_nb), \
-        "run: .venv/bin/python tests/assignment/make_submissions.py"
+        "run: .venv/bin/python -m tests.assignment.make_submissions"
 
 
 def test_demo_class_is_current(released, tmp_path):
     course = tmp_path / "autograder"
     shutil.copytree(released, course)
     shutil.copytree(ROOT / "autograder" / "demo", course / "demo")
-    for path in write_submissions(course):
-        committed = ROOT / "autograder" / "demo" / path.parent.name / path.name
+    written = write_submissions(course, "lesson05")
+    assert sorted(p.parent.name for p in written) == ["lisi", "wangwu", "zhangsan", "zhaoliu"]
+    for path in written:
+        committed = ROOT / "autograder" / "demo" / "lesson05" / path.parent.name / path.name
         assert committed.read_text("utf-8") == path.read_text("utf-8"), \
-            "run: .venv/bin/python -m course.assignment.demo_cycle --write-submissions"
+            "run: .venv/bin/python -m course.assignment.demo_cycle lesson05 --write-submissions"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from course.assignment.lesson05 import SPEC
+from course.assignment.load_checks import load_checks
 from course.assignment.make_source import prove, source_notebook, source_notebook_node, write_assignment_sources
 from course.site.plan import make_plan
 from course.site.select_variant import select_variant
@@ -19,6 +19,7 @@ from course.lesson.parse_qmd import parse_lesson
 
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = load_rubric(ROOT / "autograder" / "rubrics" / "lesson05.yml")
+SPEC = load_checks(ROOT / "lessons" / "lesson05" / "checks.yml")
 GRADED = ["course-checks", "ex-zero-memory", "test-formulas", "test-fp32-accum", "test-comm-volume",
           "test-dp1-cross-check", "question-Q1", "answer-Q1", "question-Q2", "answer-Q2", "question-Q3", "answer-Q3"]
 
@@ -67,7 +68,8 @@ def test_points_come_from_the_rubric(lesson):
 
 def test_rubric_items_without_checks_are_an_error(lesson):
     rubric = dataclasses.replace(RUBRIC, code_items=RUBRIC.code_items[:3])
-    with pytest.raises(CourseError, match=r"lesson05.yml: code_items: expected the ids formulas"):
+    with pytest.raises(CourseError, match=r"rubrics/lesson05.yml, line \d+: code_items: expected the ids formulas, "
+                                          r"fp32-accum, comm-volume, dp1-cross-check \(the items of lesson05/checks.yml\)"):
         build(lesson, rubric)
 
 
@@ -85,16 +87,23 @@ def test_sources_are_written_when_missing_or_stale_and_left_alone_when_fresh(tmp
 
     ensure_figures(ROOT)
     for folder in ("lessons", "solutions", "assets", "autograder/rubrics"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
     plan = make_plan(tmp_path)
     target = source_notebook(tmp_path / "autograder", "lesson05")
     assert write_assignment_sources(plan, None) == [target]
     assert (target.parent / "assets" / "figs" / "train_zero_memory.png").exists()
     assert write_assignment_sources(plan, None) == []
+    (tmp_path / "autograder" / "checks" / "lesson05.yml").unlink()
+    assert write_assignment_sources(plan, None) == [target]  # the course root's copy of the checks is made again
     rubric = tmp_path / "autograder" / "rubrics" / "lesson05.yml"
     rubric.write_text(rubric.read_text("utf-8") + "# changed\n", "utf-8")
     assert write_assignment_sources(plan, None) == [target]
+    checks = tmp_path / "lessons" / "lesson05" / "checks.yml"
+    checks.write_text(checks.read_text("utf-8").replace("== 38_500_000_000", "== 38_600_000_000", 1), "utf-8")
+    with pytest.raises(CourseError, match=r"cell sol-zero-memory: expected the solution to pass every check"):
+        write_assignment_sources(plan, None)
+    assert source_notebook(tmp_path / "autograder", "lesson05").exists()  # the old source stays whole
 
 
 @pytest.mark.slow
@@ -111,7 +120,7 @@ def test_a_solution_that_fails_a_check_stops_the_build(lesson):
     wrong = dataclasses.replace(pair.solution, source=pair.solution.source.replace("3 * num_params", "2 * num_params"))
     with pytest.raises(CourseError, match=r"lesson05.qmd, line \d+, cell sol-zero-memory: expected the solution to "
                                           r"pass every check; it does not: comm-volume: "):
-        prove(lesson, dataclasses.replace(pair, solution=wrong), SPEC, RUBRIC)
+        prove(lesson, {pair.exercise.label: dataclasses.replace(pair, solution=wrong)}, SPEC, RUBRIC)
 
 
 def test_an_exercise_that_already_passes_a_check_stops_the_build(lesson):
@@ -120,4 +129,13 @@ def test_an_exercise_that_already_passes_a_check_stops_the_build(lesson):
                                                                                            "return 3 * num_params")
     given = dataclasses.replace(pair.exercise, source=source)
     with pytest.raises(CourseError, match=r"cell ex-zero-memory: expected the exercise to fail every check"):
-        prove(lesson, dataclasses.replace(pair, exercise=given), SPEC, RUBRIC)
+        prove(lesson, {pair.exercise.label: dataclasses.replace(pair, exercise=given)}, SPEC, RUBRIC)
+
+
+def test_a_misconception_the_solution_matches_stops_the_build(lesson):
+    pair = next(p for p in exercise_pairs(lesson) if p.name == "zero-memory")
+    right = dataclasses.replace(SPEC.misconceptions[0], checks=SPEC.items["formulas"].checks[:1])
+    spec = dataclasses.replace(SPEC, misconceptions=(right,))
+    with pytest.raises(CourseError, match=r"lesson05/checks.yml, line \d+: misconceptions/0/when: the reference "
+                                          r"solution matches this known wrong answer \(zero1-shards-grads\)"):
+        prove(lesson, {pair.exercise.label: pair}, spec, RUBRIC)

@@ -1,4 +1,4 @@
-"""The out-of-process re-check: plain numbers compared outside the student's code; verdicts into the gradebook."""
+"""The out-of-process re-check: plain values compared outside the student's code; diagnoses; verdicts into the gradebook."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from course.grading.recheck import HARNESS, ItemVerdict, apply_rechecks, recheck_submission, student_code
-from course.grading.rubric import load_rubric
+from course.assignment.checks import AssignmentSpec, Item, parse_check
+from course.grading.recheck import HARNESS, ItemVerdict, apply_rechecks, recheck_code, recheck_submission, student_code
+from course.grading.rubric import CodeItem, Rubric, load_rubric
 from course.grading.sandbox import PythonRun
 from tests.assignment.make_submissions import OUT, ROOT
 
@@ -44,7 +45,7 @@ def test_visible_checks_alone_miss_what_hidden_checks_catch():
 
 def test_reasons_name_the_first_failing_check():
     verdicts = recheck_submission(OUT / "cheat-float-subclass.ipynb", RUBRIC, unsafe=True)
-    assert "returned _Sneaky, not int or float" in verdicts["comm-volume"].reason
+    assert "returned _Sneaky, not int, float, bool, str, None" in verdicts["comm-volume"].reason
 
 
 def test_the_course_cells_are_not_run_as_student_code():
@@ -59,14 +60,69 @@ def test_an_unreadable_notebook_fails_every_item(tmp_path):
     assert not any(v.passed for v in verdicts.values()) and "unreadable notebook" in verdicts["formulas"].reason
 
 
+CALLS = 65  # distinct calls of lesson05's checks and misconceptions
+
+
 @pytest.mark.parametrize("output", [None, {"results": []}, {"results": "all good"},
-                                    {"results": [["number", True]] * 65}, {"results": [["number", "1"]] * 65}])
-def test_output_that_is_not_one_plain_number_per_call_fails_every_item(output):
+                                    {"results": [["value", ["int", True]]] * CALLS},
+                                    {"results": [["value", ["float", "1"]]] * CALLS},
+                                    {"results": [["value", ["dict", [[["list", []], ["int", 1]]]]]] * CALLS},
+                                    {"results": [["value", ["set", []]]] * CALLS},
+                                    {"results": [["number", 1]] * CALLS}])
+def test_output_that_is_not_one_plain_value_per_call_fails_every_item(output):
     def fake_runner(code, **kwargs):
         assert code == HARNESS
         return PythonRun(0, output, "")
     verdicts = recheck_submission(OUT / "reference.ipynb", RUBRIC, runner=fake_runner)
     assert not any(v.passed for v in verdicts.values())
+
+
+@pytest.mark.parametrize("name,item,diagnosed", [
+    ("zero2-shards-params", "formulas", ["zero2-shards-params"]),
+    ("swapped-comm-volumes", "comm-volume", ["comm-volumes-swapped"]),
+    ("forgot-extra", "fp32-accum", ["fp32-accum-missing"]),
+    ("floor-division", "formulas", []),  # wrong only on hidden inputs: no known mistake matches
+])
+def test_a_failed_item_names_the_known_mistake_it_shows(name, item, diagnosed):
+    verdicts = recheck_submission(OUT / f"{name}.ipynb", RUBRIC, unsafe=True)
+    assert not verdicts[item].passed
+    assert [d.id for d in verdicts[item].diagnoses] == diagnosed
+    assert all(not v.diagnoses for i, v in verdicts.items() if v.passed)
+
+
+def test_a_diagnosis_carries_words_for_students_and_evidence_for_graders():
+    [found] = recheck_submission(OUT / "zero2-shards-params.ipynb", RUBRIC, unsafe=True)["formulas"].diagnoses
+    assert found.veto == "shard-target" and "ZeRO-3" in found.explanation
+    assert "zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000" in found.evidence
+    assert ItemVerdict(**{"passed": False, "reason": "r", "diagnoses": [found.__dict__]}).diagnoses == (found,)
+
+
+def test_the_reference_shows_no_known_mistake():
+    assert not any(v.diagnoses for v in recheck_submission(OUT / "reference.ipynb", RUBRIC, unsafe=True).values())
+
+
+SHAPES = Rubric(Path("shapes.yml"), "lesson99", 1, 1, (CodeItem("shape", "shape", 1, ""),), (), ())
+
+
+def shapes(code: str, *checks: str) -> ItemVerdict:
+    """The verdict on one item whose checks are CHECKS, for a student cell CODE."""
+    spec = AssignmentSpec("lesson99", {"shape": Item("shape", "ex-shape", tuple(map(parse_check, checks)))})
+    return recheck_code([code], SHAPES, spec=spec, unsafe=True)["shape"]
+
+
+@pytest.mark.parametrize("code,check,passes", [
+    ("def f(): return {'a': (1, 2.0), 'b': [True, 'x', None]}", "f() == {'a': (1, 2), 'b': [True, 'x', None]}", True),
+    ("def f(): return {'a': [1, 2], 'b': [True, 'x', None]}", "f() == {'a': (1, 2), 'b': [True, 'x', None]}", False),
+    ("def f(): return (1, 1)", "f() == (True, True)", False),
+    ("def f(): return 'ZeRO-3'", "f() == 'ZeRO-3'", True),
+    ("def f(): return 0.1 + 0.2", "f() == 3 / 10", True),
+    ("def f(x, y=1): return x * y", "f(2, y=3) == f(3, y=2)", True),
+    ("def f(x, y=1): return [x, y]", "f(2, y=3) == f(3, y=2)", False),
+    ("class D(dict):\n    def __eq__(self, o): return True\ndef f(): return D(a=1)", "f() == {'a': 1}", False),
+    ("class T(tuple):\n    pass\ndef f(): return T((1,))", "f() == (1,)", False),
+])
+def test_non_numbers_are_compared_by_exact_type_and_value_outside_the_student_process(code, check, passes):
+    assert shapes(code, check).passed is passes
 
 
 @pytest.mark.sandbox
@@ -103,3 +159,10 @@ def test_only_differing_verdicts_are_written_and_they_flag_the_submission(tmp_pa
         nb = gb.find_submission_notebook("lesson05", "lesson05", "s")
         assert nb.flagged and nb.score == 0
     assert apply_rechecks(url, "lesson05", "s", verdicts) == []
+
+
+def test_arguments_arrive_with_their_types_and_each_call_gets_its_own_copy():
+    code = ("seen = []\ndef f(xs, pair, opts):\n    seen.append(xs)\n    xs.append(0)\n"
+            "    return [type(xs).__name__, type(pair).__name__, sorted(opts), len(xs), len(seen)]")
+    assert shapes(code, "f([1], (2, 3), {'a': [4]}) == ['list', 'tuple', ['a'], 2, 1]",
+                  "f([1], (2, 3), {'b': [4]}) == ['list', 'tuple', ['b'], 2, 2]").passed

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from course.errors import CourseError
-from course.figures.registry import FIGURES, FigureSpec, ensure_figures, load_solution
+from course.figures.registry import FigureSpec, ensure_figures, lesson_figures, load_solution
 
 REPO = Path(__file__).resolve().parents[2]
+FIGURES = tuple(f for f in lesson_figures(REPO) if f.output.startswith(("assets/figs/", "assets/zero3")))  # not the lab
 PNG = "assets/figs/train_zero_memory.png"
 SVG = "assets/zero3_comm_flow.svg"
 
@@ -50,12 +51,47 @@ def _ensure(project: Path) -> list[str]:
     return calls
 
 
-def test_registry_lists_both_lesson5_figures_with_their_inputs():
-    outputs = {spec.output: spec.inputs for spec in FIGURES}
+def test_lesson5_declares_its_figures_and_the_lab_with_their_inputs():
+    outputs = {spec.output: spec.inputs for spec in lesson_figures(REPO)}
+    assert set(outputs) == {PNG, SVG, "assets/lab/zero_measured.json"}
     assert "solutions/lesson05.py" in outputs[PNG]
     assert [Path(i).name for i in outputs[PNG] if Path(i).is_absolute()] == ["zero_memory.py"]
-    assert [Path(i).name for i in outputs[SVG]] == ["zero3_comm_flow.py"]
+    assert [Path(i).name for i in outputs[SVG] if Path(i).is_absolute()] == ["zero3_comm_flow.py"]
+    assert all("lessons/lesson05/figures.py" in inputs for inputs in outputs.values())
     assert all(Path(i).is_file() for spec in FIGURES for i in spec.inputs if Path(i).is_absolute())
+
+
+def lesson_with_figures(root: Path, text: str) -> Path:
+    """A project with lesson07.qmd and lessons/lesson07/figures.py holding TEXT."""
+    (root / "lessons" / "lesson07").mkdir(parents=True)
+    (root / "lessons" / "lesson07.qmd").write_text("---\ntitle: t\nlesson: 7\n---\n", "utf-8")
+    (root / "lessons" / "lesson07" / "figures.py").write_text(text, "utf-8")
+    return root
+
+
+def test_any_lessons_figures_are_discovered_and_drawn_from_its_figures_file(tmp_path):
+    lesson_with_figures(tmp_path, (
+        "from pathlib import Path\nfrom course.figures.registry import FigureSpec\n"
+        "def draw(out, root):\n    out.parent.mkdir(parents=True, exist_ok=True)\n    out.write_text('seven')\n"
+        "    return out\nFIGURES = (FigureSpec('assets/figs/seven.txt', draw, ()),)\n"))
+    assert [f.output for f in lesson_figures(tmp_path)] == ["assets/figs/seven.txt"]
+    assert ensure_figures(tmp_path) == [tmp_path / "assets" / "figs" / "seven.txt"]
+    assert ensure_figures(tmp_path) == []
+    figures = tmp_path / "lessons" / "lesson07" / "figures.py"
+    figures.write_text(figures.read_text("utf-8") + "# edited\n", "utf-8")
+    assert ensure_figures(tmp_path) == [tmp_path / "assets" / "figs" / "seven.txt"]  # the declaration is an input
+
+
+def test_a_figures_file_without_figures_is_named(tmp_path):
+    lesson_with_figures(tmp_path, "FIGURES = ['not a spec']\n")
+    with pytest.raises(CourseError, match=r"expected FIGURES = \(FigureSpec\(...\), ...\)") as error:
+        lesson_figures(tmp_path)
+    assert str(error.value.where) == "lessons/lesson07/figures.py"
+
+
+def test_a_project_without_lesson_figures_draws_nothing(tmp_path):
+    (tmp_path / "lessons").mkdir()
+    assert ensure_figures(tmp_path) == []
 
 
 def test_first_build_draws_everything_and_a_rebuild_draws_nothing(project):
@@ -118,7 +154,7 @@ def test_cache_dir_comes_from_course_config(project):
 def test_a_missing_input_names_the_file(project):
     (project / "solutions" / "lesson05.py").unlink()
     with pytest.raises(CourseError) as error:
-        ensure_figures(project)
+        ensure_figures(project, specs=FIGURES)
     assert str(error.value.where) == "solutions/lesson05.py"
     assert PNG in error.value.message
 
@@ -126,7 +162,7 @@ def test_a_missing_input_names_the_file(project):
 def test_a_solution_without_the_memory_function_is_named(project):
     (project / "solutions" / "lesson05.py").write_text("def other():\n    return 0\n", "utf-8")
     with pytest.raises(CourseError, match="zero_memory_per_gpu") as error:
-        ensure_figures(project)
+        ensure_figures(project, specs=FIGURES)
     assert str(error.value.where) == "solutions/lesson05.py"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import re
 import shutil
@@ -17,7 +18,7 @@ from nbgrader.api import Gradebook
 
 from course.cli import main
 from course.errors import CourseError
-from course.grading.report import make_report
+from course.grading.report import make_report, record_veto
 from course.grading.rubric import load_rubric
 from course.grading.vetoes import NEW_FILE
 
@@ -128,7 +129,7 @@ def test_demo_class_results_follow_the_rules(course):
     assert rows["han-meimei"]["dp1-cross-check"] == "0" and rows["han-meimei"]["total"] == "8"
     assert rows["wang-fang"]["Q3"] == "0.5" and rows["wang-fang"]["total"] == "7.5"
     assert list(rows["li-lei"]) == ["student", "formulas", "fp32-accum", "comm-volume", "dp1-cross-check",
-                                    "Q1", "Q2", "Q3", "total", "vetoes", "result"]
+                                    "Q1", "Q2", "Q3", "total", "vetoes", "veto_hints", "result"]
 
 
 def test_demo_class_html_explains_each_result(course):
@@ -188,7 +189,8 @@ def test_veto_recorded_in_one_step_fails_the_student(course, capsys):
 @pytest.mark.parametrize("args, expected", [
     (["nobody", "Q2", "comm-volume"],
      "student: expected a student with a lesson05 submission in the gradebook, got 'nobody'"),
-    (["ada", "Q9", "comm-volume"], "question: expected one of Q1, Q2, Q3, got 'Q9'"),
+    (["ada", "Q9", "comm-volume"], "question: expected one of Q1, Q2, Q3, formulas, fp32-accum, comm-volume, "
+                                   "dp1-cross-check (a question or a code item), got 'Q9'"),
     (["ada", "Q2", "made-up"], "veto: expected a veto id of rubrics/lesson05.yml"),
     (["ada", "Q2", "activation-shard"], "question: expected a question veto 'activation-shard' applies to (Q1, Q3)"),
 ])
@@ -286,7 +288,8 @@ VETO_HEADER = "version: 1\nlesson: lesson05\nvetoes:\n"
     ("- {student: nobody, question: Q1, veto: activation-shard, note: x}",
      "vetoes/4/student: expected a student with a lesson05 submission in the gradebook, got 'nobody'"),
     ("- {student: ada, question: Q4, veto: activation-shard, note: x}",
-     "vetoes/4/question: expected one of Q1, Q2, Q3, got 'Q4'"),
+     "vetoes/4/question: expected one of Q1, Q2, Q3, formulas, fp32-accum, comm-volume, dp1-cross-check "
+     "(a question or a code item), got 'Q4'"),
     ("- {student: ada, question: Q2, veto: activation-shard, note: x}",
      "vetoes/4/question: expected a question veto 'activation-shard' applies to (Q1, Q3), got 'Q2'"),
     ("- {student: ada, question: Q1, veto: made-up, note: x}",
@@ -318,3 +321,48 @@ def test_malformed_rubric_leaves_the_report_untouched(course):
     with pytest.raises(CourseError, match=r"^rubrics/lesson05\.yml, line \d+: pass_line: expected at most the total"):
         make_report(root, "lesson05")
     _assert_untouched(old)
+
+
+# ---------------------------------------------------------------- hints from the code
+
+
+def _grade_report(root: Path, verdicts: dict) -> None:
+    """reports/lesson05-grade.json as `course grade` writes it: per student the re-check's verdicts."""
+    (root / "autograder" / "reports").mkdir(parents=True, exist_ok=True)
+    data = {student: {"flagged": False, "verdicts": v, "changes": [], "problems": []} for student, v in verdicts.items()}
+    (root / "autograder" / "reports" / "lesson05-grade.json").write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+
+
+SHARD = {"id": "zero2-shards-params", "name": "ZeRO-2 把参数也分片了", "explanation": "…",
+         "evidence": "ZeRO-2 的返回值等于 ZeRO-3 的公式（zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000）",
+         "veto": "shard-target"}
+FORGOT = {"id": "fp32-accum-missing", "name": "漏了 FP32 梯度累积缓冲", "explanation": "…", "evidence": "差为 0",
+          "veto": None}
+
+
+def test_code_diagnoses_become_veto_hints_with_evidence_never_decisions(course):
+    root = course({"ada": {"scores": {**FULL, "test-formulas": 0, "test-fp32-accum": 0}}}, vetoes=None)
+    _grade_report(root, {"ada": {"formulas": {"passed": False, "reason": "r", "diagnoses": [SHARD]},
+                                 "fp32-accum": {"passed": False, "reason": "r", "diagnoses": [FORGOT]},
+                                 "comm-volume": {"passed": True, "reason": "ok"}}})
+    result = make_report(root, "lesson05")
+    row = _rows(result.csv)["ada"]
+    assert row["veto_hints"] == "shard-target" and row["vetoes"] == "" and row["result"] == "PASS"  # 8/10, no veto
+    section = _section(result.html.read_text("utf-8"), "ada")
+    assert "代码诊断" in section and "可能的一票否决项 shard-target" in section
+    assert "zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000" in section and "漏了 FP32 梯度累积缓冲" in section
+
+
+def test_without_a_grade_report_there_are_no_code_hints(course):
+    root = course({"ada": {"scores": FULL}}, vetoes=None)
+    result = make_report(root, "lesson05")
+    assert _rows(result.csv)["ada"]["veto_hints"] == "" and "代码诊断" not in result.html.read_text("utf-8")
+
+
+def test_a_grader_confirms_a_veto_on_a_code_item(course):
+    root = course({"ada": {"scores": FULL}}, vetoes=None)
+    record = record_veto(root, "lesson05", student="ada", question="formulas", veto="shard-target",
+                         note="ZeRO-2 的公式把参数也除以了 N_d")
+    assert record.question == "formulas"
+    result = make_report(root, "lesson05")
+    assert _rows(result.csv)["ada"]["vetoes"] == "shard-target" and _rows(result.csv)["ada"]["result"] == "FAIL"

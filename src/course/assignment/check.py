@@ -28,13 +28,14 @@ def notebook_lesson(path: Path) -> str:
 
 def check_notebook(path: Path, *, course_root: Path) -> list[tuple[str, ItemVerdict]]:
     """(item title, verdict on its visible checks) for every rubric code item of the notebook's lesson."""
-    from course.assignment.spec import assignment_spec
+    from course.assignment.load_checks import checks_path, course_checks_path
     from course.grading.rubric import load_rubric, rubric_path
 
     lesson = notebook_lesson(path)
-    if assignment_spec(lesson) is None:
-        raise CourseError(f"no graded exercise for {lesson}; expected a lesson notebook such as lesson05.ipynb",
-                          Location(path))
+    places = (course_checks_path(course_root, lesson), checks_path(Path(course_root).resolve().parent, lesson))
+    if not any(p.is_file() for p in places):
+        raise CourseError(f"no graded exercise for {lesson}; expected a lesson notebook such as lessonNN.ipynb of a "
+                          f"lesson with checks", Location(path))
     rubric = load_rubric(rubric_path(course_root, lesson))
     verdicts = recheck_submission(Path(path), rubric, hidden=False, unsafe=True)
     return [(item.title, verdicts[item.id]) for item in rubric.code_items]

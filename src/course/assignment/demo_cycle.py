@@ -1,10 +1,11 @@
-"""The whole nbgrader cycle on the demo class in autograder/demo/, so a newcomer sees every step.
+"""The whole nbgrader cycle on a lesson's demo class in autograder/demo/<lesson>/, so a newcomer sees every step.
 
-    python -m course.assignment.demo_cycle            # release → submissions → grade → feedback → export
-    python -m course.assignment.demo_cycle --write-submissions   # rebuild demo/<student>/lesson05.ipynb
+    python -m course.assignment.demo_cycle lesson05            # release → submissions → grade → feedback → export
+    python -m course.assignment.demo_cycle lesson05 --write-submissions   # rebuild demo/lesson05/<student>/lesson05.ipynb
 
-Each step prints the command an instructor would type in autograder/. Demo students' folders in
-submitted/ are replaced; other students' submissions are left alone.
+A demo class is students.yml (what each student wrote), graders.yml (the points and vetoes graders enter) and
+one notebook per student. Each step prints the command an instructor would type in autograder/. Demo
+students' folders in submitted/ are replaced; other students' submissions are left alone.
 """
 
 from __future__ import annotations
@@ -16,47 +17,63 @@ from pathlib import Path
 
 from course.errors import CourseError, Location
 
-ASSIGNMENT = "lesson05"
 DEMO_DIR = "demo"
 STUDENTS_FILE = "students.yml"
 GRADERS_FILE = "graders.yml"
 
 
-def load_students(course_root: Path) -> dict:
-    """The demo class definition (demo/students.yml): student id → fills, prepend, answers."""
-    from course.grading.rubric import load_yaml
+def demo_dir(course_root: Path, lesson: str) -> Path:
+    """autograder/demo/<lesson>/: one lesson's demo class."""
+    return Path(course_root) / DEMO_DIR / lesson
 
-    doc = load_yaml(Path(course_root) / DEMO_DIR / STUDENTS_FILE)
+
+def demo_lessons(course_root: Path) -> list[str]:
+    """Lessons with a demo class."""
+    folder = Path(course_root) / DEMO_DIR
+    return sorted(p.name for p in folder.glob("lesson*") if (p / STUDENTS_FILE).is_file()) if folder.is_dir() else []
+
+
+def load_students(course_root: Path, lesson: str) -> dict:
+    """The demo class definition (demo/<lesson>/students.yml): student id → fills, prepend, answers."""
+    from course.lesson.validate import load_yaml
+
+    doc = load_yaml(demo_dir(course_root, lesson) / STUDENTS_FILE)
     if not isinstance(doc.data, dict) or not all(isinstance(v, dict) and "fills" in v for v in doc.data.values()):
-        raise doc.error((), "expected student id → {fills: [five blanks], prepend: code, answers: {Q1: text}}")
+        raise doc.error((), "expected student id → {fills: [blanks in order] or {exercise label: [blanks]}, "
+                            "prepend: code, answers: {Q1: text}}")
     return doc.data
 
 
-def write_submissions(course_root: Path) -> list[Path]:
-    """Write demo/<student>/lesson05.ipynb from the current release and demo/students.yml."""
+def write_submissions(course_root: Path, lesson: str) -> list[Path]:
+    """Write demo/<lesson>/<student>/<lesson>.ipynb from the current release and demo/<lesson>/students.yml."""
     import nbformat
 
-    from course.assignment.spec import assignment_spec
-    from course.assignment.submissions import submission
+    from course.assignment.load_checks import checks_for_course
+    from course.assignment.submissions import cell_by_grade_id, fill_blanks, submission
     from course.fileio import write_atomic
 
-    release = Path(course_root) / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    release = Path(course_root) / "release" / lesson / f"{lesson}.ipynb"
     if not release.exists():
-        raise CourseError(f"not released yet: run `nbgrader generate_assignment {ASSIGNMENT}` first", Location(release))
+        raise CourseError(f"not released yet: run `nbgrader generate_assignment {lesson}` first", Location(release))
     nb = nbformat.read(release, as_version=4)
+    exercises = checks_for_course(course_root, lesson).exercises
     written = []
-    for student, spec in load_students(course_root).items():
-        text = nbformat.writes(submission(nb, assignment_spec(ASSIGNMENT).exercise, spec["fills"],
-                                          prepend=spec.get("prepend", ""), answers=spec.get("answers")))
-        written.append(write_atomic(Path(course_root) / DEMO_DIR / student / f"{ASSIGNMENT}.ipynb", text + "\n"))
+    for student, spec in load_students(course_root, lesson).items():
+        fills = spec["fills"] if isinstance(spec["fills"], dict) else {exercises[0]: spec["fills"]}
+        text = submission(nb, exercises[0], None, prepend=spec.get("prepend", ""), answers=spec.get("answers"))
+        for label, blanks in fills.items():
+            cell = cell_by_grade_id(text, label)
+            cell.source = fill_blanks(cell.source, blanks)
+        path = demo_dir(course_root, lesson) / student / f"{lesson}.ipynb"
+        written.append(write_atomic(path, nbformat.writes(text) + "\n"))
     return written
 
 
-def collect(course_root: Path) -> list[str]:
-    """Copy each demo student's notebook to submitted/<student>/lesson05/, as `nbgrader collect` would."""
+def collect(course_root: Path, lesson: str) -> list[str]:
+    """Copy each demo student's notebook to submitted/<student>/<lesson>/, as `nbgrader collect` would."""
     students = []
-    for notebook in sorted((Path(course_root) / DEMO_DIR).glob(f"*/{ASSIGNMENT}.ipynb")):
-        target = Path(course_root) / "submitted" / notebook.parent.name / ASSIGNMENT
+    for notebook in sorted(demo_dir(course_root, lesson).glob(f"*/{lesson}.ipynb")):
+        target = Path(course_root) / "submitted" / notebook.parent.name / lesson
         shutil.rmtree(target, ignore_errors=True)
         target.mkdir(parents=True)
         shutil.copyfile(notebook, target / notebook.name)
@@ -64,29 +81,30 @@ def collect(course_root: Path) -> list[str]:
     return students
 
 
-def grade_by_hand(project_root: Path, course_root: Path) -> list[str]:
-    """Enter the demo graders' Q1–Q3 points (as formgrader does) and their vetoes (as `course report --veto`)."""
+def grade_by_hand(project_root: Path, course_root: Path, lesson: str) -> list[str]:
+    """Enter the demo graders' question points (as formgrader does) and their vetoes (as `course report --veto`)."""
     from course.grading.gradebook import gradebook
     from course.grading.report import record_veto
-    from course.grading.rubric import load_rubric, load_yaml, question_grade_id, rubric_path
+    from course.grading.rubric import load_rubric, question_grade_id, rubric_path
     from course.grading.vetoes import load_vetoes, veto_path
+    from course.lesson.validate import load_yaml
 
     course_root = Path(course_root)
-    doc = load_yaml(course_root / DEMO_DIR / GRADERS_FILE)
+    doc = load_yaml(demo_dir(course_root, lesson) / GRADERS_FILE)
     done = []
     with gradebook(course_root / "gradebook.db") as gb:
-        for student, scores in doc.data["manual_scores"].items():
+        for student, scores in (doc.data.get("manual_scores") or {}).items():
             for question, points in scores.items():
-                grade = gb.find_grade(question_grade_id(question), ASSIGNMENT, ASSIGNMENT, student)
+                grade = gb.find_grade(question_grade_id(question), lesson, lesson, student)
                 grade.manual_score, grade.needs_manual_grade = points, False  # what formgrader's save does
             done.append(f"{student}: {', '.join(f'{q}={p}' for q, p in scores.items())}")
         gb.db.commit()
         students = {s.id for s in gb.students}
-    rubric = load_rubric(rubric_path(course_root, ASSIGNMENT))
-    recorded = {r.key() for r in load_vetoes(veto_path(course_root, ASSIGNMENT), rubric, students)}
-    for veto in doc.data["vetoes"]:
+    rubric = load_rubric(rubric_path(course_root, lesson))
+    recorded = {r.key() for r in load_vetoes(veto_path(course_root, lesson), rubric, students)}
+    for veto in doc.data.get("vetoes") or ():
         if (veto["student"], veto["question"], veto["veto"]) not in recorded:
-            record_veto(project_root, ASSIGNMENT, **veto)
+            record_veto(project_root, lesson, **veto)
         done.append(f"veto {veto['veto']} on {veto['student']} {veto['question']}")
     return done
 
@@ -105,34 +123,43 @@ def stock(course_root: Path, *args: str) -> str:
     return lines[-1] if lines else ""
 
 
-def run_cycle(project_root: Path, *, unsafe: bool = False) -> Path:
+def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
     """Build the source if needed, then release, collect the demo class, grade, give feedback, export grades."""
     from course.assignment.grade_run import grade_assignment, release
+    from course.commands.grade import summary
     from course.assignment.make_source import write_assignment_sources
     from course.site.plan import make_plan
-    from course.commands.grade import summary
     from course.figures.registry import ensure_figures
     from course.grading.report import make_report
 
     plan = make_plan(project_root)
     course_root = plan.root / plan.config.autograder_dir
-    ensure_figures(plan.root)  # the lesson's images, drawn by `course build` too
+    if lesson not in demo_lessons(course_root):
+        raise CourseError(f"no demo class for {lesson}: expected {DEMO_DIR}/{lesson}/{STUDENTS_FILE} "
+                          f"(lessons with one: {', '.join(demo_lessons(course_root)) or 'none'})",
+                          Location(course_root / DEMO_DIR))
+    ensure_figures(plan.root)  # the lessons' images, drawn by `course build` too
     write_assignment_sources(plan, None)
-    step("release: the source notebook becomes the student version", f"nbgrader generate_assignment {ASSIGNMENT} --force")
-    print(f"   {release(course_root, ASSIGNMENT).relative_to(plan.root)}")
-    step("submissions: the demo class hands in", f"cp demo/<student>/{ASSIGNMENT}.ipynb submitted/<student>/{ASSIGNMENT}/")
-    print("   " + ", ".join(collect(course_root)))
-    step("autograde, then re-check every submission outside the student's kernel", f"course grade {ASSIGNMENT}")
-    print(summary(grade_assignment(course_root, ASSIGNMENT, unsafe=unsafe)))
-    step("feedback: per test passed or not, hidden tests left out", f"nbgrader generate_feedback {ASSIGNMENT} --force")
-    print(f"   {stock(course_root, 'generate_feedback', ASSIGNMENT, '--force')}")
+    step("release: the source notebook becomes the student version", f"nbgrader generate_assignment {lesson} --force")
+    print(f"   {release(course_root, lesson).relative_to(plan.root)}")
+    folder = demo_dir(course_root, lesson)
+    if any(not (folder / s / f"{lesson}.ipynb").exists() for s in load_students(course_root, lesson)):
+        step("the demo class writes its notebooks from the release", f"python -m course.assignment.demo_cycle "
+                                                                     f"{lesson} --write-submissions")
+        print("   " + ", ".join(p.parent.name for p in write_submissions(course_root, lesson)))
+    step("submissions: the demo class hands in", f"cp demo/{lesson}/<student>/{lesson}.ipynb submitted/<student>/{lesson}/")
+    print("   " + ", ".join(collect(course_root, lesson)))
+    step("autograde, then re-check every submission outside the student's kernel", f"course grade {lesson}")
+    print(summary(grade_assignment(course_root, lesson, unsafe=unsafe)))
+    step("feedback: per test passed or not, hidden tests left out", f"nbgrader generate_feedback {lesson} --force")
+    print(f"   {stock(course_root, 'generate_feedback', lesson, '--force')}")
     step("export: one row per student and assignment", "nbgrader export")
     print(f"   {stock(course_root, 'export')}")
-    step("graders: Q1–Q3 points in formgrader, vetoes recorded", f"nbgrader formgrader; course report {ASSIGNMENT} --veto …")
-    for line in grade_by_hand(plan.root, course_root):
+    step("graders: question points in formgrader, vetoes recorded", f"nbgrader formgrader; course report {lesson} --veto …")
+    for line in grade_by_hand(plan.root, course_root, lesson):
         print(f"   {line}")
-    step("report: PASS / FAIL / INCOMPLETE with the reasons", f"course report {ASSIGNMENT}")
-    result = make_report(plan.root, ASSIGNMENT)
+    step("report: PASS / FAIL / INCOMPLETE with the reasons", f"course report {lesson}")
+    result = make_report(plan.root, lesson)
     for student in result.students:
         print(f"   {student.submission.student}: {student.result}")
     print(f"   {result.csv.relative_to(plan.root)}, {result.html.relative_to(plan.root)}")
@@ -142,9 +169,10 @@ def run_cycle(project_root: Path, *, unsafe: bool = False) -> Path:
 def main(argv: list[str] | None = None) -> int:
     """Run the demo cycle, or rewrite the demo notebooks."""
     parser = argparse.ArgumentParser(prog="python -m course.assignment.demo_cycle", description=__doc__.splitlines()[0])
+    parser.add_argument("lesson", help="the lesson whose demo class (autograder/demo/<lesson>/) to use, e.g. lesson05")
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current folder)")
     parser.add_argument("--write-submissions", action="store_true",
-                        help="rewrite autograder/demo/<student>/lesson05.ipynb from demo/students.yml and the release")
+                        help="rewrite autograder/demo/<lesson>/<student>/<lesson>.ipynb from students.yml and the release")
     parser.add_argument("--unsafe", action="store_true", help="re-check without the bubblewrap sandbox")
     args = parser.parse_args(argv)
     try:
@@ -152,10 +180,10 @@ def main(argv: list[str] | None = None) -> int:
             from course.site.plan import make_plan
 
             plan = make_plan(args.root)
-            for path in write_submissions(plan.root / plan.config.autograder_dir):
+            for path in write_submissions(plan.root / plan.config.autograder_dir, args.lesson):
                 print(f"wrote {path.relative_to(plan.root)}")
         else:
-            run_cycle(args.root, unsafe=args.unsafe)
+            run_cycle(args.root, args.lesson, unsafe=args.unsafe)
     except CourseError as exc:
         print(f"demo cycle: {exc}", file=sys.stderr)
         return 2

@@ -5,20 +5,26 @@ Stock feedback shows the autograded notebook, hidden tests and their tracebacks 
 preprocessor rewrites every test cell: the hidden region becomes one comment line and the outputs become one
 status line chosen by the score (which `course grade` may have corrected) and by whether the kernel failed a
 visible or a hidden check. Nothing the student's code printed during the tests is shown: it ran with the
-hidden inputs. Display outputs elsewhere are dropped too, since a later cell can update them.
+hidden inputs. Display outputs elsewhere are dropped too, since a later cell can update them. Where the
+re-check of `course grade` recognised a known wrong answer in a failed item (reports/<assignment>-grade.json),
+the status line is followed by its name and explanation, which the lesson words without hidden values.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Dict
 
 from course.assignment.cells import HIDDEN_FAILED, HIDDEN_REGION, is_test, nbgrader_meta
 
 HIDDEN_NOTE = "# （隐藏检查：代码与数值不公开）\n"
 STATUS = {
     "passed": "✓ 通过：可见检查与隐藏检查都通过。",
-    "hidden": "✗ 未通过：可见检查通过，隐藏检查（其他 Ψ、dp、k）未通过。",
+    "hidden": "✗ 未通过：可见检查通过，隐藏检查（其他输入）未通过。",
     "visible": "✗ 未通过：可见检查未通过。在 notebook 中运行这个测试单元（或 nbgrader validate）可看到具体哪一项。",
     "recheck": "✗ 未通过：课程复核未通过——在独立进程中重新运行你的代码时，结果与要求不符。",
 }
@@ -36,8 +42,30 @@ def test_status(cell) -> str:
     return "hidden" if errors[-1].get("ename") == HIDDEN_FAILED else "visible"
 
 
+def diagnosis_lines(grade_report: Path, student: str) -> dict[str, list[str]]:
+    """Test cell grade id → the feedback lines naming each mistake the re-check diagnosed; {} without a report."""
+    from course.grading.rubric import code_grade_id
+
+    try:
+        verdicts = json.loads(Path(grade_report).read_text("utf-8"))[student]["verdicts"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {code_grade_id(item): [f"诊断：{d['name']}——{d['explanation']}" for d in verdict.get("diagnoses", ())]
+            for item, verdict in verdicts.items() if not verdict.get("passed")}
+
+
 class HideHiddenTests(NbGraderPreprocessor):
-    """Replace hidden tests and test outputs with a status line; drop display outputs."""
+    """Replace hidden tests and test outputs with a status line (and any diagnosis); drop display outputs."""
+
+    diagnoses = Dict(help="Test cell grade id → diagnosis lines of the notebook being processed (set per notebook).")
+
+    def preprocess(self, nb, resources):
+        """Read the student's diagnoses once per notebook, from the grade report under the course root."""
+        root = self.config.get("CourseDirectory", {}).get("root")
+        info = resources.get("nbgrader", {})
+        report = Path(root) / "reports" / f"{info.get('assignment')}-grade.json" if isinstance(root, str) else None
+        self.diagnoses = diagnosis_lines(report, info.get("student")) if report else {}
+        return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, cell_index):
         """Rewrite one cell of the feedback notebook."""
@@ -46,7 +74,9 @@ class HideHiddenTests(NbGraderPreprocessor):
         if is_test(cell):
             status = test_status(cell)
             cell.source = HIDDEN_REGION.sub(HIDDEN_NOTE, cell.source)
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=STATUS[status] + "\n")]
+            found = self.diagnoses.get(nbgrader_meta(cell).get("grade_id"), []) if status != "passed" else []
+            text = "\n".join([STATUS[status], *found]) + "\n"
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
         else:
             cell.outputs = [o for o in cell.outputs if o.output_type not in ("display_data", "update_display_data")]
         return cell, resources

@@ -1,10 +1,13 @@
 """`course build` → autograder/source/<lesson>/<lesson>.ipynb, the nbgrader source notebook of each assignment.
 
-The notebook is the student variant of the lesson (reusing the lesson notebook builder) with the exercise
-turned into graded cells: read-only check helpers, the autograded answer cell (solution regions with
-per-region stubs), one locked test cell per rubric code item, and under each question of the rubric a
-read-only prompt and an empty, manually graded answer cell. It is generated, never edited by hand, and only
-after the checks prove themselves: the reference solution passes every item, the bare exercise none.
+Every lesson with checks (lessons/lessonNN/checks.yml) gets one: the student variant of the lesson (reusing
+the lesson notebook builder) with each graded exercise turned into graded cells: read-only check helpers
+(once, before the first exercise), the autograded answer cell (solution regions with per-region stubs), one
+locked test cell per rubric code item of that exercise, and under each question of the rubric a read-only
+prompt and an empty, manually graded answer cell. It is generated, never edited by hand, and only after the
+checks prove themselves: the reference solutions pass every item, the bare exercises none, and no known wrong
+answer matches a solution. All lessons' notebooks are made before any is written, so bad input leaves
+autograder/source/ as it was.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
-from course.assignment.spec import AssignmentSpec, assignment_spec
+from course.assignment.checks import AssignmentSpec
 from course.site.plan import BuildPlan
 from course.errors import CourseError, Location
 from course.fileio import replace_dir_atomically, write_atomic
@@ -29,21 +33,47 @@ ANSWER_HINT = "*在下面的单元格中作答（双击进入编辑）。*"
 
 
 def write_assignment_sources(plan: BuildPlan, parsed: list[Lesson] | None) -> list[Path]:
-    """Write the source notebook of every lesson with an assignment; with PARSED None, only the missing or stale."""
+    """Write the source notebook of every lesson with checks; with PARSED None, only the missing or stale."""
+    from course.lesson.discover import discover_lessons
+
     course_root = plan.root / plan.config.autograder_dir
-    stems = [p.stem for p in plan.lessons if assignment_spec(p.stem) is not None]
+    graded = graded_lessons(plan.root / plan.config.lessons_dir, course_root)
     stamp = source_stamp(plan)
     stamps = plan.cache_dir / STAMPS
     if parsed is None:
-        if _read_stamp(stamps) == stamp and all(source_notebook(course_root, s).exists() for s in stems):
+        from course.assignment.load_checks import course_checks_path
+
+        made = [p for s in graded for p in (source_notebook(course_root, s), course_checks_path(course_root, s))]
+        if _read_stamp(stamps) == stamp and all(p.exists() for p in made):
             return []
         from course.lesson.parse_qmd import parse_lesson
 
-        parsed = [parse_lesson(p) for p in plan.lessons if p.stem in stems]
-    written = [write_assignment_source(lesson, project_root=plan.root, course_root=course_root)
-               for lesson in parsed if lesson.stem in stems]
+        parsed = [parse_lesson(f.qmd) for f in discover_lessons(plan.root / plan.config.lessons_dir)
+                  if f.stem in graded]
+    made = [make_assignment_source(lesson, project_root=plan.root, course_root=course_root)
+            for lesson in parsed if lesson.stem in graded]
+    written = [write_source(course_root, source) for source in made]
     write_atomic(stamps, stamp)
     return written
+
+
+def graded_lessons(lessons_dir: Path, course_root: Path) -> list[str]:
+    """Lessons with checks; each must have a rubric, and a rubric needs its lesson's checks."""
+    from course.grading.rubric import rubric_path
+    from course.lesson.discover import discover_lessons
+
+    graded = [f.stem for f in discover_lessons(lessons_dir) if f.checks is not None]
+    for stem in graded:
+        if not rubric_path(course_root, stem).is_file():
+            raise CourseError(f"{stem} has checks but no rubric: expected autograder/rubrics/{stem}.yml with its "
+                              f"code items, questions and pass line", Location(f"{stem}/checks.yml"))
+    rubrics = Path(course_root) / RUBRICS_DIR
+    for rubric in sorted(rubrics.glob("lesson*.yml")) if rubrics.is_dir() else ():
+        if rubric.stem not in graded:
+            raise CourseError(f"a rubric without checks: expected {Path(lessons_dir).name}/{rubric.stem}/checks.yml "
+                              f"with the checks of its code items (and {rubric.stem}.qmd)",
+                              Location(f"rubrics/{rubric.name}"))
+    return graded
 
 
 def source_notebook(course_root: Path, lesson: str) -> Path:
@@ -71,24 +101,54 @@ def _read_stamp(path: Path) -> str | None:
         return None
 
 
+@dataclass(frozen=True)
+class AssignmentSource:
+    """One lesson's generated source folder, not yet on disk."""
+
+    lesson: str
+    notebook: str  # nbformat JSON
+    images: tuple[str, ...]  # project-relative paths the notebook shows
+    project_root: Path
+    checks: str  # the checks.yml the notebook was made with, kept in the course root for grading
+
+
 def write_assignment_source(lesson: Lesson, *, project_root: Path, course_root: Path, rubric=None) -> Path:
     """Generate one lesson's source folder (notebook plus the images it shows), replacing the old one whole."""
+    made = make_assignment_source(lesson, project_root=project_root, course_root=course_root, rubric=rubric)
+    return write_source(course_root, made)
+
+
+def make_assignment_source(lesson: Lesson, *, project_root: Path, course_root: Path, rubric=None,
+                           spec: AssignmentSpec | None = None) -> AssignmentSource:
+    """The source notebook of one lesson, its checks validated and proved against the solution."""
     import nbformat
 
+    from course.assignment.load_checks import checks_path, load_checks
     from course.site.resolve_resources import resolve_resources
     from course.site.select_variant import select_variant
     from course.grading.rubric import load_rubric, rubric_path
 
-    spec = assignment_spec(lesson.stem)
+    spec = spec or load_checks(checks_path(project_root, lesson.stem))
+    checks_text = Path(spec.source.path).read_text("utf-8")
     rubric = rubric or load_rubric(rubric_path(course_root, lesson.stem))
     view, images = resolve_resources(select_variant(lesson, "student"), project_root)
     nb = source_notebook_node(lesson, view, spec, rubric, outputs=_student_outputs(view, project_root))
-    target = source_notebook(course_root, lesson.stem)
+    return AssignmentSource(lesson.stem, nbformat.writes(nb), tuple(str(i.project_path) for i in images),
+                            Path(project_root), checks_text)
+
+
+def write_source(course_root: Path, made: AssignmentSource) -> Path:
+    """Put one generated source folder in place atomically, and beside it (never in it: nbgrader releases the
+    source folder) the checks `course grade` compares with, so the course root alone can grade."""
+    from course.assignment.load_checks import course_checks_path
+
+    write_atomic(course_checks_path(course_root, made.lesson), made.checks)
+    target = source_notebook(course_root, made.lesson)
     with replace_dir_atomically(target.parent) as staging:
-        for image in images:
-            (staging / image.project_path).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(project_root / image.project_path, staging / image.project_path)
-        write_atomic(staging / target.name, nbformat.writes(nb))
+        for image in made.images:
+            (staging / image).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(made.project_root / image, staging / image)
+        write_atomic(staging / target.name, made.notebook)
     return target
 
 
@@ -103,38 +163,37 @@ def _student_outputs(view: Lesson, project_root: Path) -> dict:
 
 
 def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rubric, *, outputs: dict | None = None):
-    """The lesson notebook of VIEW with the exercise and the questions turned into nbgrader cells.
+    """The lesson notebook of VIEW with the exercises and the questions turned into nbgrader cells.
 
     OUTPUTS (the student variant's executed cells) supply what display-only cells show; they become markdown,
     so grading runs nothing but the student's work.
     """
     import nbformat
 
+    from course.assignment.load_checks import check_against_lesson, check_against_rubric
     from course.site.make_notebook import make_notebook
     from course.grading.rubric import question_grade_id
-    from course.lesson.model import exercise_pairs
 
-    _check_items(spec, rubric)
-    pair = next((p for p in exercise_pairs(lesson) if p.exercise.label == spec.exercise), None)
-    if pair is None:
-        raise CourseError(f"expected an exercise cell {spec.exercise} with a solution sol-{spec.exercise[3:]}",
-                          Location(lesson.path))
-    prove(lesson, pair, spec, rubric)
+    check_against_rubric(spec, rubric)
+    pairs = check_against_lesson(spec, lesson)
+    prove(lesson, pairs, spec, rubric)
     nb = make_notebook(view, outputs or {}, freeze_hidden_code=True)
-    cells = []
+    cells, helpers = [], True
     for cell in nb.cells:
-        if cell.cell_type == "code" and cell.metadata.get("course", {}).get("label") == spec.exercise:
-            cells += exercise_cells(lesson, pair, spec, rubric)
+        label = cell.metadata.get("course", {}).get("label") if cell.cell_type == "code" else None
+        if label in pairs:
+            cells += exercise_cells(lesson, pairs[label], spec, rubric, helpers=helpers)
+            helpers = False
         elif cell.cell_type == "markdown":
             cells += question_cells(cell.source, rubric.questions)
         else:
             cells.append(cell)
     ids = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in cells]
-    expected = {spec.exercise: spec.exercise, **{question_grade_id(q.id): f"### {q.id}" for q in rubric.questions}}
+    expected = {**{label: label for label in pairs}, **{question_grade_id(q.id): f"### {q.id}" for q in rubric.questions}}
     missing = [shown for grade_id, shown in expected.items() if ids.count(grade_id) != 1]
     if missing:
-        raise CourseError(f"expected the student variant to show the exercise cell and one heading per rubric "
-                          f"question exactly once; not found once: {', '.join(missing)}", Location(lesson.path))
+        raise CourseError(f"expected the student variant to show each graded exercise cell and one heading per "
+                          f"rubric question exactly once; not found once: {', '.join(missing)}", Location(lesson.path))
     for i, cell in enumerate(cells):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         cell.id = grade_id or f"{lesson.stem}-{i:03d}"
@@ -143,25 +202,29 @@ def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rub
     return nb
 
 
-def prove(lesson: Lesson, pair, spec: AssignmentSpec, rubric) -> None:
-    """The reference solution must pass every code item and the exercise as released fail every one."""
-    from course.grading.recheck import recheck_code
+def prove(lesson: Lesson, pairs: dict, spec: AssignmentSpec, rubric) -> None:
+    """The reference solutions must pass every code item and the exercises as released fail every one.
 
-    for cell, should_pass in ((pair.solution, True), (pair.exercise, False)):
-        verdicts = recheck_code([cell.source], rubric, spec=spec, unsafe=True)
-        wrong = [f"{item}: {v.reason}" for item, v in verdicts.items() if v.passed != should_pass]
+    The solutions must also show none of the known wrong answers: a misconception that a right answer
+    matches would blame students for being right.
+    """
+    from course.grading.recheck import recheck_code, run_calls
+
+    for role, should_pass in (("solution", True), ("exercise", False)):
+        verdicts = recheck_code([getattr(p, role).source for p in pairs.values()], rubric, spec=spec, unsafe=True)
+        wrong = [item for item, v in verdicts.items() if v.passed != should_pass]
         if wrong:
+            cell = getattr(pairs[spec.items[wrong[0]].exercise], role)
             expected = "pass every check" if should_pass else "fail every check while its blanks are empty"
-            raise CourseError(f"expected the {cell.role} to {expected}; it does not: {'; '.join(wrong)}",
+            reasons = "; ".join(f"{item}: {verdicts[item].reason}" for item in wrong)
+            raise CourseError(f"expected the {cell.role} to {expected}; it does not: {reasons}",
                               Location(lesson.path, cell.line, cell.label))
-
-
-def _check_items(spec: AssignmentSpec, rubric) -> None:
-    """The rubric's code items and the assignment's checks must name the same items."""
-    ids = [c.id for c in rubric.code_items]
-    if sorted(ids) != sorted(spec.items):
-        raise CourseError(f"code_items: expected the ids {', '.join(spec.items)} (the checks of {spec.lesson}), "
-                          f"got {', '.join(ids)}", Location(rubric.path))
+    calls = [c for m in spec.misconceptions for check in m.checks for c in check.calls]
+    results = run_calls([p.solution.source for p in pairs.values()], list(dict.fromkeys(calls)), unsafe=True)
+    for n, wrong in enumerate(spec.misconceptions):
+        if not isinstance(results, str) and wrong.holds(results):
+            raise spec.source.error(("misconceptions", n, "when"), f"the reference solution matches this known wrong "
+                                    f"answer ({wrong.id}); expected checks only a wrong answer satisfies")
 
 
 def nbgrader_cell(kind: str, source: str, grade_id: str, *, grade=False, solution=False, locked=False, points=None):
@@ -176,20 +239,22 @@ def nbgrader_cell(kind: str, source: str, grade_id: str, *, grade=False, solutio
     return make(source, metadata={"nbgrader": meta})
 
 
-def exercise_cells(lesson: Lesson, pair, spec: AssignmentSpec, rubric) -> list:
-    """Check helpers (read-only), the answer cell, then one locked test cell per code item."""
+def exercise_cells(lesson: Lesson, pair, spec: AssignmentSpec, rubric, *, helpers: bool = True) -> list:
+    """Check helpers (read-only, with the first exercise), the answer cell, then one locked test cell per code item."""
     from course.assignment.answer_cell import answer_cell
     from course.assignment.test_cells import HELPERS_ID, HELPERS_SOURCE, test_cell_source
     from course.grading.rubric import code_grade_id
 
     answer = answer_cell(lesson, pair)
-    cell = nbgrader_cell("code", answer.source, spec.exercise, solution=True)
+    label = pair.exercise.label
+    cell = nbgrader_cell("code", answer.source, label, solution=True)
     cell.metadata["course"] = {"stubs": list(answer.stubs)}
     items = rubric.code_items
-    tests = [nbgrader_cell("code", test_cell_source(item, spec.items[item.id], n, len(items)), code_grade_id(item.id),
-                           grade=True, locked=True, points=item.points)
-             for n, item in enumerate(items, start=1)]
-    return [nbgrader_cell("code", HELPERS_SOURCE, HELPERS_ID, locked=True), cell, *tests]
+    tests = [nbgrader_cell("code", test_cell_source(item, spec.items[item.id].checks, n, len(items)),
+                           code_grade_id(item.id), grade=True, locked=True, points=item.points)
+             for n, item in enumerate(items, start=1) if spec.items[item.id].exercise == label]
+    shared = [nbgrader_cell("code", HELPERS_SOURCE, HELPERS_ID, locked=True)] if helpers else []
+    return [*shared, cell, *tests]
 
 
 def question_cells(text: str, questions) -> list:

@@ -1,25 +1,27 @@
 """Source of the notebook's grading cells: the read-only check helpers and one test cell per rubric code item.
 
-The helpers accept only real int/float results and get int, float and type from literals ((0).__class__),
-so objects that equal everything, float subclasses and monkeypatched builtins do not pass. Code inside the
-student's kernel can still replace the helpers themselves; `course grade` re-checks outside the kernel.
+The helpers accept only real builtin values (int/float for numbers; bool, str, None, list, tuple, dict as
+themselves) and get every type from literals ((0).__class__), so objects that equal everything, subclasses and
+monkeypatched builtins do not pass. Code inside the student's kernel can still replace the helpers
+themselves; `course grade` re-checks outside the kernel.
 """
 
 from __future__ import annotations
 
 from course.assignment.cells import HIDDEN_BEGIN, HIDDEN_END, HIDDEN_FAILED
-from course.assignment.spec import REL_TOL, Check, literal
+from course.assignment.checks import REL_TOL, Check, literal
 from course.grading.rubric import CodeItem, format_points
 
 HELPERS_ID = "course-checks"
 
 HELPERS_SOURCE = f'''\
-# 评分辅助（只读，请勿修改或删除）：下面的测试单元用它比较你的函数返回的数值。
-# 只接受真正的 int 或 float（bool、子类和其他对象都不算），比较时不依赖可被改写的内置函数。
+# 评分辅助（只读，请勿修改或删除）：下面的测试单元用它比较你的函数返回的值。
+# 数值只接受真正的 int 或 float（bool、子类和其他对象都不算）；字符串、布尔值、列表、元组、字典按类型逐项比较。
 class _CourseChecks:
     _int = (0).__class__
     _float = (0.0).__class__
     _type = _int.__class__
+    _same_kind = (True.__class__, "".__class__, None.__class__, [].__class__, ().__class__, {{}}.__class__)
 
     class {HIDDEN_FAILED}(AssertionError):
         """隐藏检查未通过（隐藏检查的数值不公开）。"""
@@ -30,7 +32,7 @@ class _CourseChecks:
 
         def __exit__(self, kind, error, traceback):
             if kind is not None:
-                raise _CourseChecks.{HIDDEN_FAILED}("隐藏检查未通过：请确认公式对其他 Ψ、dp、k 同样成立。") from None
+                raise _CourseChecks.{HIDDEN_FAILED}("隐藏检查未通过：请确认你的函数对其他输入同样成立。") from None
             return False
 
     def number(self, value):
@@ -39,24 +41,36 @@ class _CourseChecks:
             raise AssertionError(f"应返回 int 或 float，实际得到 {{kind.__name__}}")
         return value
 
-    def close(self, got, want):
+    def close(self, got, want, tol):
         diff = self.number(got) - want
         scale = want if want > 1 else (-want if want < -1 else 1)
-        return -{REL_TOL!r} * scale <= diff <= {REL_TOL!r} * scale
+        return -tol * scale <= diff <= tol * scale
 
-    def equals(self, got, want):
-        if not self.close(got, want):
+    def match(self, got, want, tol):
+        kind = self._type(want)
+        if kind is self._int or kind is self._float:
+            return self.close(got, want, tol)
+        if self._type(got) is not kind or kind not in self._same_kind:
+            raise AssertionError(f"应返回 {{kind.__name__}}，实际得到 {{self._type(got).__name__}}")
+        if kind is [].__class__ or kind is ().__class__:
+            return len(got) == len(want) and all(self.match(g, w, tol) for g, w in zip(got, want))
+        if kind is {{}}.__class__:
+            return got.keys() == want.keys() and all(self.match(got[k], want[k], tol) for k in want)
+        return got == want
+
+    def equals(self, got, want, tol={REL_TOL!r}):
+        if not self.match(got, want, tol):
             raise AssertionError(f"期望 {{want!r}}，实际 {{got!r}}")
 
-    def difference(self, first, second, want):
+    def difference(self, first, second, want, tol={REL_TOL!r}):
         got = self.number(first) - self.number(second)
-        if not self.close(got, want):
+        if not self.close(got, want, tol):
             raise AssertionError(f"两者之差期望 {{want!r}}，实际 {{got!r}}")
 
-    def same(self, *values):
+    def same(self, *values, tol={REL_TOL!r}):
         for value in values[1:]:
-            if not self.close(value, self.number(values[0])):
-                raise AssertionError(f"应彼此相等，实际 {{[self.number(v) for v in values]!r}}")
+            if not self.match(value, values[0], tol):
+                raise AssertionError(f"应彼此相等，实际 {{list(values)!r}}")
 
     def hidden(self):
         return self._Hidden()
@@ -68,15 +82,16 @@ _course = _CourseChecks()'''
 def check_line(check: Check) -> str:
     """One check as a call of the helpers."""
     calls = [c.code() for c in check.calls]
+    tol = f", tol={check.rel_tol!r}" if check.rel_tol != REL_TOL else ""
     if check.kind == "same":
-        return f"_course.same({', '.join(calls)})"
-    return f"_course.{check.kind}({', '.join(calls)}, {literal(check.want)})"
+        return f"_course.same({', '.join(calls)}{tol})"
+    return f"_course.{check.kind}({', '.join(calls)}, {literal(check.want)}{tol})"
 
 
 def test_cell_source(item: CodeItem, checks: tuple[Check, ...], number: int, total: int) -> str:
     """Visible checks in the open, hidden ones between nbgrader's markers, then a success line."""
     lines = [f"# 测试 {number}/{total}：{item.title}（{format_points(item.points)} 分）。{item.description}",
-             "# 可见检查用课文中的数值；评分时还会用其他 Ψ、dp、k 运行隐藏检查。"]
+             "# 可见检查用课文中的数值；评分时还会用其他输入运行隐藏检查。"]
     lines += [check_line(c) for c in checks if not c.hidden]
     hidden = [check_line(c) for c in checks if c.hidden]
     if hidden:

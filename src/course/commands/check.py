@@ -20,7 +20,9 @@ def run(args: argparse.Namespace) -> int:
     results = check_notebook(args.notebook, course_root=args.autograder)
     for title, verdict in results:
         print(f"  {'✓' if verdict.passed else '✗'} {title}: {verdict.reason}")
+        for found in verdict.diagnoses:
+            print(f"      诊断：{found.name}——{found.explanation}")
     passed = sum(v.passed for _, v in results)
     print(f"course check: {passed}/{len(results)} items pass their visible checks; "
-          "grading also runs hidden checks with other numbers")
+          "grading also runs hidden checks with other inputs")
     return 0 if passed == len(results) else 1

@@ -1,8 +1,10 @@
 """The generated assets lessons show (figures, the lab's measurements), what each is made from, and remaking
 only those whose inputs changed.
 
-Each asset's inputs (the reference solution it plots, the code that draws or measures it) are hashed; the hash of
-the last successful run is kept in the course cache (figures.json), so a rebuild with nothing changed does nothing.
+Each lesson declares its own in lessons/lessonNN/figures.py: a tuple FIGURES of FigureSpec, built with the
+helpers here (load_solution, package_file, lab_sources). Each asset's inputs (the reference solution it plots,
+the code that draws or measures it, the figures.py itself) are hashed; the hash of the last successful run is
+kept in the course cache (figures.json), so a rebuild with nothing changed does nothing.
 """
 
 from __future__ import annotations
@@ -11,18 +13,15 @@ import hashlib
 import importlib.util
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 
 from course.config import load_config
 from course.errors import CourseError, Location, ToolMissing
 from course.fileio import write_atomic
-from course.figures.zero3_comm_flow import draw_zero3_comm_flow
-from course.figures.zero_memory import draw_zero_memory
 
 MANIFEST = "figures.json"
-LESSON05_SOLUTION = "solutions/lesson05.py"
 
 
 @dataclass(frozen=True)
@@ -36,35 +35,35 @@ class FigureSpec:
 
 def load_solution(project_root: Path, relative: str) -> ModuleType:
     """Load a reference solution from this project's file (not whatever `solutions` is on sys.path)."""
-    path = project_root / relative
-    name = "_course_figure_input_" + relative.replace("/", "_").removesuffix(".py")
+    return _load_module(Path(project_root) / relative, relative, "reference solution not found; the figures are "
+                                                                  "computed from it")
+
+
+def _load_module(path: Path, shown: str, missing: str) -> ModuleType:
+    """Import one project file under a private name."""
+    name = "_course_project_" + shown.replace("/", "_").replace(".", "_")
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
     except FileNotFoundError:
-        raise CourseError("reference solution not found; the figures are computed from it", Location(relative)) from None
+        raise CourseError(missing, Location(shown)) from None
     return module
 
 
-def _draw_lesson05_memory(out_path: Path, project_root: Path) -> Path:
-    """图 5-3 from this project's lesson 5 solution."""
-    solution = load_solution(project_root, LESSON05_SOLUTION)
-    if not callable(getattr(solution, "zero_memory_per_gpu", None)):
-        raise CourseError(
-            "defines no zero_memory_per_gpu(num_params, dp, stage, k=...), which 图 5-3 is computed from",
-            Location(LESSON05_SOLUTION),
-        )
-    return draw_zero_memory(out_path, memory_fn=solution.zero_memory_per_gpu)
+def lab_sources() -> tuple[str, ...]:
+    """Every source file of the lab package: its measurements change only when they do."""
+    lab = Path(__file__).resolve().parents[1] / "lab"
+    return tuple(str(p) for p in sorted(lab.rglob("*")) if p.suffix in (".py", ".json"))
 
 
-def _draw_lesson05_comm_flow(out_path: Path, project_root: Path) -> Path:
-    """The ZeRO-3 per-layer communication diagram (depends on no project data)."""
-    return draw_zero3_comm_flow(out_path)
+def package_file(module: str) -> str:
+    """A module's own file (e.g. course.figures.zero_memory): an input wherever the course package is installed."""
+    return str(Path(importlib.util.find_spec(module).origin))
 
 
-def _measure_lab(out_path: Path, project_root: Path) -> Path:
-    """The lab's measurements of ZeRO-0..3 on torch.distributed, shown in the lesson's 实测 section."""
+def measure_lab(out_path: Path, project_root: Path) -> Path:
+    """The lab's measurements of ZeRO-0..3 on torch.distributed, shown in a lesson's 实测 section."""
     try:
         from course.lab.run_lab import run_lab
     except ImportError as exc:
@@ -78,31 +77,28 @@ def _measure_lab(out_path: Path, project_root: Path) -> Path:
     return out_path
 
 
-def _lab_sources() -> tuple[str, ...]:
-    """Every source file of the lab package: its measurements change only when they do."""
-    lab = Path(__file__).resolve().parents[1] / "lab"
-    return tuple(str(p) for p in sorted(lab.rglob("*")) if p.suffix in (".py", ".json"))
+def lesson_figures(project_root: Path) -> tuple[FigureSpec, ...]:
+    """Every lesson's declared figures, each also depending on the figures.py that declares it."""
+    from course.lesson.discover import discover_lessons
 
-
-def _package_file(name: str) -> str:
-    """A figure module's own file: an input wherever the course package is installed."""
-    return str(Path(__file__).with_name(name))
-
-
-FIGURES: tuple[FigureSpec, ...] = (
-    FigureSpec(
-        output="assets/figs/train_zero_memory.png",
-        draw=_draw_lesson05_memory,
-        inputs=(LESSON05_SOLUTION, _package_file("zero_memory.py")),
-    ),
-    FigureSpec(
-        output="assets/zero3_comm_flow.svg",
-        draw=_draw_lesson05_comm_flow,
-        inputs=(_package_file("zero3_comm_flow.py"),),
-    ),
-)
-LAB_MEASUREMENTS = FigureSpec(output="assets/lab/zero_measured.json", draw=_measure_lab, inputs=_lab_sources())
-GENERATED_ASSETS: tuple[FigureSpec, ...] = FIGURES + (LAB_MEASUREMENTS,)
+    project_root = Path(project_root)
+    lessons_dir = project_root / load_config(project_root).lessons_dir
+    specs: list[FigureSpec] = []
+    for lesson in discover_lessons(lessons_dir) if lessons_dir.is_dir() else ():
+        if lesson.figures is None:
+            continue
+        shown = str(lesson.figures.relative_to(project_root))
+        declared = getattr(_load_module(lesson.figures, shown, "figures file not found"), "FIGURES", None)
+        if not isinstance(declared, tuple) or not all(isinstance(f, FigureSpec) for f in declared):
+            raise CourseError("expected FIGURES = (FigureSpec(...), ...) built with course.figures.registry",
+                              Location(shown))
+        specs += [replace(f, inputs=(*f.inputs, shown)) for f in declared]
+    outputs = [f.output for f in specs]
+    if len(set(outputs)) != len(outputs):
+        twice = sorted({o for o in outputs if outputs.count(o) > 1})
+        raise CourseError(f"two figures write {', '.join(twice)}; expected one figure per output file",
+                          Location(lessons_dir.name))
+    return tuple(specs)
 
 
 def inputs_digest(project_root: Path, spec: FigureSpec) -> str:
@@ -129,10 +125,11 @@ def _read_manifest(path: Path) -> dict[str, str]:
 
 
 def ensure_figures(
-    project_root: Path, *, cache_dir: Path | None = None, specs: tuple[FigureSpec, ...] = GENERATED_ASSETS
+    project_root: Path, *, cache_dir: Path | None = None, specs: tuple[FigureSpec, ...] | None = None
 ) -> list[Path]:
     """Draw each figure whose output is missing or whose inputs changed since its last draw; return those drawn."""
     project_root = Path(project_root)
+    specs = lesson_figures(project_root) if specs is None else specs
     cache_dir = Path(cache_dir) if cache_dir else project_root / load_config(project_root).cache_dir
     manifest_path = cache_dir / MANIFEST
     manifest = _read_manifest(manifest_path)

@@ -3,8 +3,10 @@
 nbgrader runs the tests inside the student's kernel, where the student's code can replace the comparisons,
 swallow errors or fake outputs (jupyter/nbgrader#1379). Here the student's code cells run in a fresh
 sandboxed Python (course.grading.sandbox) that only calls their functions and sends back what they returned;
-a result counts only when it is a real int or float. The comparisons run in this process, with the
-assignment's expected values, which never enter the sandbox. When the verdict differs from the kernel's
+a result counts only when it is built of real builtin values (int, float, bool, str, None, list, tuple, dict).
+The comparisons run in this process, with the lesson's expected values (its checks.yml), which never enter
+the sandbox; a failed item is also matched against the lesson's known wrong answers, so the
+verdict can name the mistake (Diagnosis). When the verdict differs from the kernel's
 score, the gradebook gets the re-check's score and the submission is flagged for review.
 """
 
@@ -16,23 +18,58 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from course.assignment.cells import grade_id, is_test, match_cells, nbgrader_meta
-from course.assignment.spec import AssignmentSpec, Call, Check, Result, assignment_spec
+from course.assignment.checks import AssignmentSpec, Call, Misconception, Result
 from course.grading.gradebook import gradebook
 
 # Runs inside the sandbox with INPUT = {"cells": [...], "calls": [[name, args, kwargs], ...], "cell_seconds",
-# "call_seconds"}. It takes type, int, float, exec, compile and signal before any student code runs, so rebinding
-# builtins cannot change its answers; each cell and each call has its own alarm, so one endless function costs
-# only the items that call it (CallTimeout), not the whole re-check.
-HARNESS = '''
+# "call_seconds"}. It takes type, the builtin value types, exec, compile and signal from literals before any
+# student code runs, so rebinding builtins cannot change its answers; each cell and each call has its own alarm,
+# so one endless function costs only the items that call it (CallTimeout), not the whole re-check. A returned
+# value goes back tagged with its exact type (["int", 3], ["tuple", [...]]); anything else is named, not sent.
+HARNESS = """
 class CallTimeout(BaseException):
-    """A student's cell or function ran past its time in the re-check."""
+    \"\"\"A student's cell or function ran past its time in the re-check.\"\"\"
 
 
 def _course_recheck(request, run=exec, build=compile, caught=BaseException, signals=__import__("signal"),
                     late=CallTimeout):
     real_type = (0).__class__.__class__
-    real_int, real_float = (0).__class__, (0.0).__class__
+    tags = (((0).__class__, "int"), ((0.0).__class__, "float"), ((True).__class__, "bool"), ("".__class__, "str"),
+            ((None).__class__, "none"), ([].__class__, "list"), (().__class__, "tuple"), ({}.__class__, "dict"))
     name_of = real_type.__dict__["__name__"].__get__
+    budget = [%(max_parts)d]
+
+    class Unsupported(Exception):
+        pass
+
+    def tag(value, depth):
+        kind = real_type(value)
+        name = None
+        for known, known_name in tags:  # identity only: a metaclass cannot make a class equal int
+            if kind is known:
+                name = known_name
+        budget[0] -= 1
+        if name is None:
+            raise Unsupported(name_of(kind))
+        if depth > %(max_depth)d or budget[0] < 0:
+            raise Unsupported("a value nested too deep or too large")
+        if name in ("list", "tuple"):
+            return [name, [tag(item, depth + 1) for item in value]]
+        if name == "dict":
+            return [name, [[tag(k, depth + 1), tag(v, depth + 1)] for k, v in {}.__class__.items(value)]]
+        if name == "str" and len(value) > %(max_text)d:
+            raise Unsupported("a string longer than %(max_text)d characters")
+        return [name, value] if name != "none" else [name, None]
+
+    def make(entry):  # an argument, built fresh for each call from real types (the student may mutate it)
+        name, payload = entry
+        if name == "list":
+            return [make(item) for item in payload]
+        if name == "tuple":
+            return ().__class__(make(item) for item in payload)
+        if name == "dict":
+            return {make(k): make(v) for k, v in payload}
+        return payload
 
     def ring(*_):
         raise late()
@@ -49,7 +86,7 @@ def _course_recheck(request, run=exec, build=compile, caught=BaseException, sign
     cells = []
     for number, source in enumerate(request["cells"], 1):
         try:
-            timed(request["cell_seconds"], lambda: run(build(source, "<cell %d>" % number, "exec"), namespace))
+            timed(request["cell_seconds"], lambda: run(build(source, "<cell %%d>" %% number, "exec"), namespace))
             cells.append(None)
         except caught as error:
             cells.append(name_of(real_type(error)))
@@ -59,22 +96,26 @@ def _course_recheck(request, run=exec, build=compile, caught=BaseException, sign
             results.append(["error", "CallTimeout"])
             continue
         try:
-            value = timed(request["call_seconds"], lambda: namespace[name](*args, **kwargs))
+            value = timed(request["call_seconds"],
+                          lambda: namespace[name](*[make(a) for a in args], **{k: make(v) for k, v in kwargs.items()}))
         except caught as error:
             results.append(["error", name_of(real_type(error))])
             if real_type(error) is late:
                 stuck.add(name)
             continue
-        kind = real_type(value)
-        if kind is real_int or kind is real_float:
-            results.append(["number", value])
-        else:
-            results.append(["type", name_of(kind)])
+        budget[0] = %(max_parts)d
+        try:
+            results.append(["value", tag(value, 0)])
+        except Unsupported as unsupported:
+            results.append(["type", unsupported.args[0]])
     return {"cells": cells, "results": results}
 
 
 OUTPUT = _course_recheck(INPUT)
-'''
+"""
+MAX_PARTS, MAX_DEPTH, MAX_TEXT = 10_000, 20, 100_000  # a returned value's size limits
+HARNESS = HARNESS % {"max_parts": MAX_PARTS, "max_depth": MAX_DEPTH, "max_text": MAX_TEXT}
+SUPPORTED = "int, float, bool, str, None, or a list, tuple or dict of those"
 
 
 CELL_SECONDS = 10  # one student cell in the re-check (it only defines functions)
@@ -82,11 +123,28 @@ CALL_SECONDS = 2  # one call of a student's function (the lesson's formulas retu
 
 
 @dataclass(frozen=True)
+class Diagnosis:
+    """A known wrong answer the re-check recognised in a failed item (see checks.yml `misconceptions`)."""
+
+    id: str
+    name: str  # student-facing
+    explanation: str  # student-facing, never a hidden value
+    evidence: str  # grader-facing: which formula the values match, and on which calls
+    veto: str | None = None  # the veto it hints at, for graders; never a decision
+
+
+@dataclass(frozen=True)
 class ItemVerdict:
-    """The re-check's decision on one rubric code item, with the reason (for instructors)."""
+    """The re-check's decision on one rubric code item, with the reason (for instructors) and any diagnoses."""
 
     passed: bool
     reason: str
+    diagnoses: tuple[Diagnosis, ...] = ()
+
+    def __post_init__(self) -> None:
+        # read back from the grade report's JSON, diagnoses arrive as mappings
+        object.__setattr__(self, "diagnoses", tuple(d if isinstance(d, Diagnosis) else Diagnosis(**d)
+                                                    for d in self.diagnoses))
 
 
 @dataclass(frozen=True)
@@ -117,11 +175,12 @@ def student_code(nb, source_cells: list | None = None) -> list[str]:
 def recheck_submission(notebook_path: Path, rubric, *, source_cells: list | None = None,
                        spec: AssignmentSpec | None = None, hidden: bool = True, unsafe: bool = False,
                        runner: Runner | None = None) -> dict[str, ItemVerdict]:
-    """Run a submission's code out of process and decide every rubric code item from the numbers it returns.
+    """Run a submission's code out of process and decide every rubric code item from the values it returns.
 
     SOURCE_CELLS (the source notebook's cells) identify the course's cells even when metadata was stripped;
-    without them the submission's own metadata is used. HIDDEN False runs the visible checks only (`course
-    check`); UNSAFE runs without bubblewrap (a student's own machine).
+    without them the submission's own metadata is used. SPEC defaults to the checks the course root keeps
+    (checks/<lesson>.yml, written with the source notebook), else the lesson's own checks.yml. HIDDEN False runs the visible checks only (`course check`); UNSAFE runs without bubblewrap
+    (a student's own machine).
     """
     import nbformat
 
@@ -136,12 +195,23 @@ def recheck_submission(notebook_path: Path, rubric, *, source_cells: list | None
 def recheck_code(cells: list[str], rubric, *, spec: AssignmentSpec | None = None, hidden: bool = True,
                  unsafe: bool = False, runner: Runner | None = None) -> dict[str, ItemVerdict]:
     """Run CELLS (Python sources, in order) in a fresh process and decide each code item from what its calls return."""
+    if spec is None:
+        from course.assignment.load_checks import checks_for_course
+
+        spec = checks_for_course(Path(rubric.path).parent.parent, rubric.lesson)
+    results = run_calls(cells, spec.calls(hidden=hidden), unsafe=unsafe, runner=runner)
+    if isinstance(results, str):
+        return all_failed(rubric, results)
+    return {item.id: _verdict(spec, item.id, results, hidden=hidden) for item in rubric.code_items}
+
+
+def run_calls(cells: list[str], calls: list[Call], *, unsafe: bool = False,
+              runner: Runner | None = None) -> dict[Call, Result] | str:
+    """What each call returns after CELLS ran in a fresh (sandboxed unless UNSAFE) process, or why there is nothing."""
     from course.grading.sandbox import Limits
 
     if runner is None:
         from course.grading.sandbox import run_python_sandboxed as runner
-    spec = spec or assignment_spec(rubric.lesson)
-    calls = spec.calls(hidden=hidden)
     request = {"cells": cells, "calls": [c.payload() for c in calls], "cell_seconds": CELL_SECONDS,
                "call_seconds": CALL_SECONDS}
     with tempfile.TemporaryDirectory(prefix="course-recheck-") as workdir:
@@ -149,9 +219,8 @@ def recheck_code(cells: list[str], rubric, *, spec: AssignmentSpec | None = None
     results = _results(run.stdout_json, calls)
     if results is None:
         tail = run.stderr.strip().splitlines()[-1:] or [f"exit status {run.returncode}"]
-        return all_failed(rubric, f"re-check run gave no usable result ({tail[0][:200]})")
-    return {item.id: _verdict([c for c in spec.items[item.id] if hidden or not c.hidden], results)
-            for item in rubric.code_items}
+        return f"re-check run gave no usable result ({tail[0][:200]})"
+    return results
 
 
 def all_failed(rubric, reason: str) -> dict[str, ItemVerdict]:
@@ -166,28 +235,64 @@ def _results(output: Any, calls: list[Call]) -> dict[Call, Result] | None:
         return None
     results = {}
     for call, entry in zip(calls, raw):
-        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] in ("number", "error", "type")):
+        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] in ("value", "error", "type")):
             return None
         kind, value = entry
-        if kind == "number" and type(value) in (int, float):
-            results[call] = Result(number=value)
+        if kind == "value":
+            try:
+                results[call] = Result(value=untag(value))
+            except ValueError:
+                return None
         elif kind == "error" and isinstance(value, str):
             results[call] = Result(problem=f"raised {value[:80]}")
         elif kind == "type" and isinstance(value, str):
-            results[call] = Result(problem=f"returned {value[:80]}, not int or float")
+            results[call] = Result(problem=f"returned {value[:80]}, not {SUPPORTED}")
         else:
             return None
     return results
 
 
-def _verdict(checks: list[Check], results: Mapping[Call, Result]) -> ItemVerdict:
-    """Passed when every check holds; the reason counts them and names the first failure."""
+def untag(entry: Any, depth: int = 0) -> Any:
+    """A value the sandbox sent as [type name, payload], rebuilt from real builtin types; ValueError if malformed."""
+    if depth > MAX_DEPTH + 1 or not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
+        raise ValueError("malformed value")
+    name, payload = entry
+    scalar = {"int": int, "float": float, "bool": bool, "str": str}
+    if name in scalar and type(payload) is scalar[name]:
+        return payload
+    if name == "float" and type(payload) is int:  # JSON may write a whole float without its point
+        return float(payload)
+    if name == "none" and payload is None:
+        return None
+    if name in ("list", "tuple") and type(payload) is list:
+        items = [untag(item, depth + 1) for item in payload]
+        return items if name == "list" else tuple(items)
+    if name == "dict" and type(payload) is list and all(type(p) is list and len(p) == 2 for p in payload):
+        try:
+            return {untag(k, depth + 1): untag(v, depth + 1) for k, v in payload}
+        except TypeError:  # an unhashable key cannot come from a real dict
+            raise ValueError("malformed dict") from None
+    raise ValueError(f"malformed {name}")
+
+
+def _verdict(spec: AssignmentSpec, item: str, results: Mapping[Call, Result], *, hidden: bool) -> ItemVerdict:
+    """Passed when every check holds; else the reason counts them, names the first failure and any known mistake."""
+    checks = spec.checks(item, hidden=hidden)
     failed = [(c, why) for c in checks if (why := c.failure(results)) is not None]
     if not failed:
         return ItemVerdict(True, f"all {len(checks)} checks passed")
     check, why = failed[0]
     label = "hidden" if check.hidden else "visible"
-    return ItemVerdict(False, f"{len(failed)} of {len(checks)} checks failed; first ({label}): {check.describe()}: {why}")
+    diagnoses = tuple(diagnosis(m) for m in spec.diagnose(item, results))
+    named = "".join(f"; diagnosed: {d.id}" for d in diagnoses)
+    return ItemVerdict(False, f"{len(failed)} of {len(checks)} checks failed; first ({label}): {check.describe()}: "
+                              f"{why}{named}", diagnoses)
+
+
+def diagnosis(wrong: Misconception) -> Diagnosis:
+    """What the verdict keeps of a recognised mistake: its words for students and graders, and the calls it rests on."""
+    calls = "; ".join(c.describe() for c in wrong.checks)
+    return Diagnosis(wrong.id, wrong.name, wrong.explanation, f"{wrong.evidence}（{calls}）", wrong.veto)
 
 
 def apply_rechecks(gradebook_db: Path | str, assignment: str, student: str,

@@ -3,13 +3,16 @@ final, explained grade per student (autograder/reports/lessonNN.csv and .html).
 
 Result rules: any veto → FAIL whatever the points; any item still waiting for a grader → INCOMPLETE;
 otherwise the total against the rubric's pass line. Scores are nbgrader's own (Grade.score,
-SubmittedAssignment.score), never recomputed.
+SubmittedAssignment.score), never recomputed. Veto hints come from the answers' sentences and from the code:
+the mistakes `course grade`'s re-check diagnosed (reports/<lesson>-grade.json) with their evidence. Hints are
+never decisions; a grader confirms one with `course report lesson05 --veto STUDENT ITEM VETO --note …`.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import sqlite3
 from dataclasses import dataclass
@@ -26,6 +29,7 @@ from course.errors import CourseError, Location
 from course.fileio import write_atomic
 from course.grading.gradebook import gradebook
 from course.grading.rubric import Rubric, code_grade_id, format_points, load_rubric, question_grade_id, rubric_path
+from course.lesson.validate import display_path
 from course.grading.veto_hints import VetoHint, find_veto_hints
 from course.grading.vetoes import VetoRecord, add_veto, load_vetoes, veto_path
 
@@ -71,6 +75,31 @@ class StudentReport:
 
 
 @dataclass(frozen=True)
+class CodeHint:
+    """A mistake the re-check recognised in one code item that is evidence of a veto item (or just a diagnosis)."""
+
+    item: str
+    title: str  # the code item's title
+    diagnosis: str  # the misconception's id
+    name: str
+    evidence: str  # which calls, which formula the values match
+    veto_id: str | None
+
+
+@dataclass(frozen=True)
+class Hints:
+    """Student → veto hints for graders: from their answers' sentences and from their code's diagnoses."""
+
+    text: dict[str, tuple[VetoHint, ...]]
+    code: dict[str, tuple[CodeHint, ...]]
+
+    def veto_ids(self, student: str) -> list[str]:
+        """The veto ids hinted at for one student, sorted (the CSV's veto_hints column)."""
+        return sorted({h.veto_id for h in self.text.get(student, ())}
+                      | {h.veto_id for h in self.code.get(student, ()) if h.veto_id})
+
+
+@dataclass(frozen=True)
 class ReportResult:
     """What `make_report` wrote and decided."""
 
@@ -88,6 +117,7 @@ class CoursePaths:
     gradebook: Path
     autograded: Path
     out_dir: Path
+    grade_report: Path  # written by `course grade`: per student the re-check's verdicts and diagnoses
 
 
 def course_paths(course_root: Path, assignment: str, out_dir: Path | None = None) -> CoursePaths:
@@ -99,6 +129,7 @@ def course_paths(course_root: Path, assignment: str, out_dir: Path | None = None
         gradebook=autograder / "gradebook.db",
         autograded=autograder / "autograded",
         out_dir=Path(out_dir) if out_dir else autograder / "reports",
+        grade_report=autograder / "reports" / f"{assignment}-grade.json",
     )
 
 
@@ -113,8 +144,10 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
     submissions = read_gradebook(paths.gradebook, rubric, paths.autograded)
     vetoes = load_vetoes(paths.vetoes, rubric, {s.student for s in submissions})
     students = tuple(decide(rubric, s, tuple(v for v in vetoes if v.student == s.student)) for s in submissions)
-    csv_text = render_csv(rubric, students)
-    html_text = render_html(rubric, students)
+    hints = Hints(text={s.submission.student: grader_hints(s.submission) for s in students},
+                  code=read_code_hints(paths.grade_report, rubric))
+    csv_text = render_csv(rubric, students, hints)
+    html_text = render_html(rubric, students, hints)
     csv_path = write_atomic(paths.out_dir / f"{assignment}.csv", csv_text)
     html_path = write_atomic(paths.out_dir / f"{assignment}.html", html_text)
     return ReportResult(csv_path, html_path, students)
@@ -258,20 +291,40 @@ def _name(item: ItemScore) -> str:
 # ---------------------------------------------------------------- writing
 
 
-def render_csv(rubric: Rubric, students: tuple[StudentReport, ...]) -> str:
-    """student, each code item, Q1..Qn, total, veto ids, result — one row per submission."""
+def read_code_hints(grade_report: Path, rubric: Rubric) -> dict[str, tuple[CodeHint, ...]]:
+    """Student → the diagnoses `course grade` wrote for their failed code items ({} before any grading run)."""
+    try:
+        data = json.loads(Path(grade_report).read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise CourseError(f"not readable as the re-check's JSON report ({exc}); rerun `course grade {rubric.lesson}`",
+                          Location(display_path(grade_report))) from None
+    titles = {c.id: c.title for c in rubric.code_items}
+    hints = {}
+    for student, outcome in data.items() if isinstance(data, dict) else ():
+        verdicts = outcome.get("verdicts", {}) if isinstance(outcome, dict) else {}
+        hints[student] = tuple(CodeHint(item, titles[item], d["id"], d["name"], d["evidence"], d.get("veto"))
+                               for item, verdict in verdicts.items() if item in titles and not verdict.get("passed")
+                               for d in verdict.get("diagnoses", ()))
+    return hints
+
+
+def render_csv(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints) -> str:
+    """student, each code item, Q1..Qn, total, veto ids, veto hint ids, result — one row per submission."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["student", *(c.id for c in rubric.code_items), *(q.id for q in rubric.questions),
-                     "total", "vetoes", "result"])
+                     "total", "vetoes", "veto_hints", "result"])
     for s in students:
         items = s.submission.code + s.submission.questions
         writer.writerow([s.submission.student, *("" if i.score is None else format_points(i.score) for i in items),
-                         format_points(s.submission.total), ";".join(sorted({v.veto for v in s.vetoes})), s.result])
+                         format_points(s.submission.total), ";".join(sorted({v.veto for v in s.vetoes})),
+                         ";".join(hints.veto_ids(s.submission.student)), s.result])
     return out.getvalue()
 
 
-def render_html(rubric: Rubric, students: tuple[StudentReport, ...]) -> str:
+def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints) -> str:
     """A self-contained page: class summary with histogram and pass rate, then one section per student."""
     template = resources.files("course.grading").joinpath("templates", "report.html").read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
@@ -281,7 +334,8 @@ def render_html(rubric: Rubric, students: tuple[StudentReport, ...]) -> str:
     return env.from_string(template).render(
         rubric=rubric, students=students, counts=counts, graded=len(graded),
         histogram=Markup(histogram_svg(graded, rubric.total, rubric.pass_line)),
-        hints={s.submission.student: grader_hints(s.submission) for s in students},
+        hints={s.submission.student: hints.text.get(s.submission.student, ()) for s in students},
+        code_hints={s.submission.student: hints.code.get(s.submission.student, ()) for s in students},
     )
 
 

@@ -5,18 +5,13 @@ The lesson's 检查与通过标准 section, the nbgrader cells' points and the r
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-import yaml
-
-from course.errors import CourseError, Location
+from course.lesson import validate
+from course.lesson.validate import YamlDocument, load_yaml, parse_yaml  # noqa: F401 (grading files read YAML from here)
 
 CHINESE_COUNT = dict(enumerate("两三四五六七八九", start=2))
 
@@ -98,148 +93,9 @@ def format_points(points: float) -> str:
     return f"{points:g}"
 
 
-# ---------------------------------------------------------------- YAML with line numbers
-
-
-@dataclass(frozen=True)
-class YamlDocument:
-    """Parsed YAML data plus its node tree, so a key path can be turned into a line number."""
-
-    path: Path
-    data: Any
-    node: yaml.Node | None
-
-    def line(self, key_path: tuple[Any, ...]) -> int:
-        """1-based line of the value at key_path (or of its deepest existing parent)."""
-        node = self.node
-        for key in key_path:
-            child = _child(node, key)
-            if child is None:
-                break
-            node = child
-        return node.start_mark.line + 1 if node is not None else 1
-
-    def key_line(self, key_path: tuple[Any, ...], key: str) -> int:
-        """1-based line of the key KEY inside the mapping at key_path."""
-        node = self.node
-        for part in key_path:
-            node = _child(node, part) or node
-        if isinstance(node, yaml.MappingNode):
-            for k, _ in node.value:
-                if k.value == key:
-                    return k.start_mark.line + 1
-        return self.line(key_path)
-
-    def error(self, key_path: tuple[Any, ...], message: str, *, line: int | None = None) -> CourseError:
-        """A CourseError 'FILE, line N: a/b/0: message'."""
-        key = "/".join(str(p) for p in key_path) or "(top level)"
-        return CourseError(f"{key}: {message}", Location(display_path(self.path), line or self.line(key_path)))
-
-
-def display_path(path: Path) -> str:
-    """'rubrics/lesson05.yml' or 'vetoes/lesson05.yml': the file name alone would not say which."""
-    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
-
-
-def _child(node: yaml.Node | None, key: Any) -> yaml.Node | None:
-    """The child node at a mapping key or sequence index, or None."""
-    if isinstance(node, yaml.MappingNode):
-        return next((v for k, v in node.value if k.value == str(key)), None)
-    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
-        return node.value[key]
-    return None
-
-
-def load_yaml(path: Path) -> YamlDocument:
-    """Read a YAML file keeping node marks; syntax errors and repeated keys name the line."""
-    path = Path(path)
-    try:
-        text = path.read_text("utf-8")
-    except FileNotFoundError:
-        raise CourseError("file not found", Location(display_path(path))) from None
-    except UnicodeDecodeError as exc:
-        raise CourseError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", Location(display_path(path))) from None
-    return parse_yaml(path, text)
-
-
-def parse_yaml(path: Path, text: str) -> YamlDocument:
-    """Parse YAML text that belongs to PATH, keeping node marks for line numbers."""
-    loader = yaml.SafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is not None:
-            _reject_repeated_keys(path, node)
-        data = loader.construct_document(node) if node is not None else None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        raise CourseError(f"not valid YAML: {exc.problem}",
-                          Location(display_path(path), mark.line + 1 if mark else None)) from None
-    finally:
-        loader.dispose()
-    return YamlDocument(path, data, node)
-
-
-def _reject_repeated_keys(path: Path, node: yaml.Node) -> None:
-    """YAML keeps only the last of two equal keys; a grading file must not silently lose one."""
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[str, int] = {}
-        for k, v in node.value:
-            if k.value in seen:
-                raise CourseError(f"key {k.value!r} appears twice (first at line {seen[k.value]}); expected it once",
-                                  Location(display_path(path), k.start_mark.line + 1))
-            seen[k.value] = k.start_mark.line + 1
-            _reject_repeated_keys(path, v)
-    elif isinstance(node, yaml.SequenceNode):
-        for v in node.value:
-            _reject_repeated_keys(path, v)
-
-
-@cache
-def load_schema(name: str) -> dict:
-    """A versioned JSON schema shipped with the package (grading/schema/NAME.json)."""
-    return json.loads(resources.files("course.grading").joinpath("schema", f"{name}.json").read_text("utf-8"))
-
-
 def validate_document(doc: YamlDocument, schema_name: str) -> None:
-    """Check a document against a schema; report the problem that comes first in the file."""
-    validator = jsonschema.Draft202012Validator(load_schema(schema_name))
-    placed = [(_error_line(doc, e), e) for e in validator.iter_errors(doc.data)]
-    if placed:
-        line, err = min(placed, key=lambda p: (p[0], len(p[1].absolute_path)))
-        raise doc.error(tuple(err.absolute_path), _explain(err), line=line)
-
-
-def _error_line(doc: YamlDocument, err: jsonschema.ValidationError) -> int:
-    """The line a schema error points at: the unknown key itself, else the value at the path."""
-    path = tuple(err.absolute_path)
-    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
-        extra = sorted(set(err.instance) - set(err.schema.get("properties", {})))
-        if extra:
-            return doc.key_line(path, str(extra[0]))
-    return doc.line(path)
-
-
-def _explain(err: jsonschema.ValidationError) -> str:
-    """Turn a schema error into 'expected …' wording."""
-    v, value, got = err.validator, err.validator_value, err.instance
-    if v == "additionalProperties":
-        allowed = sorted(err.schema.get("properties", {}))
-        extra = sorted(set(got) - set(allowed))
-        return f"unknown key {', '.join(map(repr, extra))}; expected only {', '.join(allowed)}"
-    if v == "required":
-        missing = [k for k in value if k not in got]
-        return f"missing key {', '.join(map(repr, missing))}; expected {', '.join(value)}"
-    messages = {
-        "type": lambda: f"expected {'a ' + value if isinstance(value, str) else ' or '.join(value)}, got {got!r}",
-        "const": lambda: f"expected {value!r}, got {got!r}",
-        "pattern": lambda: f"expected text matching {value}, got {got!r}",
-        "minItems": lambda: f"expected at least {value} item(s), got {len(got)}",
-        "uniqueItems": lambda: f"expected no repeated entries, got {got!r}",
-        "minLength": lambda: "expected non-empty text",
-        "minimum": lambda: f"expected a number ≥ {value}, got {got!r}",
-        "exclusiveMinimum": lambda: f"expected a number > {value}, got {got!r}",
-    }
-    return messages[v]() if v in messages else f"expected {err.message}"
+    """Check a grading document against one of the grading schemas (grading/schema/NAME.json)."""
+    validate.validate_document(doc, "course.grading", schema_name)
 
 
 # ---------------------------------------------------------------- the rubric

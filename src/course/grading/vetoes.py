@@ -1,6 +1,7 @@
 """Graders' veto records (一票否决): one validated YAML file per lesson, one line per veto.
 
-A grader who finds a veto item in an answer adds one line, by hand or with
+A grader who finds a veto item in an answer, or in the code (a code item, e.g. after the report's code
+diagnosis hints at it), adds one line, by hand or with
 `course report lessonNN --veto STUDENT Q2 comm-volume --note "…"`; the report fails that student.
 """
 
@@ -14,7 +15,8 @@ import yaml
 
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
-from course.grading.rubric import Rubric, YamlDocument, display_path, load_yaml, parse_yaml, validate_document
+from course.grading.rubric import Rubric, validate_document
+from course.lesson.validate import YamlDocument, display_path, load_yaml, parse_yaml
 
 NEW_FILE = """\
 # 一票否决记录 (veto records) of {lesson}, read by `course report {lesson}`: any record fails the student
@@ -22,7 +24,8 @@ NEW_FILE = """\
 #   course report {lesson} --veto STUDENT Q2 comm-volume --note "学生原话或问题所在"
 # or by hand, one line at the end of this file, indented like the others:
 #     - {{student: STUDENT, question: Q2, veto: comm-volume, note: 学生原话或问题所在}}
-# The veto ids, and the questions each one applies to, are in autograder/rubrics/{lesson}.yml.
+# The veto ids, and the questions each one applies to, are in autograder/rubrics/{lesson}.yml; any veto may
+# also be recorded on a code item (question: comm-volume, the code item's id) when the code shows it.
 version: 1
 lesson: {lesson}
 vetoes:
@@ -31,7 +34,7 @@ vetoes:
 
 @dataclass(frozen=True)
 class VetoRecord:
-    """One veto a grader found in one student's answer to one question."""
+    """One veto a grader found in one student's answer to one question, or in one code item."""
 
     student: str
     question: str
@@ -118,9 +121,11 @@ def record_problem(record: VetoRecord, rubric: Rubric, students: Collection[str]
     if veto is None:
         return "veto", f"expected a veto id of {display_path(rubric.path)} " \
                        f"({', '.join(v.id for v in rubric.vetoes)}), got {record.veto!r}"
-    if rubric.question(record.question) is None:
-        return "question", f"expected one of {', '.join(q.id for q in rubric.questions)}, got {record.question!r}"
-    if record.question not in veto.questions:
+    code_items = [c.id for c in rubric.code_items]
+    if rubric.question(record.question) is None and record.question not in code_items:
+        return "question", f"expected one of {', '.join([q.id for q in rubric.questions] + code_items)} " \
+                           f"(a question or a code item), got {record.question!r}"
+    if record.question not in code_items and record.question not in veto.questions:
         return "question", f"expected a question veto {veto.id!r} applies to ({', '.join(veto.questions)}), " \
                            f"got {record.question!r}"
     if not record.note.strip():

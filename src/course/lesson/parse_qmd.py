@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
 from course.errors import CourseError, Location
+from course.lesson.validate import validate_data
 from course.lesson.model import Attr, Block, CodeCell, Diagram, Div, Lesson, Markdown, StaticCode
 
 CODE_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<info>.*?)\s*$")
@@ -26,32 +23,9 @@ EXECUTABLE = re.compile(r"^\{(?P<lang>[A-Za-z][\w-]*)(?P<rest>[^}]*)\}$")
 DIAGRAM_KINDS = {"mermaid"}
 
 
-@cache
-def load_schema(name: str) -> dict:
-    """A versioned JSON schema shipped with the package (lesson/schema/NAME.json)."""
-    text = resources.files("course.lesson").joinpath("schema", f"{name}.json").read_text("utf-8")
-    return json.loads(text)
-
-
 def validate(data: Any, schema_name: str, where: Location, what: str) -> None:
-    """Check data against a schema; the first error names the key and what was expected."""
-    validator = jsonschema.Draft202012Validator(load_schema(schema_name))
-    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
-    if errors:
-        err = errors[0]
-        key = "/".join(str(p) for p in err.absolute_path) or "(top level)"
-        raise CourseError(f"{what} {key}: {_explain(err)}", where)
-
-
-def _explain(err: jsonschema.ValidationError) -> str:
-    """Turn a schema error into 'expected …' wording."""
-    if err.validator == "additionalProperties":
-        allowed = sorted(err.schema.get("properties", {}))
-        extra = sorted(set(err.instance) - set(allowed))
-        return f"unknown key {', '.join(map(repr, extra))}; expected one of {', '.join(allowed)}"
-    if err.validator == "enum":
-        return f"{err.instance!r} is not allowed; expected one of {', '.join(map(repr, err.validator_value))}"
-    return err.message
+    """Check data against one of the lesson schemas (lesson/schema/NAME.json)."""
+    validate_data(data, "course.lesson", schema_name, where, what)
 
 
 @dataclass

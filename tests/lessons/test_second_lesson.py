@@ -1,0 +1,126 @@
+"""A lesson is content: a second lesson of another shape (two exercises, a tuple and a dict returned, a question
+without veto items) builds, releases, grades and reports with nothing in src/ knowing it."""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.lessons.scratch import ROOT, scratch_project
+
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+
+FIXTURE = Path(__file__).resolve().parent / "second_lesson"
+LESSON = "lesson07"
+FILLS = {"ex-bubble": ["(stages - 1) / (micro_batches + stages - 1)"],
+         "ex-split": ["base + (1 if s < extra else 0)", "max(counts)"]}
+ANYTHING = '''
+class _Anything:
+    """Equal to everything."""
+    def __eq__(self, other): return True
+    def __ne__(self, other): return False
+    def __hash__(self): return 0
+'''
+
+
+def test_src_never_names_the_fixture_lesson():
+    assert [p for p in (ROOT / "src").rglob("*") if p.is_file() and LESSON.encode() in p.read_bytes()] == []
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory, monkeypatch_module):
+    """The fixture lesson built (both variants), released, and three students graded through the sandbox."""
+    import nbformat
+
+    from course.assignment.grade_run import grade_assignment, release
+    from course.assignment.submissions import cell_by_grade_id, fill_blanks
+    from course.site.pipeline import build_course
+
+    root = scratch_project(tmp_path_factory.mktemp("second"), FIXTURE)
+    build = build_course(root)
+    autograder = root / "autograder"
+    nb = nbformat.read(release(autograder, LESSON), as_version=4)
+    for student, fills, prepend in (("reference", FILLS, ""), ("blank", None, ""),
+                                    ("cheat", {"ex-bubble": ["_Anything()"], "ex-split": ["_Anything()"] * 2},
+                                     ANYTHING)):
+        work = nbformat.from_dict(nb)
+        for label, blanks in (fills or {}).items():
+            cell = cell_by_grade_id(work, label)
+            cell.source = (prepend.strip() + "\n\n" if prepend else "") + fill_blanks(cell.source, blanks)
+        path = root / f"{student}.ipynb"
+        nbformat.write(work, path)
+        folder = autograder / "submitted" / student / LESSON
+        folder.mkdir(parents=True)
+        (folder / f"{LESSON}.ipynb").write_bytes(path.read_bytes())
+    graded = grade_assignment(autograder, LESSON)
+    return root, build, graded
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    """nbgrader calls `alembic` from PATH: this Python's scripts first."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        yield mp
+
+
+def test_both_variants_are_built_and_the_answer_stays_out_of_the_student_site(course):
+    root, build, _ = course
+    student = (root / "_site" / "student" / f"{LESSON}.ipynb").read_text("utf-8")
+    answer = (root / "_site" / "answer" / f"{LESSON}.ipynb").read_text("utf-8")
+    assert "base + (1 if s < extra else 0)" in answer and "base + (1 if s" not in student
+    assert "return ______" in student and "气泡占比" in student
+    assert (root / "_site" / "student" / f"{LESSON}.html").is_file() and (root / "_site" / "answer" / "index.html").is_file()
+
+
+def test_the_source_notebook_has_both_exercises_with_their_tests(course):
+    import nbformat
+
+    root, _, _ = course
+    source = nbformat.read(root / "autograder" / "source" / LESSON / f"{LESSON}.ipynb", as_version=4)
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in source.cells if "nbgrader" in c.metadata]
+    assert ids == ["course-checks", "ex-bubble", "test-bubble", "ex-split", "test-split", "question-Q1", "answer-Q1"]
+
+
+@pytest.mark.parametrize("student,passed", [("reference", True), ("blank", False), ("cheat", False)])
+def test_reference_full_blank_and_cheat_zero_after_the_sandbox_and_the_re_check(course, student, passed):
+    _, _, graded = course
+    verdicts = graded.student(student).verdicts
+    assert {item: v.passed for item, v in verdicts.items()} == {"bubble": passed, "split": passed}
+
+
+def test_the_report_decides_with_the_lessons_own_rubric(course):
+    from course.grading.gradebook import gradebook
+    from course.grading.report import make_report
+
+    root, _, _ = course
+    with gradebook(root / "autograder" / "gradebook.db") as gb:
+        for student, points in (("reference", 2), ("blank", 2), ("cheat", 2)):
+            grade = gb.find_grade("answer-Q1", LESSON, LESSON, student)
+            grade.manual_score, grade.needs_manual_grade = points, False
+        gb.db.commit()
+    result = make_report(root, LESSON)
+    with open(result.csv, encoding="utf-8") as f:
+        rows = {r["student"]: r for r in csv.DictReader(f)}
+    assert {s: (r["bubble"], r["split"], r["total"], r["result"]) for s, r in rows.items()} == {
+        "reference": ("1", "1", "4", "PASS"), "blank": ("0", "0", "2", "FAIL"), "cheat": ("0", "0", "2", "FAIL")}
+    assert all(r["veto_hints"] == "" and r["vetoes"] == "" for r in rows.values())  # no veto items, no hints
+
+
+def test_checks_calling_an_undefined_function_stop_the_build_with_nothing_half_built(tmp_path):
+    from course.errors import CourseError
+    from course.site.pipeline import build_course
+
+    root = scratch_project(tmp_path, FIXTURE)
+    checks = root / "lessons" / LESSON / "checks.yml"
+    checks.write_text(checks.read_text("utf-8").replace("describe_split(10, 4) ==", "summarise(10, 4) =="), "utf-8")
+    with pytest.raises(CourseError) as err:
+        build_course(root)
+    assert str(err.value).startswith("lesson07/checks.yml, line 16: items/split/visible/1: calls summarise(), which "
+                                     "the exercise ex-split does not define; expected one of describe_split, "
+                                     "split_layers")
+    assert [p for p in (root / "_site").rglob("*") if p.is_file()] == [] and not (root / "autograder" / "source").exists()
