@@ -27,6 +27,7 @@ from course.fileio import write_atomic
 from course.grading.gradebook import gradebook
 from course.grading.rubric import Rubric, code_grade_id, format_points, load_rubric, question_grade_id, rubric_path
 from course.grading.veto_hints import VetoHint, find_veto_hints
+from course.grading.veto_vocabulary import Vocabulary, lesson_vocabulary
 from course.grading.vetoes import VetoRecord, add_veto, load_vetoes, veto_path
 
 PASS, FAIL, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
@@ -114,7 +115,8 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
     vetoes = load_vetoes(paths.vetoes, rubric, {s.student for s in submissions})
     students = tuple(decide(rubric, s, tuple(v for v in vetoes if v.student == s.student)) for s in submissions)
     csv_text = render_csv(rubric, students)
-    html_text = render_html(rubric, students)
+    vocabulary = lesson_vocabulary(Path(course_root) / load_config(Path(course_root)).lessons_dir, rubric.lesson)
+    html_text = render_html(rubric, students, vocabulary)
     csv_path = write_atomic(paths.out_dir / f"{assignment}.csv", csv_text)
     html_path = write_atomic(paths.out_dir / f"{assignment}.html", html_text)
     return ReportResult(csv_path, html_path, students)
@@ -271,7 +273,7 @@ def render_csv(rubric: Rubric, students: tuple[StudentReport, ...]) -> str:
     return out.getvalue()
 
 
-def render_html(rubric: Rubric, students: tuple[StudentReport, ...]) -> str:
+def render_html(rubric: Rubric, students: tuple[StudentReport, ...], vocabulary: Vocabulary | None = None) -> str:
     """A self-contained page: class summary with histogram and pass rate, then one section per student."""
     template = resources.files("course.grading").joinpath("templates", "report.html").read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
@@ -281,15 +283,19 @@ def render_html(rubric: Rubric, students: tuple[StudentReport, ...]) -> str:
     return env.from_string(template).render(
         rubric=rubric, students=students, counts=counts, graded=len(graded),
         histogram=Markup(histogram_svg(graded, rubric.total, rubric.pass_line)),
-        hints={s.submission.student: grader_hints(s.submission) for s in students},
+        hints={s.submission.student: grader_hints(s.submission, vocabulary) for s in students},
     )
 
 
-def grader_hints(submission: Submission) -> tuple[VetoHint, ...]:
-    """Sentences in the answers that look like a veto item: hints for the grader, never decisions."""
+def grader_hints(submission: Submission, vocabulary: Vocabulary | None) -> tuple[VetoHint, ...]:
+    """Sentences in the answers that look like a veto item: hints for the grader, never decisions.
+
+    The vocabulary is the lesson's own (lessons/lessonNN/veto_hints.yml); without one there are none.
+    """
     if submission.answers is None:
         return ()
-    return tuple(h for qid, text in sorted(submission.answers.items()) for h in find_veto_hints(text, question=qid))
+    return tuple(h for qid, text in sorted(submission.answers.items())
+                 for h in find_veto_hints(text, vocabulary, question=qid))
 
 
 def histogram_svg(totals: list[float], total: float, pass_line: float) -> str:
