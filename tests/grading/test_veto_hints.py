@@ -339,3 +339,42 @@ def test_the_benchmark_scores_the_untouched_split_apart_and_never_prints_its_ans
     assert "untouched  english              1     1  missed - / flagged -" in out
     assert "ZeRO-3 分片激活" not in out  # the untouched answers are scored, never shown
     assert "tuning     answers:" in out
+
+
+# --- voices: formulas, hedges, terse and long answers -----------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (r"$V_{Z3} = \underbrace{\Psi}_{AG\,fwd} + \underbrace{\Psi}_{AG\,bwd} + \underbrace{\Psi}_{RS} = 3\Psi$", set()),
+    (r"$V_{Z3} = \underbrace{\Psi}_{AG} + \underbrace{\Psi}_{AG} + \underbrace{\Psi}_{AG} = 3\Psi$", {"comm-volume"}),
+    (r"$M_{ZeRO-2} = 2\Psi + \frac{14\Psi}{N_d}$，通信量 $2\Psi$。", set()),
+    (r"$\lim_{N_d \to \infty} M_{ZeRO-3} = 0$，所以总显存可以无限降低。", {"unbounded-scaling"}),
+])
+def test_latex_is_read_as_plain_text(text, expected):
+    assert ids(text, "Q3" if "Z3" in text or "ZeRO-3" in text else "Q2") == expected
+
+
+def test_a_hint_on_latex_quotes_the_formula_as_written():
+    text = r"通信量：$V_{Z3} = 2\Psi$。"
+    assert [h.sentence for h in find_veto_hints(text, LESSON05, "Q3")] == [text.rstrip("。")]
+
+
+def test_hedges_neither_hide_nor_make_a_claim():
+    assert ids("ZeRO-3 每步大约是 3Ψ，比 DDP 多一半。", "Q3") == set()
+    assert ids("ZeRO-3 的通信量大概也是 2Ψ 左右吧。", "Q3") == {"comm-volume"}
+    assert ids("我猜 ZeRO-2 应该已经把参数也切开了吧。", "Q2") == {"shard-target"}
+
+
+def test_each_step_after_a_listed_decomposition_refers_to_its_parts():
+    assert ids("all-reduce 可以拆成 reduce-scatter 和 all-gather 两步，每步 Ψ，合计 2Ψ。", "Q2") == set()
+    assert ids("all-reduce 可以拆成 reduce-scatter 和 all-gather 两步，每步 2Ψ。", "Q2") == {"comm-volume"}
+
+
+def test_a_terse_bare_volume_is_a_step_volume_only_when_the_answer_never_speaks_of_memory():
+    assert ids("Z3：2Ψ，跟 Z2 一样。", "Q3") == {"comm-volume"}
+    assert ids("Z3：参数显存 2Ψ/N_d。", "Q3") == set()
+
+
+def test_gathering_a_full_copy_is_not_keeping_one():
+    assert ids("ZeRO-3 每卡只保存 1/N_d 的参数，计算某层前先 all-gather 出这一层的完整参数。", "Q3") == set()
+    assert ids("ZeRO-3 在 all-gather 之后每卡常驻完整参数。", "Q3") == {"shard-target"}

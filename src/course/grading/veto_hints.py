@@ -25,11 +25,12 @@ from typing import Iterable
 
 from course.grading.veto_reader import (
     COMPARATIVE_AFTER, COMPARATIVE_BEFORE, GROUP_JOINER, RATIO_TARGET_BEFORE, Clause, Cue, between, clauses_of,
-    is_elliptic, negated_after, of, own_negation,
+    is_elliptic, negated_after, normalise, of, own_negation, scan,
 )
 from course.grading.veto_vocabulary import Vocabulary
 
 PREDICATE_KINDS = ("partition", "whole", "fraction", "limit", "capacity")
+PLUS = r"\+|(?<![增追添附更参])加上?(?![到至倍速卡入])|(?<![A-Za-z])plus(?![A-Za-z])"  # 'Ψ + Ψ', not 增加到
 Party = frozenset | str  # a group of subjects, or an operation
 
 
@@ -62,6 +63,8 @@ class Context:
     agent: str = "own"
     frame: Frame = field(default_factory=Frame)
     last_ops: tuple[str, ...] = ()
+    prev_ops: tuple[str, ...] = ()  # the operations of the clause just read
+    answer_kinds: frozenset[str] = frozenset()  # cue kinds anywhere in the answer
     last_party: Party | None = None
 
 
@@ -127,12 +130,15 @@ class ShardClaim:
 
 
 def _predicates(clause: Clause) -> list[Cue]:
-    """Partition/whole/fraction predicates that state how things are stored."""
+    """Partition/whole/fraction predicates that state how things are stored.
+
+    A whole copy that is gathered for a moment (临时拼出 / all-gather 出完整参数) is not stored whole.
+    """
     transient = bool(of(clause.cues, "transient"))
     storage = bool(of(clause.cues, "storage"))
     preds = []
     for cue in of(clause.cues, "partition", "whole", "fraction"):
-        if cue.kind == "whole" and transient:
+        if cue.kind == "whole" and (transient or (between(clause.cues, "op", 0, cue.start) and not storage)):
             continue
         if cue.kind != "whole" and between(clause.cues, "usage", 0, cue.start) and not storage:
             continue
@@ -155,8 +161,8 @@ def _assign_objects(preds: list[Cue], objects: list[Cue]) -> dict[Cue, list[Cue]
 
 
 def _exclusive(clause: Clause, pred: Cue, prev_end: int) -> bool:
-    """'只分片 X' with no 还/也/再: the predicate claims X is all this subject partitions."""
-    if pred.kind != "partition" or of(clause.cues, "incremental", "incremental_lead"):
+    """'只分片 X' with no 还/也/再, X named in the clause: the predicate claims X is all this subject partitions."""
+    if pred.kind != "partition" or of(clause.cues, "incremental", "incremental_lead") or not of(clause.cues, "object"):
         return False
     only = between(clause.cues, "only", prev_end, pred.start) + between(clause.cues, "only", pred.end, pred.end + 4)
     return bool(only) and not between(clause.cues, "storage", prev_end, pred.start)
@@ -209,13 +215,19 @@ def _check_shard(claim: ShardClaim, vocab: Vocabulary) -> list[tuple[str, str]]:
 # ---------------------------------------------------------------------------------------------
 
 
-def _is_quantity(clause: Clause) -> bool:
-    """The clause talks about the step's quantity (or inherits it from its sentence) and not only memory."""
+def _is_quantity(clause: Clause, ctx: Context) -> bool:
+    """The clause talks about the step's quantity (or inherits it from its sentence) and not only memory.
+
+    In an answer that never speaks of memory or objects, a bare 'Z3：2Ψ' is a quantity too.
+    """
     if of(clause.cues, "quantity", "op"):
         return True
     if of(clause.cues, "memory") or _predicates(clause):
         return False
-    return any(c.kind in ("quantity", "op") for c in clause.sentence_cues)
+    if any(c.kind in ("quantity", "op") for c in clause.sentence_cues):
+        return True
+    memory_talk = {"memory", "static", "total", "object", "fraction", "partition", "whole"}
+    return bool(of(clause.cues, "volume")) and not ctx.answer_kinds & memory_talk
 
 
 def _skippable_volume(clause: Clause, vol: Cue, ctx: Context) -> bool:
@@ -230,17 +242,18 @@ def _skippable_volume(clause: Clause, vol: Cue, ctx: Context) -> bool:
 
 
 def _role(clause: Clause, vol: Cue) -> str:
-    """increment (多出 Ψ) / component (Ψ + Ψ) / total (共 2Ψ, = 3Ψ) / plain."""
-    before, after = clause.text[max(0, vol.start - 6):vol.start], clause.text[vol.end:vol.end + 10]
+    """increment (多出 Ψ) / component (Ψ + Ψ, … + RS Ψ) / total (共 2Ψ, = 3Ψ, A + B 是 2Ψ) / plain."""
+    after = clause.text[vol.end:vol.end + 10]
     more = between(clause.cues, "more", max(0, vol.start - 5), vol.start)
     if (more and not between(clause.cues, "to", more[-1].end, vol.start)) or re.match(r"\s*more\b", after, re.I):
         return "increment"
-    if re.match(r"\s*(?:\+|加|plus)", after, re.I) or re.search(r"(?:\+|加上?|plus)\s*$", before, re.I):
+    since = max((c.end for c in of(clause.cues, "volume") if c.end <= vol.start), default=None)
+    summed = re.search(PLUS, clause.text[since or 0:vol.start], re.I)
+    if re.match(rf"\s*(?:{PLUS})", after, re.I) or (summed and since is not None):
         return "component"
-    if (between(clause.cues, "total_marker", max(0, vol.start - 6), vol.start)
-            or re.match(r"\s*(?:=|in total)", after, re.I)):
-        return "total"
-    return "plain"
+    if between(clause.cues, "total_marker", max(since or 0, vol.start - 6), vol.start) or summed:
+        return "total"  # 'reduce-scatter + all-gather 是 2Ψ' is the sum of what was added up
+    return "total" if re.match(r"\s*(?:=|in total)", after, re.I) else "plain"
 
 
 def _entities(clause: Clause) -> list[tuple[str, object, int, int]]:
@@ -269,7 +282,8 @@ def _accepted_for(clause: Clause, vol: Cue, ctx: Context) -> tuple[str, set[floa
     if role == "total":
         return _total_binding(clause, vol, ctx)
     entity = _bound_entity(clause, vol)
-    if entity is None and between(clause.cues, "distributive", 0, vol.start) and ctx.last_ops:
+    weak = len(ctx.prev_ops) > 1 and between(clause.cues, "distributive_weak", 0, vol.start)
+    if entity is None and (weak or between(clause.cues, "distributive", 0, vol.start) and ctx.last_ops):
         ops = _distributed_ops(ctx)
         values = {vocab.op_volume[o] for o in ops}
         return ("、".join(ops), values) if len(values) == 1 else None
@@ -555,7 +569,7 @@ def _read_clause(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
     if not clause.hypothetical:
         for claim in _shard_claims(clause, ctx):
             found += _check_shard(claim, ctx.vocab)
-        if _is_quantity(clause):
+        if _is_quantity(clause, ctx):
             found += _volume_hints(clause, ctx) + _comparison_hints(clause, ctx) + _phase_hints(clause, ctx)
     return found + _limit_hints(clause, ctx)
 
@@ -569,7 +583,7 @@ def _advance(clause: Clause, ctx: Context) -> None:
         ctx.agent = _agent(clause, ctx)
     ctx.frame = _frame_after(clause, ctx)
     ops = tuple(c.value for c in of(clause.cues, "op"))
-    ctx.last_ops = ops or ctx.last_ops
+    ctx.last_ops, ctx.prev_ops = ops or ctx.last_ops, ops
     ents = _possessed(clause, [e for e in _entities(clause) if e[0] in ("subject", "op")])
     if ents:
         ctx.last_party = ents[0][1]
@@ -579,7 +593,7 @@ def find_veto_hints(text: str, vocab: Vocabulary | None, question: str | None = 
     """Sentences of a student's answer that look like a veto item (hints for a grader, not verdicts)."""
     if vocab is None:
         return []
-    ctx = Context(vocab, question)
+    ctx = Context(vocab, question, answer_kinds=frozenset(c.kind for c in scan(normalise(text)[0], vocab.lexicon)))
     hints: dict[tuple[str, str], VetoHint] = {}
 
     def add(kind: str, sentence: str, reason: str) -> None:

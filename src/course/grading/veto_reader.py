@@ -35,12 +35,17 @@ GENERIC: dict[str, tuple[str, object]] = {
                r"|a common (?:mistake|error) is", True),
     "postneg": (r"是(?:一种)?(?:错的|错误的|不对的|误解|谣言|不可能的)|不对|不成立|不正确|不可能|做不到"
                 r"|is (?:wrong|false|incorrect|mistaken|a myth|a misconception)|(?:is )?not true", True),
+    # hedges take their span so that 大约/大概 are not read as 'more'; a hedged claim is still a claim
+    "hedge": (r"大约|大概|大致|大体|大多|差不多|约莫|左右|也许|或许|" + en_words("approximately", "roughly", "about",
+                                                                   "around", "probably", "maybe", "perhaps"), True),
     "same": (r"不变|没变(?!多|少|大|小)|没有变化|相同|一样|相等|持平|等同|"
              rf"{EN_START}(?:same|identical|unchanged|equal)(?:\s+(?:as|to))?{EN_END}", True),
     "ratio": (rf"(?P<c>\d+(?:\.\d+)?|[一两二三四])\s*(?:倍|x{EN_END}|×)|翻倍|加倍|{EN_START}doubl(?:e|es|ed){EN_END}"
               rf"|twice(?=\s+(?:as|that|the|of))|一半|减半|{EN_START}half{EN_END}|{EN_START}halved{EN_END}", None),
     "percent": (r"(?P<c>\d+(?:\.\d+)?)\s*%", None),
     "distributive": (rf"各(?!\s*(?:自|个|卡|层|张|rank|副本|阶段|DP))|{EN_START}(?:each|apiece){EN_END}", True),
+    # 'each step/part' refers to the parts just listed only right after a list ('拆成 A 和 B 两步，每步 Ψ')
+    "distributive_weak": (r"每(?:一)?(?:步|项|个|次|部分)|分别|" + en_words("respectively"), True),
     "count": (rf"两次|2\s*次|{EN_START}twice{EN_END}|{EN_START}two(?=\s+(?:all|reduce)){EN_END}"
               rf"|三次|3\s*次|{EN_START}three(?=\s+(?:all|reduce)){EN_END}", None),
     "incremental_lead": (rf"不仅|不但|不只|不光|不止|{EN_START}not only{EN_END}|多(?=[^，,。]{{0,3}}(?:分片|切|拆))", True),
@@ -67,7 +72,8 @@ GENERIC: dict[str, tuple[str, object]] = {
 # Scan order: a span taken by an earlier kind is not reused by a later one. Lower-case kinds without a
 # GENERIC entry come from the lesson's vocabulary ("volume" is built from its unit words).
 SCAN_ORDER = (
-    "attrib_local", "attrib", "postneg", "same", "volume", "ratio", "percent", "distributive", "count",
+    "attrib_local", "attrib", "postneg", "hedge", "same", "volume", "ratio", "percent", "distributive", "distributive_weak",
+    "count",
     "subject", "own_agent", "other_agent", "op", "phase", "object", "static", "total", "exclusion", "memory",
     "whole", "fraction", "partition", "transient", "storage", "usage", "incremental_lead", "only", "incremental",
     "limit", "capacity", "scale", "quantity", "speed", "more", "less", "total_marker", "from", "to",
@@ -99,8 +105,22 @@ RATIO_TARGET_BEFORE = (r"(?:比|是|为|与|和|跟|同|较|相比于?|对比|"
                        + en_words("than", "of", "to", "as", "with") + r")\s*(?:的)?\s*$")
 GROUP_JOINER = r"^\s*(?:和|与|及|以及|、|/|,|&|或|跟|and|or)\s*$"
 AFTER_PREDICATE_NEG = r"^\s*(?:的)?\s*(?:不了|不到|不开|不是|并非|而非|非|neither|nor|no\b)"
-# Typographic variants read as their plain forms (same length, so spans stay valid).
+# Typographic variants read as their plain forms.
 NORMALISE = str.maketrans({"’": "'", "‘": "'", "（": "(", "）": ")", "＝": "=", "＋": "+", "－": "-", "—": "-"})
+# LaTeX in answers read as plain text: symbols as characters, markup removed, labels of an
+# \underbrace put before what they label ('\underbrace{\Psi}_{AG}' reads 'AG Ψ').
+_LATEX_SYMBOLS = {"times": "×", "cdot": "·", "to": "→", "rightarrow": "→", "infty": "∞", "approx": "≈",
+                  "Psi": "Ψ", "psi": "ψ", "Phi": "Φ", "phi": "φ", "le": "≤", "ge": "≥", "lim": "lim"}
+LATEX = (
+    (r"\\([A-Za-z]+)(?![A-Za-z])", lambda m: _LATEX_SYMBOLS.get(m.group(1), m.group(0))),
+    (r"\\(?:text|mathrm|textrm|mathbf|mathit|operatorname|mbox)\{([^{}]*)\}", r"\1"),
+    (r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"\1/\2"),
+    (r"\\(?:underbrace|overbrace)\{([^{}]*)\}[_^]\{([^{}]*)\}", r"\2 \1"),
+    (r"\\(?:[,;! ]|quad|qquad)", " "),
+    (r"\\(?:left|right|displaystyle|[bB]igg?)(?![A-Za-z])", ""),
+    (r"_\{([^{}]*)\}", r"_\1"),
+    (r"\$", ""),
+)
 
 HOST_KINDS = ("subject", "op", "phase")  # what a parenthetical remark can be about
 Lexicon = tuple[tuple[str, re.Pattern, object], ...]
@@ -294,11 +314,31 @@ def between(cues: Iterable[Cue], kind: str, start: int, end: int) -> list[Cue]:
 # ---------------------------------------------------------------------------------------------
 
 
+def normalise(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """The text as the reader scans it (LaTeX and typographic variants made plain), and for each of
+    its characters the span of the original it came from (so a hint quotes what was written)."""
+    chars = [(c, (i, i + 1)) for i, c in enumerate(text.translate(NORMALISE))]
+    for pattern, repl in LATEX:
+        current = "".join(c for c, _ in chars)
+        out, pos = [], 0
+        for m in re.finditer(pattern, current):
+            out += chars[pos:m.start()]
+            new = m.expand(repl) if isinstance(repl, str) else repl(m)
+            span = (chars[m.start()][1][0], chars[m.end() - 1][1][1])
+            out += [(c, span) for c in new]
+            if not new and out:  # a deleted '$' still belongs to the text before it
+                out[-1] = (out[-1][0], (out[-1][1][0], span[1]))
+            pos = m.end()
+        chars = out + chars[pos:]
+    return "".join(c for c, _ in chars), [span for _, span in chars]
+
+
 def clauses_of(text: str, lexicon: Lexicon) -> Iterable[tuple[Clause, bool]]:
     """Every clause of an answer, with whether its sentence is a question."""
-    blanked = _blank_quotes(text.translate(NORMALISE))
+    plain, origin = normalise(text)
+    blanked = _blank_quotes(plain)
     for index, (start, end, term) in enumerate(_sentence_spans(blanked)):
-        masked, original = blanked[start:end], text[start:end].strip()
+        masked, original = blanked[start:end], text[origin[start][0]:origin[end - 1][1]].strip()
         question = bool(term) and term in "？?" or bool(re.search(r"[吗呢]\s*$", masked))
         for clause in _mark_reported(_sentence_clauses(masked, original, index, lexicon)):
             yield clause, question
