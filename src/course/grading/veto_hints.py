@@ -25,11 +25,12 @@ from typing import Iterable
 
 from course.grading.veto_reader import (
     COMPARATIVE_AFTER, COMPARATIVE_BEFORE, GROUP_JOINER, RATIO_TARGET_BEFORE, Clause, Cue, between, clauses_of,
-    is_elliptic, negated_after, normalise, of, own_negation, scan,
+    WH_QUESTION, is_elliptic, negated_after, normalise, of, own_negation, scan,
 )
 from course.grading.veto_vocabulary import Vocabulary
 
 PREDICATE_KINDS = ("partition", "whole", "fraction", "limit", "capacity")
+MEMORY_TALK = frozenset({"memory", "static", "total", "object", "fraction", "partition", "whole"})
 PLUS = r"\+|(?<![增追添附更参])加上?(?![到至倍速卡入])|(?<![A-Za-z])plus(?![A-Za-z])"  # 'Ψ + Ψ', not 增加到
 Party = frozenset | str  # a group of subjects, or an operation
 
@@ -65,6 +66,8 @@ class Context:
     last_ops: tuple[str, ...] = ()
     prev_ops: tuple[str, ...] = ()  # the operations of the clause just read
     answer_kinds: frozenset[str] = frozenset()  # cue kinds anywhere in the answer
+    prev_entity: tuple | None = None  # the last subject/operation/phase of the clause just read
+    wh_answer: bool = False  # this sentence answers a wh-question ('分片了什么？答：梯度')
     last_party: Party | None = None
 
 
@@ -82,7 +85,8 @@ def _subject_groups(clause: Clause) -> list[tuple[frozenset[str], int, int, bool
             groups[-1][2] = cue.end
         else:
             groups.append([cue.value, cue.start, cue.end])
-    return [(s, a, b, bool(re.search(COMPARATIVE_BEFORE, clause.text[:a], re.I)
+    onwards = r"\s*(?:on(?![A-Za-z])|onwards|upwards|起|开始)"  # 'from stage 2 on' includes stage 2
+    return [(s, a, b, bool(re.search(COMPARATIVE_BEFORE, clause.text[:a], re.I) and not re.match(onwards, clause.text[b:])
                           or re.match(COMPARATIVE_AFTER, clause.text[b:])))
             for s, a, b in groups if s]
 
@@ -93,9 +97,11 @@ def _subject(clause: Clause) -> frozenset[str] | None:
 
 
 def _subject_before(clause: Clause, pos: int, ctx: Context) -> frozenset[str] | None:
-    """The nearest non-comparative subject group before a position, else the topic."""
-    before = [s for s, a, _, comp in _subject_groups(clause) if a < pos and not comp]
-    return before[-1] if before else ctx.topic
+    """The nearest non-comparative subject group before a position, else one after it in the clause
+    (passive: 'parameters are sharded in ZeRO-3'), else the topic."""
+    own = [(a, s) for s, a, _, comp in _subject_groups(clause) if not comp]
+    before = [s for a, s in own if a < pos]
+    return before[-1] if before else own[0][1] if own else ctx.topic
 
 
 def _agent(clause: Clause, ctx: Context) -> str:
@@ -173,7 +179,7 @@ def _shard_claims(clause: Clause, ctx: Context) -> list[ShardClaim]:
     agent = _agent(clause, ctx)
     preds = _predicates(clause)
     if not preds:
-        if ctx.frame.shard_base is None or not is_elliptic(clause, PREDICATE_KINDS):
+        if ctx.frame.shard_base is None or not (is_elliptic(clause, PREDICATE_KINDS) or ctx.wh_answer):
             return []
         objects = _objects_of(clause.cues) or ctx.frame.objects
         sharded = ctx.frame.shard_base != own_negation(clause)
@@ -218,7 +224,7 @@ def _check_shard(claim: ShardClaim, vocab: Vocabulary) -> list[tuple[str, str]]:
 def _is_quantity(clause: Clause, ctx: Context) -> bool:
     """The clause talks about the step's quantity (or inherits it from its sentence) and not only memory.
 
-    In an answer that never speaks of memory or objects, a bare 'Z3：2Ψ' is a quantity too.
+    A bare 'Z3：2Ψ' / '合计 2Ψ' is one too where nothing around it speaks of memory.
     """
     if of(clause.cues, "quantity", "op"):
         return True
@@ -226,8 +232,11 @@ def _is_quantity(clause: Clause, ctx: Context) -> bool:
         return False
     if any(c.kind in ("quantity", "op") for c in clause.sentence_cues):
         return True
-    memory_talk = {"memory", "static", "total", "object", "fraction", "partition", "whole"}
-    return bool(of(clause.cues, "volume")) and not ctx.answer_kinds & memory_talk
+    if not of(clause.cues, "volume") or any(c.kind in MEMORY_TALK for c in clause.sentence_cues):
+        return False
+    kinds = ctx.answer_kinds  # objects and verbs are memory talk only in an answer without collectives
+    return not kinds & {"memory", "static", "total", "fraction"} and bool(kinds & {"op", "quantity"}
+                                                                        or not kinds & MEMORY_TALK)
 
 
 def _skippable_volume(clause: Clause, vol: Cue, ctx: Context) -> bool:
@@ -287,6 +296,8 @@ def _accepted_for(clause: Clause, vol: Cue, ctx: Context) -> tuple[str, set[floa
         ops = _distributed_ops(ctx)
         values = {vocab.op_volume[o] for o in ops}
         return ("、".join(ops), values) if len(values) == 1 else None
+    if entity is None and _is_bare(clause, vol) and ctx.prev_entity:  # 'all-gather 参数，Ψ': apposition
+        entity = ctx.prev_entity
     if entity is None:
         return None if role == "component" else _subject_values(ctx.topic or _question_subjects(ctx), vocab)
     kind, value, start, _ = entity
@@ -299,9 +310,14 @@ def _accepted_for(clause: Clause, vol: Cue, ctx: Context) -> tuple[str, set[floa
     return _subject_values(value, vocab) if role == "plain" else None
 
 
+def _is_bare(clause: Clause, vol: Cue) -> bool:
+    """A clause that is only a quantity ('，Ψ' / '(Ψ)'): it belongs to what the previous clause named."""
+    return not re.sub(r"[\s()（）。；;,，]", "", clause.text[:vol.start] + clause.text[vol.end:])
+
+
 def _bound_entity(clause: Clause, vol: Cue) -> tuple[str, object, int, int] | None:
     """The nearest entity before a quantity, or an operation right after it ('Ψ 的 all-gather')."""
-    follow = re.match(r"\s*(?:的|of|for(?: the)?|in)\s*", clause.text[vol.end:], re.I)
+    follow = re.match(r"\s*(?:的|of|for|in)\s*(?:(?:the|an?)\s+)?", clause.text[vol.end:], re.I)
     nxt = [e for e in _entities(clause) if e[0] == "op" and e[2] >= vol.end]
     if follow and nxt and nxt[0][2] == vol.end + follow.end():
         return nxt[0]
@@ -310,14 +326,17 @@ def _bound_entity(clause: Clause, vol: Cue) -> tuple[str, object, int, int] | No
 
 
 def _total_binding(clause: Clause, vol: Cue, ctx: Context) -> tuple[str, set[float]] | None:
-    """A total (共/总计/=) is about the clause's subject, else the operations listed before it in the clause."""
+    """A total (共/总计/=) is about the clause's subject; else it may sum the operations listed before it
+    in the clause, or be the topic's total ('…; together with X and Y this gives 3Ψ')."""
     subject = _subject(clause)
     if subject:
         return _subject_values(subject, ctx.vocab)
+    topic = _subject_values(ctx.topic or _question_subjects(ctx), ctx.vocab)
     ops = [c for c in of(clause.cues, "op") if c.end <= vol.start]
-    if ops:
-        return "所列集合通信之和", {sum(ctx.vocab.op_volume[c.value] * _op_count(clause, c.start) for c in ops)}
-    return _subject_values(ctx.topic or _question_subjects(ctx), ctx.vocab)
+    if not ops:
+        return topic
+    listed = sum(ctx.vocab.op_volume[c.value] * _op_count(clause, c.start) for c in ops)
+    return "所列集合通信之和", {listed} | (topic[1] if topic else set())
 
 
 def _question_subjects(ctx: Context) -> frozenset[str] | None:
@@ -411,12 +430,12 @@ def _parties(clause: Clause, ctx: Context) -> tuple[Party, Party] | None:
     others = [e for e in ents if e not in target]
     if any(e[0] == "subject" for e in ents):
         others = [e for e in others if e[0] == "subject"]
-    if not target and not others:
+    if not target and all(e[0] == "op" for e in others):  # 'replacing A by B costs nothing extra': no comparison
         return None
-    elided = re.match(r"\s*(?:比|相比|than|compared)", clause.text, re.I)
-    a = others[0][1] if others else (ctx.last_party if elided and ctx.last_party else
-                                     ctx.topic or _question_subjects(ctx))
     b = target[0][1] if target else (others[1][1] if len(others) > 1 else None)
+    elided = re.match(r"\s*(?:比|相比|than|compared)", clause.text, re.I)
+    like = ctx.last_party if elided and isinstance(ctx.last_party, type(b)) else None  # compare like with like
+    a = others[0][1] if others else (like or ctx.topic or _question_subjects(ctx))
     baseline = ctx.vocab.baseline
     if b is None and isinstance(a, frozenset) and baseline and a != frozenset({baseline}):
         b = frozenset({baseline})
@@ -500,8 +519,10 @@ def _composition_hints(clauses: list[Clause], ctx: Context) -> list[tuple[str, s
     '3Ψ = 三次 all-gather' adds up to ZeRO-3's 3Ψ, yet its step is two all-gathers and a reduce-scatter.
     """
     vocab = ctx.vocab
-    subjects = {s for c in clauses for s, *_ in _subject_groups(c)} or ({ctx.topic} if ctx.topic else set())
-    asserted = [c for c in clauses if not (c.reported or c.hypothetical or own_negation(c))]
+    fallback = ctx.topic or _question_subjects(ctx)
+    subjects = {s for c in clauses for s, _, _, comp in _subject_groups(c) if not comp} or (
+        {fallback} if fallback else set())
+    asserted = [c for c in clauses if not (c.reported or c.hypothetical or c.aside or own_negation(c))]
     if len(subjects) != 1 or len(next(iter(subjects))) != 1 or not asserted:
         return []
     (subject,) = next(iter(subjects))
@@ -584,6 +605,7 @@ def _advance(clause: Clause, ctx: Context) -> None:
     ctx.frame = _frame_after(clause, ctx)
     ops = tuple(c.value for c in of(clause.cues, "op"))
     ctx.last_ops, ctx.prev_ops = ops or ctx.last_ops, ops
+    ctx.prev_entity = (_entities(clause) or [None])[-1]
     ents = _possessed(clause, [e for e in _entities(clause) if e[0] in ("subject", "op")])
     if ents:
         ctx.last_party = ents[0][1]
@@ -602,7 +624,11 @@ def find_veto_hints(text: str, vocab: Vocabulary | None, question: str | None = 
             hints.setdefault((veto_id, sentence), VetoHint(veto_id, question, sentence, reason))
 
     sentence: list[Clause] = []
+    asked, index = False, -1
     for clause, interrogative in clauses_of(text, vocab.lexicon):
+        if clause.index != index:  # a new sentence: does it answer a wh-question just asked?
+            ctx.wh_answer, index = asked and not interrogative, clause.index
+            asked = interrogative and bool(re.search(WH_QUESTION, clause.sentence, re.I))
         if sentence and clause.index != sentence[0].index:
             for kind, where, reason in _composition_hints(sentence, ctx):
                 add(kind, where, reason)

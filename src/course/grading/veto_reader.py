@@ -28,11 +28,16 @@ def en_words(*words: str) -> str:
 GENERIC: dict[str, tuple[str, object]] = {
     # reported speech: someone else's (mis)belief, not the student's assertion
     "attrib_local": (r"contrary to[^,，;；]*|与(?:常见)?(?:说法|看法|误解|直觉)相反", True),
-    "attrib": (r"(?:有人|有些人|有的人|很多人|不少人|许多人|一些人|部分人|常有人|别人|初学者|新手)(?:会)?(?:以为|认为|说|觉得|声称|相信)"
+    "attrib": (r"(?:(?:有|有些|有的|很多|不少|许多|一些|部分|常有|常常有)(?:人|同学|学生|初学者|新手)|别人|初学者|新手)"
+               r"(?:会|常|常常|往往)?(?:以为|认为|说|觉得|声称|相信)"
                r"|误以为|误认为|常见(?:的)?(?:误区|误解|错误|说法)|(?:有|有一种|一种|有些)(?:说法|观点|看法)(?:认为|是)?|误区|所谓|据说"
-               rf"|{EN_START}some(?:one| people)?\s+(?:think|believe|claim|say)s?|{EN_START}(?:myth|misconception){EN_END}"
+               r"|不能说|不应该说|并不是说|说[^，,。]{0,30}是错(?:的|误的)"
+               rf"|{EN_START}(?:some|many|most)(?:one|\s+(?:\w+\s+){{0,2}}?(?:people|students|readers|folks))?\s+(?:wrongly\s+|often\s+|mistakenly\s+)?"
+               r"(?:think|believe|claim|say|assume)s?"
+               rf"|{EN_START}(?:myth|misconception){EN_END}"
                r"|people (?:often |sometimes |commonly )?(?:think|believe|assume|say)|it is (?:often |commonly )?(?:said|claimed|believed)"
-               r"|a common (?:mistake|error) is", True),
+               r"|a common (?:mistake|error) is|(?:it'?s|it is) (?:wrong|incorrect|false|a mistake|not true|a myth)"
+               r"(?: to (?:say|think|claim|believe))?(?: that)?", True),
     "postneg": (r"是(?:一种)?(?:错的|错误的|不对的|误解|谣言|不可能的)|不对|不成立|不正确|不可能|做不到"
                 r"|is (?:wrong|false|incorrect|mistaken|a myth|a misconception)|(?:is )?not true", True),
     # hedges take their span so that 大约/大概 are not read as 'more'; a hedged claim is still a claim
@@ -40,14 +45,16 @@ GENERIC: dict[str, tuple[str, object]] = {
                                                                    "around", "probably", "maybe", "perhaps"), True),
     "same": (r"不变|没变(?!多|少|大|小)|没有变化|相同|一样|相等|持平|等同|"
              rf"{EN_START}(?:same|identical|unchanged|equal)(?:\s+(?:as|to))?{EN_END}", True),
-    "ratio": (rf"(?P<c>\d+(?:\.\d+)?|[一两二三四])\s*(?:倍|x{EN_END}|×)|翻倍|加倍|{EN_START}doubl(?:e|es|ed){EN_END}"
+    "ratio": (rf"(?P<c>\d+(?:\.\d+)?|[一两二三四])\s*(?:倍|x{EN_END}|×|[\s-]*times{EN_END}|[\s-]*fold{EN_END})"
+              rf"|{EN_START}(?P<w>two|three|four|one and a half)[\s-]+(?:times|fold){EN_END}|翻倍|加倍|{EN_START}doubl(?:e|es|ed){EN_END}"
               rf"|twice(?=\s+(?:as|that|the|of))|一半|减半|{EN_START}half{EN_END}|{EN_START}halved{EN_END}", None),
     "percent": (r"(?P<c>\d+(?:\.\d+)?)\s*%", None),
     "distributive": (rf"各(?!\s*(?:自|个|卡|层|张|rank|副本|阶段|DP))|{EN_START}(?:each|apiece){EN_END}", True),
     # 'each step/part' refers to the parts just listed only right after a list ('拆成 A 和 B 两步，每步 Ψ')
     "distributive_weak": (r"每(?:一)?(?:步|项|个|次|部分)|分别|" + en_words("respectively"), True),
     "count": (rf"两次|2\s*次|{EN_START}twice{EN_END}|{EN_START}two(?=\s+(?:all|reduce)){EN_END}"
-              rf"|三次|3\s*次|{EN_START}three(?=\s+(?:all|reduce)){EN_END}", None),
+              rf"|三次|3\s*次|{EN_START}three(?=\s+(?:all|reduce)){EN_END}|(?<=[A-Za-z])\s*[×x*]\s*(?P<k>[1-4])(?![\d.])",
+              None),
     "incremental_lead": (rf"不仅|不但|不只|不光|不止|{EN_START}not only{EN_END}|多(?=[^，,。]{{0,3}}(?:分片|切|拆))", True),
     "only": (rf"只有|只是|只会|只能|仅仅|只|仅|{EN_START}only{EN_END}|{EN_START}just{EN_END}|{EN_START}merely{EN_END}", True),
     "incremental": (rf"还|也|再|又|额外|进一步|{EN_START}(?:also|additionally|further|too|as well){EN_END}", True),
@@ -59,14 +66,15 @@ GENERIC: dict[str, tuple[str, object]] = {
     "more": (rf"更多|更大|更高|变多|增多|增加|增大|增长|升至|多出来的|多出|多|大|高|{EN_START}(?:more|larger|higher|greater|bigger){EN_END}"
              rf"|{EN_START}increase[sd]?{EN_END}|{EN_START}extra{EN_END}|{EN_START}additional{EN_END}", True),
     "less": (rf"更少|更小|更低|减少|降低|少|{EN_START}(?:less|fewer|smaller|lower){EN_END}|{EN_START}decrease[sd]?{EN_END}", True),
-    "total_marker": (r"一共|总共|共计|合计|总计|总量|加起来|合起来|共|=|等于|" + en_words("in total", "altogether", "sum"),
+    "total_marker": (r"一共|总共|共计|合计|总计|总量|加起来|合起来|共|=|等于|" + en_words(
+        "in total", "altogether", "sum", "gives?", "giving", "makes?", "comes? to", "adds? up to", "totals?"),
                      True),
     "exclusion": (r"除外|除了|不含|不包括|之外|" + en_words("excluding", "except", "apart from"), True),
     "from": (r"从|" + en_words("from"), True),
     "to": (r"(?:到|至|为)|(?<![A-Za-z])to(?![A-Za-z])", True),
     "hypothetical": (rf"如果|假如|假设|倘若|要是|若|{EN_START}if{EN_END}|{EN_START}suppose{EN_END}", True),
     "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外)|没有?|无法|并非|而非|绝非|未(?!来)|别|无(?!限|穷|论|关|需)"
-            rf"|{EN_START}(?:not(?!\s+only)|no|never|cannot|none|neither|nor|without){EN_END}|n't", True),
+            rf"|{EN_START}(?:not(?!\s+only)|no|never|cannot|none|neither|nor|without|nothing|nobody){EN_END}|n't", True),
 }
 
 # Scan order: a span taken by an earlier kind is not reused by a later one. Lower-case kinds without a
@@ -95,10 +103,12 @@ ELLIPSIS_END = (r"(?:能|可以|可|会|行|是|也一样|也是一样|同样|�
                 + en_words("can", "cannot", "can't", "does", "doesn't", "do", "don't", "will", "won't", "is", "isn't",
                            "are", "aren't", "too", "as well", "either", "likewise", "included")
                 + r")\s*(?:的|了|呢|啊|not)?\s*$")
+INCLUSION = r"^(?:包括|包含|连同|以及|including|along with|as well as)"  # '…分片，包括激活' borrows the predicate
+WH_QUESTION = r"什么|哪些|哪个|哪几|哪一|(?<![A-Za-z])(?:what|which)(?![A-Za-z])"
 ANSWER = r"^\s*(?:答案是|答：|回答是)?\s*(?:绝对|当然|肯定|并)?\s*(?:不|没)?\s*(?:能|可以|会|行|是的?|对)\s*(?:的|了)?\s*$"
-COMPARATIVE_BEFORE = (r"(?:比|相比于?|相较于?|较之?|对比|不同于|区别于|像|如同|(?<!不)同(?!样)|"
+COMPARATIVE_BEFORE = (r"(?:比|相比于?|相较于?|较之?|对比|不同于|区别于|像|如同|(?<!不)同(?!样)|倍|×|直到|"
                       + en_words("than", r"compared\s+(?:to|with)", "versus", r"vs\.?", "over", "like", "unlike",
-                                 "from", "as")
+                                 "from", "as", "until", "before", r"prior\s+to")
                       + r")\s*$")
 COMPARATIVE_AFTER = r"^\s*(?:的)?\s*(?:基础上|之上|相比|相较|比较|比起来)"
 RATIO_TARGET_BEFORE = (r"(?:比|是|为|与|和|跟|同|较|相比于?|对比|"
@@ -158,6 +168,7 @@ class Clause:
     reported: bool = False
     hypothetical: bool = False
     aside: bool = False  # a parenthetical remark
+    introduces: bool = False  # ends with a colon: it announces what follows ('ZeRO-1 的观察是：')
 
 
 def compile_lexicon(lesson: dict[str, list[tuple[str, object]]]) -> Lexicon:
@@ -223,15 +234,15 @@ def _cut_points(sentence: str) -> dict[int, str]:
     return cuts
 
 
-def _clauses(sentence: str) -> list[tuple[str, str]]:
-    """(opener kind, clause text) pieces of one sentence; '，但' opens a contrast clause."""
+def _clauses(sentence: str) -> list[tuple[str, str, bool]]:
+    """(opener kind, clause text, ends with a colon) pieces of one sentence; '，但' opens a contrast clause."""
     cuts = _cut_points(sentence)
     bounds = sorted(cuts) + [len(sentence)]
     pieces, start, opener = [], 0, ""
     for pos in bounds:
         piece = sentence[start:pos].strip(" ，,：:")
         if piece:
-            pieces.append((_opener(opener, piece), piece))
+            pieces.append((_opener(opener, piece), piece, sentence[start:pos].rstrip().endswith(("：", ":"))))
             opener = ""
         start, opener = pos, cuts.get(pos) or opener  # an empty piece ('，但') passes its opener on
     return pieces
@@ -289,12 +300,16 @@ def cue_value(kind: str, m: re.Match) -> object:
     groups = m.groupdict()
     word = m.group(0).lower()
     if kind == "ratio":
+        if groups.get("w"):
+            return {"two": 2.0, "three": 3.0, "four": 4.0, "one and a half": 1.5}[groups["w"].lower()]
         if groups.get("c"):
             return number(groups["c"], 1.0)
         return 0.5 if ("半" in word or "half" in word) else 2.0
     if kind == "percent":
         return float(groups["c"]) / 100
     if kind == "count":
+        if groups.get("k"):
+            return float(groups["k"])
         return 3.0 if ("三" in word or "3" in word or "three" in word) else 2.0
     return number(groups.get("c") or groups.get("c2"), 1.0) / float(groups.get("div") or 1)  # volume
 
@@ -347,12 +362,12 @@ def clauses_of(text: str, lexicon: Lexicon) -> Iterable[tuple[Clause, bool]]:
 def _sentence_clauses(masked: str, original: str, index: int, lexicon: Lexicon) -> list[Clause]:
     """The clauses of one sentence, each scanned; a parenthetical remark follows its clause."""
     whole, out = scan(masked, lexicon), []
-    for opener, piece in _clauses(masked):
+    for opener, piece, introduces in _clauses(masked):
         asides, main = _asides(piece), piece
         for m in asides:
             main = main[:m.start()] + " " * (m.end() - m.start()) + main[m.end():]
         cues = scan(main, lexicon)
-        out.append(Clause(main, original, opener, cues, whole, index))
+        out.append(Clause(main, original, opener, cues, whole, index, introduces=introduces))
         for m in asides:
             host = next((piece[c.start:c.end] for c in reversed(cues) if c.kind in HOST_KINDS and c.end <= m.start()), "")
             text = f"{host} {m.group(1)}".strip()
@@ -400,8 +415,9 @@ def own_negation(clause: Clause) -> bool:
 
 def is_elliptic(clause: Clause, predicate_kinds: tuple[str, ...]) -> bool:
     """A clause without its own predicate that borrows the previous one (激活也一样 / 其实不会 / 而是激活)."""
-    if of(clause.cues, *predicate_kinds):
+    if of(clause.cues, *predicate_kinds) or clause.introduces:
         return False
     bare = clause.text.strip(" 。，,.!！?？")
     return (clause.opener in ("replace_pos", "replace_neg") or bool(re.search(ELLIPSIS_END, bare, re.I))
+            or bool(re.match(INCLUSION, bare, re.I))
             or bool(re.match(ANSWER, bare)) or bool(re.match(r"^(?:不是|并非|not)\b", bare)))
