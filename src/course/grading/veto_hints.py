@@ -30,6 +30,10 @@ from course.grading.veto_reader import (
 from course.grading.veto_vocabulary import Vocabulary
 
 PREDICATE_KINDS = ("partition", "whole", "fraction", "limit", "capacity")
+ORDINAL = r"(?:第[一二三四1-4]个?|(?:the\s+)?(?:first|second|third|other|remaining)|another|剩下的?|另一个?)\s*$"  # a part
+IDENTITY = r"^\s*(?:的)?\s*(?:是|就是|来自|来源于|=|is|comes from|is due to)\s*"  # '多出来的 Ψ 是 X'
+STANDARD_BEFORE = (r"(?:(?<![A-Za-z])(?:the way|just like|like|unlike|than|compared (?:to|with))|像|如同|不同于)"
+                   r"\s*(?:the\s+)?$")
 MEMORY_TALK = frozenset({"memory", "static", "total", "object", "fraction", "partition", "whole"})
 PLUS = r"\+|(?<![增追添附更参])加上?(?![到至倍速卡入])|(?<![A-Za-z])plus(?![A-Za-z])"  # 'Ψ + Ψ', not 增加到
 Party = frozenset | str  # a group of subjects, or an operation
@@ -157,10 +161,13 @@ def _objects_of(cues: Iterable[Cue]) -> frozenset[str]:
     return frozenset().union(*(c.value for c in of(cues, "object")))
 
 
-def _assign_objects(preds: list[Cue], objects: list[Cue]) -> dict[Cue, list[Cue]]:
-    """Give each object to the nearest predicate (by character distance)."""
+def _assign_objects(clause: Clause, preds: list[Cue], objects: list[Cue]) -> dict[Cue, list[Cue]]:
+    """Give each object to the nearest predicate (by character distance); a standard of comparison
+    ('the way the weights do' / '像参数一样') is nobody's object."""
     owned: dict[Cue, list[Cue]] = {p: [] for p in preds}
     for obj in objects:
+        if re.search(STANDARD_BEFORE, clause.text[:obj.start], re.I):
+            continue
         nearest = min(preds, key=lambda p: max(p.start - obj.end, obj.start - p.end, 0))
         owned[nearest].append(obj)
     return owned
@@ -185,8 +192,9 @@ def _shard_claims(clause: Clause, ctx: Context) -> list[ShardClaim]:
         sharded = ctx.frame.shard_base != own_negation(clause)
         return [ShardClaim(_subject(clause) or ctx.topic, objects, sharded, False, agent)] if objects else []
     claims, prev_end = [], 0
-    for pred, objs in _assign_objects(preds, of(clause.cues, "object")).items():
-        inherits = len(preds) == 1 and pred.kind == "partition"  # 'ZeRO 无法分片它': the object is elided
+    for pred, objs in _assign_objects(clause, preds, of(clause.cues, "object")).items():
+        # 'ZeRO 无法分片它': the object is elided, unless what is spread is memory ('平摊下来每卡的总显存')
+        inherits = len(preds) == 1 and pred.kind == "partition" and not of(clause.cues, "memory", "total", "static")
         objects = _objects_of(objs) or (ctx.frame.objects if inherits else frozenset())
         sharded = (pred.kind != "whole") != negated_after(clause, prev_end, pred)
         claims.append(ShardClaim(_subject_before(clause, pred.start, ctx), objects, sharded,
@@ -253,6 +261,8 @@ def _skippable_volume(clause: Clause, vol: Cue, ctx: Context) -> bool:
 def _role(clause: Clause, vol: Cue) -> str:
     """increment (多出 Ψ) / component (Ψ + Ψ, … + RS Ψ) / total (共 2Ψ, = 3Ψ, A + B 是 2Ψ) / plain."""
     after = clause.text[vol.end:vol.end + 10]
+    if re.search(ORDINAL, clause.text[:vol.start], re.I):
+        return "component"
     more = between(clause.cues, "more", max(0, vol.start - 5), vol.start)
     if (more and not between(clause.cues, "to", more[-1].end, vol.start)) or re.match(r"\s*more\b", after, re.I):
         return "increment"
@@ -296,6 +306,9 @@ def _accepted_for(clause: Clause, vol: Cue, ctx: Context) -> tuple[str, set[floa
         ops = _distributed_ops(ctx)
         values = {vocab.op_volume[o] for o in ops}
         return ("、".join(ops), values) if len(values) == 1 else None
+    if entity is None and _is_bare(clause, vol) and len(ctx.prev_ops) > 1:  # 'RS + AG，2Ψ': the sum or a part
+        listed = {vocab.op_volume[o] for o in ctx.prev_ops}
+        return "所列集合通信", listed | {sum(vocab.op_volume[o] for o in ctx.prev_ops)}
     if entity is None and _is_bare(clause, vol) and ctx.prev_entity:  # 'all-gather 参数，Ψ': apposition
         entity = ctx.prev_entity
     if entity is None:
@@ -308,6 +321,14 @@ def _accepted_for(clause: Clause, vol: Cue, ctx: Context) -> tuple[str, set[floa
         allowed = [vocab.phase_volumes(s, value) for s in subjects]
         return (f"{value} 阶段", allowed[0]) if len(allowed) == 1 and allowed[0] else None
     return _subject_values(value, vocab) if role == "plain" else None
+
+
+def _identified_op(clause: Clause, vol: Cue) -> str | None:
+    """The operation an extra quantity is said to be ('多出来的 Ψ 是 all-reduce / the extra Ψ is an all-gather')."""
+    if not re.match(IDENTITY, clause.text[vol.end:], re.I):
+        return None
+    ops = [c for c in of(clause.cues, "op") if c.start >= vol.end]
+    return ops[0].value if ops else None
 
 
 def _is_bare(clause: Clause, vol: Cue) -> bool:
@@ -365,7 +386,12 @@ def _volume_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
         negated = negated_before != bool(between(clause.cues, "postneg", vol.end, len(clause.text) + 1))
         prev_end = vol.end
         if _role(clause, vol) == "increment":
-            found += _relation_hints(clause, ctx, ("diff", vol.value), negated)
+            named = _identified_op(clause, vol)
+            if named and (ctx.vocab.op_volume[named] == vol.value) == negated:
+                found.append(("quantity", f"{named} 每步通信量是 {ctx.vocab.op_volume[named]:g}Ψ，此句说多出的 "
+                                          f"{vol.value:g}Ψ 就是它"))
+            elif not named:
+                found += _relation_hints(clause, ctx, ("diff", vol.value), negated)
             continue
         bound = _accepted_for(clause, vol, ctx)
         if bound is None:
@@ -396,6 +422,8 @@ def _relation(clause: Clause) -> tuple[str, float] | None:
         return ("more", 0.0)
     if less:
         return ("less", 0.0)
+    if of(clause.cues, "total_marker") and len(_subject_groups(clause)) == 2 and not re.search(PLUS, clause.text):
+        return ("ratio", 1.0)  # 'Z3 通信 = DDP'
     return None
 
 
@@ -490,7 +518,7 @@ def _comparison_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
     relation = _relation(clause)
     if relation is None:
         return []
-    first = min(c.start for c in clause.cues if c.kind in ("ratio", "percent", "same", "more", "less"))
+    first = min(c.start for c in clause.cues if c.kind in ("ratio", "percent", "same", "more", "less", "total_marker"))
     negated = bool(between(clause.cues, "neg", 0, first)) != bool(of(clause.cues, "postneg"))
     return _relation_hints(clause, ctx, relation, negated)
 
@@ -500,9 +528,10 @@ def _phase_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
     found = []
     if own_negation(clause):
         return found
-    for op in of(clause.cues, "op"):
-        phases = [p for p in of(clause.cues, "phase") if abs(p.start - op.start) < 24]
-        subjects = _subject_before(clause, op.start, ctx)
+    ops = of(clause.cues, "op")
+    for op in ops:
+        phases = [p for p in of(clause.cues, "phase") if len(ops) == 1 or abs(p.start - op.start) < 24]
+        subjects = _subject_before(clause, op.start, ctx) or _question_subjects(ctx)
         if not phases or not subjects or len(subjects) != 1:
             continue
         (subject,) = subjects

@@ -40,6 +40,10 @@ GENERIC: dict[str, tuple[str, object]] = {
                r"(?: to (?:say|think|claim|believe))?(?: that)?", True),
     "postneg": (r"是(?:一种)?(?:错的|错误的|不对的|误解|谣言|不可能的)|不对|不成立|不正确|不可能|做不到"
                 r"|is (?:wrong|false|incorrect|mistaken|a myth|a misconception)|(?:is )?not true", True),
+    # a first impression that a contrast then corrects ('直觉上 X 会多通信，但算下来没有')
+    "impression": (r"直觉上|乍看|乍一看|看起来|起初|一开始以为|本以为|原以为|" + en_words(
+        "intuitively", r"at first(?:\s+(?:glance|sight))?", r"I (?:first |initially )?thought", r"it (?:may |might )?seems?"),
+        True),
     # hedges take their span so that 大约/大概 are not read as 'more'; a hedged claim is still a claim
     "hedge": (r"大约|大概|大致|大体|大多|差不多|约莫|左右|也许|或许|" + en_words("approximately", "roughly", "about",
                                                                    "around", "probably", "maybe", "perhaps"), True),
@@ -61,7 +65,10 @@ GENERIC: dict[str, tuple[str, object]] = {
     "limit": (r"(?:趋|接|逼)(?:近|向|于)(?:于)?\s*(?:0|零)|(?:降|减|缩)(?:低|少|小)?(?:到|至|为)\s*(?:0|零)(?![.\d])"
               r"|(?:降|减|缩)?(?:低|少|小)?(?:到|至)?\s*任意(?:低|小)|无限(?:降低|下降|减少|缩小|小|低)|归零|[→>]\s*0(?![.\d])"
               rf"|{EN_START}arbitrar(?:y|ily){EN_END}(?!\s+(?:large|long|big))|(?:goes|go|drops?|falls?|shrinks?|tends?|approach(?:es)?)"
-              r"\s+(?:to\s+)?zero|(?:to|towards?) zero|vanish\w*|unbounded|without (?:limit|bound)", True),
+              r"\s+(?:to\s+)?zero|(?:to|towards?) zero|vanish\w*|unbounded|without (?:limit|bound)"
+              r"|(?:(?<=needs )|(?<=need )|(?<=requires )|(?<=uses ))no(?=\s+(?:\w+\s+)?memory)"
+              r"|不(?:再)?需要(?:任何)?(?=显存|内存)|零(?=显存|内存)",
+              True),
     "speed": (r"快|慢|耗时|时间|延迟|吞吐|效率|" + en_words("faster", "slower", "latency", "time", "throughput"), True),
     "more": (rf"更多|更大|更高|变多|增多|增加|增大|增长|升至|多出来的|多出|多|大|高|{EN_START}(?:more|larger|higher|greater|bigger){EN_END}"
              rf"|{EN_START}increase[sd]?{EN_END}|{EN_START}extra{EN_END}|{EN_START}additional{EN_END}", True),
@@ -71,7 +78,7 @@ GENERIC: dict[str, tuple[str, object]] = {
                      True),
     "exclusion": (r"除外|除了|不含|不包括|之外|" + en_words("excluding", "except", "apart from"), True),
     "from": (r"从|" + en_words("from"), True),
-    "to": (r"(?:到|至|为)|(?<![A-Za-z])to(?![A-Za-z])", True),
+    "to": (r"(?:到|至|为)|→|->|变成|(?<![A-Za-z])to(?![A-Za-z])", True),
     "hypothetical": (rf"如果|假如|假设|倘若|要是|若|{EN_START}if{EN_END}|{EN_START}suppose{EN_END}", True),
     "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外)|没有?|无法|并非|而非|绝非|未(?!来)|别|无(?!限|穷|论|关|需)"
             rf"|{EN_START}(?:not(?!\s+only)|no|never|cannot|none|neither|nor|without|nothing|nobody){EN_END}|n't", True),
@@ -80,7 +87,7 @@ GENERIC: dict[str, tuple[str, object]] = {
 # Scan order: a span taken by an earlier kind is not reused by a later one. Lower-case kinds without a
 # GENERIC entry come from the lesson's vocabulary ("volume" is built from its unit words).
 SCAN_ORDER = (
-    "attrib_local", "attrib", "postneg", "hedge", "same", "volume", "ratio", "percent", "distributive", "distributive_weak",
+    "attrib_local", "attrib", "impression", "postneg", "hedge", "same", "volume", "ratio", "percent", "distributive", "distributive_weak",
     "count",
     "subject", "own_agent", "other_agent", "op", "phase", "object", "static", "total", "exclusion", "memory",
     "whole", "fraction", "partition", "transient", "storage", "usage", "incremental_lead", "only", "incremental",
@@ -114,7 +121,9 @@ COMPARATIVE_AFTER = r"^\s*(?:的)?\s*(?:基础上|之上|相比|相较|比较|�
 RATIO_TARGET_BEFORE = (r"(?:比|是|为|与|和|跟|同|较|相比于?|对比|"
                        + en_words("than", "of", "to", "as", "with") + r")\s*(?:的)?\s*$")
 GROUP_JOINER = r"^\s*(?:和|与|及|以及|、|/|,|&|或|跟|and|or)\s*$"
-AFTER_PREDICATE_NEG = r"^\s*(?:的)?\s*(?:不了|不到|不开|不是|并非|而非|非|neither|nor|no\b)"
+AFTER_PREDICATE_NEG = (r"^\s*(?:的)?\s*(?:不了|不到|不开|不是|并非|而非|非|neither|nor|no\b"
+                       r"|(?:范围|对象)\s*(?:并|也)?(?:不|没有?))")  # '分片的范围不覆盖激活'
+
 # Typographic variants read as their plain forms.
 NORMALISE = str.maketrans({"’": "'", "‘": "'", "（": "(", "）": ")", "＝": "=", "＋": "+", "－": "-", "—": "-"})
 # LaTeX in answers read as plain text: symbols as characters, markup removed, labels of an
@@ -382,10 +391,11 @@ def _mark_reported(clauses: list[Clause]) -> list[Clause]:
     'contrary to …' covers only its own clause; '…，这是错误的' refutes the clause before it.
     """
     reported = False
+    corrected = any(c.opener == "contrast" for c in clauses[1:])
     for i, clause in enumerate(clauses):
         if clause.opener in ("contrast", "replace_pos", "replace_neg"):
             reported = False
-        reported = reported or bool(of(clause.cues, "attrib"))
+        reported = reported or bool(of(clause.cues, "attrib")) or corrected and bool(of(clause.cues, "impression"))
         clause.reported = reported or bool(of(clause.cues, "attrib_local"))
         clause.hypothetical = bool(of(clause.cues, "hypothetical"))
         if i and _is_refutation(clause):
