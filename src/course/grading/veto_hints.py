@@ -90,9 +90,14 @@ def _subject_groups(clause: Clause) -> list[tuple[frozenset[str], int, int, bool
         else:
             groups.append([cue.value, cue.start, cue.end])
     onwards = r"\s*(?:on(?![A-Za-z])|onwards|upwards|起|开始)"  # 'from stage 2 on' includes stage 2
-    return [(s, a, b, bool(re.search(COMPARATIVE_BEFORE, clause.text[:a], re.I) and not re.match(onwards, clause.text[b:])
-                          or re.match(COMPARATIVE_AFTER, clause.text[b:])))
-            for s, a, b in groups if s]
+    out = []
+    for i, (s, a, b) in enumerate(groups):
+        after = re.match(COMPARATIVE_AFTER, clause.text[b:])  # '与 B 相比', but in 'A 相比 B' A is the subject
+        followed = after and i + 1 < len(groups) and groups[i + 1][1] - (b + after.end()) < 4
+        comparative = (re.search(COMPARATIVE_BEFORE, clause.text[:a], re.I) and not re.match(onwards, clause.text[b:])
+                       or after and not followed)
+        out.append((s, a, b, bool(comparative)))
+    return [g for g in out if g[0]]
 
 
 def _subject(clause: Clause) -> frozenset[str] | None:
@@ -248,8 +253,10 @@ def _is_quantity(clause: Clause, ctx: Context) -> bool:
 
 
 def _skippable_volume(clause: Clause, vol: Cue, ctx: Context) -> bool:
-    """Memory fractions (2Ψ/N_d), exact forms ((N_d-1)/N_d Ψ) and baselines (从 2Ψ …) are not claims."""
+    """Memory fractions (2Ψ/N_d), exact forms ((N_d-1)/N_d Ψ), byte counts and baselines (从 2Ψ …) are not claims."""
     after, before = clause.text[vol.end:vol.end + 3], clause.text[max(0, vol.start - 6):vol.start]
+    if re.match(r"\s*(?:个)?\s*(?:字节|bytes?(?![A-Za-z]))", clause.text[vol.end:], re.I):
+        return True  # a byte count depends on the number format (4Ψ 字节 in BF16 is 2Ψ values)
     divisor = ctx.vocab.divisor
     if divisor and (re.match(rf"\s*/\s*(?:{divisor})", after, re.I)
                     or re.search(rf"(?:{divisor}|\))\s*[·*×]?\s*$", before, re.I)):

@@ -30,6 +30,7 @@ GENERIC: dict[str, tuple[str, object]] = {
     "attrib_local": (r"contrary to[^,，;；]*|与(?:常见)?(?:说法|看法|误解|直觉)相反", True),
     "attrib": (r"(?:(?:有|有些|有的|很多|不少|许多|一些|部分|常有|常常有)(?:人|同学|学生|初学者|新手)|别人|初学者|新手)"
                r"(?:会|常|常常|往往)?(?:以为|认为|说|觉得|声称|相信)"
+               r"|(?:我|一开始|起初|原来|本来|之前|以前)(?:我)?(?:还|曾|一直)?以为"
                r"|误以为|误认为|常见(?:的)?(?:误区|误解|错误|说法)|(?:有|有一种|一种|有些)(?:说法|观点|看法)(?:认为|是)?|误区|所谓|据说"
                r"|不能说|不应该说|并不是说|说[^，,。]{0,30}是错(?:的|误的)"
                rf"|{EN_START}(?:some|many|most)(?:one|\s+(?:\w+\s+){{0,2}}?(?:people|students|readers|folks))?\s+(?:wrongly\s+|often\s+|mistakenly\s+)?"
@@ -37,7 +38,8 @@ GENERIC: dict[str, tuple[str, object]] = {
                rf"|{EN_START}(?:myth|misconception){EN_END}"
                r"|people (?:often |sometimes |commonly )?(?:think|believe|assume|say)|it is (?:often |commonly )?(?:said|claimed|believed)"
                r"|a common (?:mistake|error) is|(?:it'?s|it is) (?:wrong|incorrect|false|a mistake|not true|a myth)"
-               r"(?: to (?:say|think|claim|believe))?(?: that)?", True),
+               r"(?: to (?:say|think|claim|believe))?(?: that)?"
+               r"|I (?:used to|initially|first|originally|once) (?:think|thought|believe|believed|assumed?)", True),
     "postneg": (r"是(?:一种)?(?:错的|错误的|不对的|误解|谣言|不可能的)|不对|不成立|不正确|不可能|做不到"
                 r"|is (?:wrong|false|incorrect|mistaken|a myth|a misconception)|(?:is )?not true", True),
     # a first impression that a contrast then corrects ('直觉上 X 会多通信，但算下来没有')
@@ -99,8 +101,9 @@ SCAN_ORDER = (
 CLAUSE_PUNCT = "，,：:"
 SENTENCE_PUNCT = "。！？!?；;\n"
 QUOTE_PAIRS = {"“": "”", "「": "」", "『": "』", '"': '"'}
-CONTRAST = (r"但是|但|然而|其实|实际上|事实上|不过|可是|可惜|却|反而|相反|(?<![从因然进反继])而(?![且言])|"
-            + en_words("however", "but", "whereas", "while", "actually", "in fact", "rather", "instead", "yet"))
+CONTRAST = (r"但是|但|然而|其实|实际上|事实上|不过|可是|可惜|却|反而|相反|(?<![从因然进反继])而(?![且言])|后来|重读后|"
+            + en_words("however", "but", "whereas", "while", "actually", "in fact", "rather", "instead", "yet", "later",
+                       r"then I reali[sz]ed", "now I"))
 CAUSAL = (r"所以|因此|因而|从而|于是|因为|由于|故而|"
           + en_words("so", "therefore", "thus", "hence", "because", "since", "which is why"))
 CONNECTIVES = (("contrast", CONTRAST), ("causal", CAUSAL))
