@@ -72,6 +72,7 @@ class Context:
     answer_kinds: frozenset[str] = frozenset()  # cue kinds anywhere in the answer
     prev_entity: tuple | None = None  # the last subject/operation/phase of the clause just read
     wh_answer: bool = False  # this sentence answers a wh-question ('分片了什么？答：梯度')
+    listing: int | None = None  # sentence whose items follow an introducing predicate ('分片：Z1 opt，Z2 …')
     last_party: Party | None = None
 
 
@@ -191,7 +192,8 @@ def _shard_claims(clause: Clause, ctx: Context) -> list[ShardClaim]:
     agent = _agent(clause, ctx)
     preds = _predicates(clause)
     if not preds:
-        if ctx.frame.shard_base is None or not (is_elliptic(clause, PREDICATE_KINDS) or ctx.wh_answer):
+        listed = ctx.listing == clause.index
+        if ctx.frame.shard_base is None or not (is_elliptic(clause, PREDICATE_KINDS) or ctx.wh_answer or listed):
             return []
         objects = _objects_of(clause.cues) or ctx.frame.objects
         sharded = ctx.frame.shard_base != own_negation(clause)
@@ -344,10 +346,12 @@ def _is_bare(clause: Clause, vol: Cue) -> bool:
 
 
 def _bound_entity(clause: Clause, vol: Cue) -> tuple[str, object, int, int] | None:
-    """The nearest entity before a quantity, or an operation right after it ('Ψ 的 all-gather')."""
-    follow = re.match(r"\s*(?:的|of|for|in)\s*(?:(?:the|an?)\s+)?", clause.text[vol.end:], re.I)
+    """An operation the quantity is given to ('Ψ 的 all-gather', 'Ψ 给前向的 all-gather', 'Ψ for the
+    all-gather'), else the nearest entity before it."""
+    follow = re.match(r"\s*(?:的|of|for|in|给|用于|用在|goes to|is spent on)\s*(?:(?:the|an?)\s+)?", clause.text[vol.end:],
+                      re.I)
     nxt = [e for e in _entities(clause) if e[0] == "op" and e[2] >= vol.end]
-    if follow and nxt and nxt[0][2] == vol.end + follow.end():
+    if follow and nxt and nxt[0][2] - (vol.end + follow.end()) <= 8:
         return nxt[0]
     before = [e for e in _entities(clause) if e[3] <= vol.start]
     return before[-1] if before else None
@@ -638,7 +642,12 @@ def _advance(clause: Clause, ctx: Context) -> None:
         ctx.topic = subject
     if of(clause.cues, "other_agent") or of(clause.cues, "subject", "own_agent"):
         ctx.agent = _agent(clause, ctx)
-    ctx.frame = _frame_after(clause, ctx)
+    if clause.introduces and _predicates(clause):
+        ctx.listing = clause.index
+    elif ctx.listing != clause.index:
+        ctx.listing = None
+    if ctx.listing != clause.index or clause.introduces:  # a list item keeps the announced predicate
+        ctx.frame = _frame_after(clause, ctx)
     ops = tuple(c.value for c in of(clause.cues, "op"))
     ctx.last_ops, ctx.prev_ops = ops or ctx.last_ops, ops
     ctx.prev_entity = (_entities(clause) or [None])[-1]

@@ -78,8 +78,8 @@ GENERIC: dict[str, tuple[str, object]] = {
     "total_marker": (r"一共|总共|共计|合计|总计|总量|加起来|合起来|共|=|等于|" + en_words(
         "in total", "altogether", "sum", "gives?", "giving", "makes?", "comes? to", "adds? up to", "totals?"),
                      True),
-    "exclusion": (r"除外|除了|不含|不包括|之外|" + en_words("excluding", "except", "apart from"), True),
-    "from": (r"从|" + en_words("from"), True),
+    "exclusion": (r"除外|(?<!消)除了|不含|不包括|之外|" + en_words("excluding", "except", "apart from"), True),
+    "from": (r"从|由(?=\s*\d)|" + en_words("from"), True),
     "to": (r"(?:到|至|为)|→|->|变成|(?<![A-Za-z])to(?![A-Za-z])", True),
     "hypothetical": (rf"如果|假如|假设|倘若|要是|若|{EN_START}if{EN_END}|{EN_START}suppose{EN_END}", True),
     "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外)|没有?|无法|并非|而非|绝非|未(?!来)|别|无(?!限|穷|论|关|需)"
@@ -120,11 +120,11 @@ COMPARATIVE_BEFORE = (r"(?:比|相比于?|相较于?|较之?|对比|不同于|�
                       + en_words("than", r"compared\s+(?:to|with)", "versus", r"vs\.?", "over", "like", "unlike",
                                  "from", "as", "until", "before", r"prior\s+to")
                       + r")\s*$")
-COMPARATIVE_AFTER = r"^\s*(?:的)?\s*(?:基础上|之上|相比|相较|比较|比起来)"
+COMPARATIVE_AFTER = r"^\s*(?:的)?\s*(?:基础上|之上|相比|相较|比较|比起来)|^\s*\+"  # 'ZeRO-2 = ZeRO-1 + X': a base
 RATIO_TARGET_BEFORE = (r"(?:比|是|为|与|和|跟|同|较|相比于?|对比|"
                        + en_words("than", "of", "to", "as", "with") + r")\s*(?:的)?\s*$")
 GROUP_JOINER = r"^\s*(?:和|与|及|以及|、|/|,|&|或|跟|and|or)\s*$"
-AFTER_PREDICATE_NEG = (r"^\s*(?:的)?\s*(?:不了|不到|不开|不是|并非|而非|非|neither|nor|no\b"
+AFTER_PREDICATE_NEG = (r"^\s*(?:的)?\s*(?:不了|不到|不开|不是|并非|而非|非|neither|nor|no\b|(?:并|也)?不(?:覆盖|包括|包含|涉及)"
                        r"|(?:范围|对象)\s*(?:并|也)?(?:不|没有?))")  # '分片的范围不覆盖激活'
 
 # Typographic variants read as their plain forms.
@@ -241,6 +241,11 @@ def _cut_points(sentence: str) -> dict[int, str]:
     cuts = {i + 1: "" for i, ch in enumerate(sentence) if ch in CLAUSE_PUNCT and depth[i] == 0}
     for kind, pattern in CONNECTIVES:
         for m in re.finditer(pattern, sentence, re.I):
+            since = max((c for c in cuts if c <= m.start()), default=0)
+            if m.group(0) == "而" and re.search(r"因为|由于|因", sentence[since:m.start()]):
+                continue  # '不会因为加卡而变成 2Ψ': one clause, one negation
+            if m.group(0) in ("因为", "由于") and re.search(r"(?:不|不会|不是|并非|并不)\s*$", sentence[:m.start()]):
+                continue
             if m.start() > 0 and depth[m.start()] == 0:
                 cuts[m.start()] = cuts.get(m.start()) or kind
     return cuts
