@@ -53,7 +53,7 @@ GENERIC: dict[str, tuple[str, object]] = {
              rf"{EN_START}(?:same|identical|unchanged|equal)(?:\s+(?:as|to))?{EN_END}", True),
     "ratio": (rf"(?P<c>\d+(?:\.\d+)?|[一两二三四])\s*(?:倍|x{EN_END}|×|[\s-]*times{EN_END}|[\s-]*fold{EN_END})"
               rf"|{EN_START}(?P<w>two|three|four|one and a half)[\s-]+(?:times|fold){EN_END}|翻倍|加倍|{EN_START}doubl(?:e|es|ed){EN_END}"
-              rf"|twice(?=\s+(?:as|that|the|of))|一半|减半|{EN_START}half{EN_END}|{EN_START}halved{EN_END}", None),
+              rf"|twice(?=\s+(?:as|that|the|of))|一半|减半|{EN_START}half{EN_END}|{EN_START}halve[sd]?{EN_END}", None),
     "percent": (r"(?P<c>\d+(?:\.\d+)?)\s*%", None),
     "distributive": (rf"各(?!\s*(?:自|个|卡|层|张|rank|副本|阶段|DP))|{EN_START}(?:each|apiece){EN_END}", True),
     # 'each step/part' refers to the parts just listed only right after a list ('拆成 A 和 B 两步，每步 Ψ')
@@ -73,6 +73,7 @@ GENERIC: dict[str, tuple[str, object]] = {
               True),
     "speed": (r"快|慢|耗时|时间|延迟|吞吐|效率|" + en_words("faster", "slower", "latency", "time", "throughput"), True),
     "more": (rf"更多|更大|更高|变多|增多|增加|增大|增长|升至|多出来的|多出|多|大|高|{EN_START}(?:more|larger|higher|greater|bigger){EN_END}"
+             rf"|{EN_START}(?:raises?|raised|raising|grows?|grew){EN_END}"
              rf"|{EN_START}increase[sd]?{EN_END}|{EN_START}extra{EN_END}|{EN_START}additional{EN_END}", True),
     "less": (rf"更少|更小|更低|减少|降低|少|{EN_START}(?:less|fewer|smaller|lower){EN_END}|{EN_START}decrease[sd]?{EN_END}", True),
     "total_marker": (r"一共|总共|共计|合计|总计|总量|加起来|合起来|共|=|等于|" + en_words(
@@ -83,7 +84,8 @@ GENERIC: dict[str, tuple[str, object]] = {
     "to": (r"(?:到|至|为)|→|->|变成|(?<![A-Za-z])to(?![A-Za-z])", True),
     "hypothetical": (rf"如果|假如|假设|倘若|要是|若|{EN_START}if{EN_END}|{EN_START}suppose{EN_END}", True),
     "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外)|没有?|无法|并非|而非|绝非|未(?!来)|别|无(?!限|穷|论|关|需)"
-            rf"|{EN_START}(?:not(?!\s+only)|no|never|cannot|none|neither|nor|without|nothing|nobody){EN_END}|n't", True),
+            rf"|{EN_START}(?:not(?!\s+only)|no|never|cannot|none|neither|nor|without|nothing|nobody){EN_END}|n't"
+            rf"|不再|{EN_START}(?:stops?|stopped|ceases?|ceased)(?=\s+\w+ing){EN_END}", True),
 }
 
 # Scan order: a span taken by an earlier kind is not reused by a later one. Lower-case kinds without a
