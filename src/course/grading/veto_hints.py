@@ -24,18 +24,14 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from course.grading.veto_reader import (
-    COMPARATIVE_AFTER, COMPARATIVE_BEFORE, GROUP_JOINER, RATIO_TARGET_BEFORE, Clause, Cue, between, clauses_of,
-    WH_QUESTION, is_elliptic, negated_after, normalise, of, own_negation, scan,
+    COMPARATIVE_AFTER, COMPARATIVE_BEFORE, GROUP_JOINER, IDENTITY, ORDINAL, PLUS, RATIO_TARGET_BEFORE,
+    STANDARD_BEFORE, WH_QUESTION, Clause, Cue, between, clauses_of, is_elliptic, negated_after, normalise, of,
+    own_negation, scan,
 )
 from course.grading.veto_vocabulary import Vocabulary
 
 PREDICATE_KINDS = ("partition", "whole", "fraction", "limit", "capacity")
-ORDINAL = r"(?:第[一二三四1-4]个?|(?:the\s+)?(?:first|second|third|other|remaining)|another|剩下的?|另一个?)\s*$"  # a part
-IDENTITY = r"^\s*(?:的)?\s*(?:是|就是|来自|来源于|=|is|comes from|is due to)\s*"  # '多出来的 Ψ 是 X'
-STANDARD_BEFORE = (r"(?:(?<![A-Za-z])(?:the way|just like|like|unlike|than|compared (?:to|with))|像|如同|不同于)"
-                   r"\s*(?:the\s+)?$")
 MEMORY_TALK = frozenset({"memory", "static", "total", "object", "fraction", "partition", "whole"})
-PLUS = r"\+|(?<![增追添附更参])加上?(?![到至倍速卡入])|(?<![A-Za-z])plus(?![A-Za-z])"  # 'Ψ + Ψ', not 增加到
 Party = frozenset | str  # a group of subjects, or an operation
 
 
@@ -217,7 +213,7 @@ def _check_shard(claim: ShardClaim, vocab: Vocabulary) -> list[tuple[str, str]]:
     forbidden = claim.objects & vocab.never_partitioned
     if forbidden and claim.sharded and claim.agent == "own":
         what = "、".join(names[o] for o in sorted(forbidden))
-        found.append(("forbidden-partition", f"此句说{what}被分片；{what}在各 rank 上互不相同，没有冗余可分片"))
+        found.append(("forbidden-partition", f"此句说{what}被分片；" + vocab.reasons.get("forbidden-partition", "")))
     for subject in sorted(claim.subjects or ()):
         truth = vocab.subjects[subject].partitions
         name = vocab.subjects[subject].name
@@ -399,8 +395,9 @@ def _volume_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
         if _role(clause, vol) == "increment":
             named = _identified_op(clause, vol)
             if named and (ctx.vocab.op_volume[named] == vol.value) == negated:
-                found.append(("quantity", f"{named} 每步通信量是 {ctx.vocab.op_volume[named]:g}Ψ，此句说多出的 "
-                                          f"{vol.value:g}Ψ 就是它"))
+                found.append(("quantity", f"{named} 的{ctx.vocab.quantity_name}是 "
+                                          f"{_fmt({ctx.vocab.op_volume[named]}, ctx.vocab)}，此句说多出的 "
+                                          f"{_fmt({vol.value}, ctx.vocab)} 就是它"))
             elif not named:
                 found += _relation_hints(clause, ctx, ("diff", vol.value), negated)
             continue
@@ -409,13 +406,14 @@ def _volume_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
             continue
         what, allowed = bound
         if (vol.value in allowed) == negated:
-            found.append(("quantity", f"{what} 每步通信量应为 {_fmt(allowed)}，此句给出 {_fmt({vol.value})}"))
+            found.append(("quantity", f"{what} 的{ctx.vocab.quantity_name}应为 {_fmt(allowed, ctx.vocab)}，"
+                                      f"此句给出 {_fmt({vol.value}, ctx.vocab)}"))
     return found
 
 
-def _fmt(values: set[float]) -> str:
-    """'2Ψ' / '1Ψ 或 2Ψ' for a reason string."""
-    return " 或 ".join(f"{v:g}Ψ" for v in sorted(values)) or "（各档不同）"
+def _fmt(values: set[float], vocab: Vocabulary) -> str:
+    """'2Ψ' / '1Ψ 或 2Ψ' for a reason string, in the lesson's unit."""
+    return " 或 ".join(f"{v:g}{vocab.unit_name}" for v in sorted(values)) or "（各档不同）"
 
 
 def _relation(clause: Clause) -> tuple[str, float] | None:
@@ -515,8 +513,9 @@ def _relation_hints(clause: Clause, ctx: Context, relation: tuple[str, float] | 
     for va in _volume_of(a, ctx.vocab):
         for vb in _volume_of(b, ctx.vocab):
             if _holds(kind, value, va, vb) == negated:
-                return [("quantity", f"{_party_name(a, ctx.vocab)}（{va:g}Ψ）与 {_party_name(b, ctx.vocab)}（{vb:g}Ψ）"
-                                     "的通信量关系与此句所说不符")]
+                return [("quantity", f"{_party_name(a, ctx.vocab)}（{_fmt({va}, ctx.vocab)}）与 "
+                                     f"{_party_name(b, ctx.vocab)}（{_fmt({vb}, ctx.vocab)}）的"
+                                     f"{ctx.vocab.quantity_name}关系与此句所说不符")]
     return []
 
 
@@ -576,8 +575,8 @@ def _composition_hints(clauses: list[Clause], ctx: Context) -> list[tuple[str, s
     if sum(listed.values()) < 2 or total is None or abs(said - total) > 1e-9 or listed == step:
         return []
     parts = " + ".join(f"{n}×{o}" for o, n in sorted(step.items()))
-    return [("quantity", asserted[0].sentence, f"{vocab.subjects[subject].name} 每步的 {total:g}Ψ 由 {parts} 组成，"
-                                               "此句列出的集合通信不同")]
+    return [("quantity", asserted[0].sentence, f"{vocab.subjects[subject].name} 的 {_fmt({total}, vocab)} 由 "
+                                               f"{parts} 组成，此句列出的不同")]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -605,8 +604,7 @@ def _limit_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
     static = bool(of(clause.cues, "static")) or bool(objects) and objects <= ctx.vocab.partitionable
     if static and not total and not capacity:
         return []
-    return [("limit", "此句说显存随 N_d 可降到任意低/0；只有静态模型状态 16Ψ/N_d 趋于 0，"
-                      "激活与运行时显存不随 N_d 下降")]
+    return [("limit", "此句说显存可随规模降到任意低/0；" + ctx.vocab.reasons.get("limit", ""))]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -33,10 +33,12 @@ GENERIC: dict[str, tuple[str, object]] = {
                r"|(?:我|一开始|起初|原来|本来|之前|以前)(?:我)?(?:还|曾|一直)?以为"
                r"|误以为|误认为|常见(?:的)?(?:误区|误解|错误|说法)|(?:有|有一种|一种|有些)(?:说法|观点|看法)(?:认为|是)?|误区|所谓|据说"
                r"|不能说|不应该说|并不是说|说[^，,。]{0,30}是错(?:的|误的)"
-               rf"|{EN_START}(?:some|many|most)(?:one|\s+(?:\w+\s+){{0,2}}?(?:people|students|readers|folks))?\s+(?:wrongly\s+|often\s+|mistakenly\s+)?"
+               rf"|{EN_START}(?:some|many|most)(?:one|\s+(?:\w+\s+){{0,2}}?(?:people|students|readers|folks))?"
+               r"\s+(?:wrongly\s+|often\s+|mistakenly\s+)?"
                r"(?:think|believe|claim|say|assume)s?"
                rf"|{EN_START}(?:myth|misconception){EN_END}"
-               r"|people (?:often |sometimes |commonly )?(?:think|believe|assume|say)|it is (?:often |commonly )?(?:said|claimed|believed)"
+               r"|people (?:often |sometimes |commonly )?(?:think|believe|assume|say)"
+               r"|it is (?:often |commonly )?(?:said|claimed|believed)"
                r"|a common (?:mistake|error) is|(?:it'?s|it is) (?:wrong|incorrect|false|a mistake|not true|a myth)"
                r"(?: to (?:say|think|claim|believe))?(?: that)?"
                r"|I (?:used to|initially|first|originally|once) (?:think|thought|believe|believed|assumed?)", True),
@@ -44,7 +46,8 @@ GENERIC: dict[str, tuple[str, object]] = {
                 r"|is (?:wrong|false|incorrect|mistaken|a myth|a misconception)|(?:is )?not true", True),
     # a first impression that a contrast then corrects ('直觉上 X 会多通信，但算下来没有')
     "impression": (r"直觉上|乍看|乍一看|看起来|起初|一开始以为|本以为|原以为|" + en_words(
-        "intuitively", r"at first(?:\s+(?:glance|sight))?", r"I (?:first |initially )?thought", r"it (?:may |might )?seems?"),
+        "intuitively", r"at first(?:\s+(?:glance|sight))?", r"I (?:first |initially )?thought",
+        r"it (?:may |might )?seems?"),
         True),
     # hedges take their span so that 大约/大概 are not read as 'more'; a hedged claim is still a claim
     "hedge": (r"大约|大概|大致|大体|大多|差不多|约莫|左右|也许|或许|" + en_words("approximately", "roughly", "about",
@@ -52,7 +55,8 @@ GENERIC: dict[str, tuple[str, object]] = {
     "same": (r"不变|没变(?!多|少|大|小)|没有变化|相同|一样|相等|持平|等同|"
              rf"{EN_START}(?:same|identical|unchanged|equal)(?:\s+(?:as|to))?{EN_END}", True),
     "ratio": (rf"(?P<c>\d+(?:\.\d+)?|[一两二三四])\s*(?:倍|x{EN_END}|×|[\s-]*times{EN_END}|[\s-]*fold{EN_END})"
-              rf"|{EN_START}(?P<w>two|three|four|one and a half)[\s-]+(?:times|fold){EN_END}|翻倍|加倍|{EN_START}doubl(?:e|es|ed){EN_END}"
+              rf"|{EN_START}(?P<w>two|three|four|one and a half)[\s-]+(?:times|fold){EN_END}"
+              rf"|翻倍|加倍|{EN_START}doubl(?:e|es|ed){EN_END}"
               rf"|twice(?=\s+(?:as|that|the|of))|一半|减半|{EN_START}half{EN_END}|{EN_START}halve[sd]?{EN_END}", None),
     "percent": (r"(?P<c>\d+(?:\.\d+)?)\s*%", None),
     "distributive": (rf"各(?!\s*(?:自|个|卡|层|张|rank|副本|阶段|DP))|{EN_START}(?:each|apiece){EN_END}", True),
@@ -66,7 +70,8 @@ GENERIC: dict[str, tuple[str, object]] = {
     "incremental": (rf"还|也|再|又|额外|进一步|{EN_START}(?:also|additionally|further|too|as well){EN_END}", True),
     "limit": (r"(?:趋|接|逼)(?:近|向|于)(?:于)?\s*(?:0|零)|(?:降|减|缩)(?:低|少|小)?(?:到|至|为)\s*(?:0|零)(?![.\d])"
               r"|(?:降|减|缩)?(?:低|少|小)?(?:到|至)?\s*任意(?:低|小)|无限(?:降低|下降|减少|缩小|小|低)|归零|[→>]\s*0(?![.\d])"
-              rf"|{EN_START}arbitrar(?:y|ily){EN_END}(?!\s+(?:large|long|big))|(?:goes|go|drops?|falls?|shrinks?|tends?|approach(?:es)?)"
+              rf"|{EN_START}arbitrar(?:y|ily){EN_END}(?!\s+(?:large|long|big))"
+              r"|(?:goes|go|drops?|falls?|shrinks?|tends?|approach(?:es)?)"
               r"\s+(?:to\s+)?zero|(?:to|towards?) zero|vanish\w*|unbounded|without (?:limit|bound)"
               r"|(?:(?<=needs )|(?<=need )|(?<=requires )|(?<=uses ))no(?=\s+(?:\w+\s+)?memory)"
               r"|不(?:再)?需要(?:任何)?(?=显存|内存)|零(?=显存|内存)",
@@ -91,7 +96,8 @@ GENERIC: dict[str, tuple[str, object]] = {
 # Scan order: a span taken by an earlier kind is not reused by a later one. Lower-case kinds without a
 # GENERIC entry come from the lesson's vocabulary ("volume" is built from its unit words).
 SCAN_ORDER = (
-    "attrib_local", "attrib", "impression", "postneg", "hedge", "same", "volume", "ratio", "percent", "distributive", "distributive_weak",
+    "attrib_local", "attrib", "impression", "postneg", "hedge", "same", "volume", "ratio", "percent", "distributive",
+    "distributive_weak",
     "count",
     "subject", "own_agent", "other_agent", "op", "phase", "object", "static", "total", "exclusion", "memory",
     "whole", "fraction", "partition", "transient", "storage", "usage", "incremental_lead", "only", "incremental",
@@ -125,6 +131,11 @@ COMPARATIVE_BEFORE = (r"(?:比|相比于?|相较于?|较之?|对比|不同于|�
 COMPARATIVE_AFTER = r"^\s*(?:的)?\s*(?:基础上|之上|相比|相较|比较|比起来)|^\s*\+"  # 'ZeRO-2 = ZeRO-1 + X': a base
 RATIO_TARGET_BEFORE = (r"(?:比|是|为|与|和|跟|同|较|相比于?|对比|"
                        + en_words("than", "of", "to", "as", "with") + r")\s*(?:的)?\s*$")
+ORDINAL = r"(?:第[一二三四1-4]个?|(?:the\s+)?(?:first|second|third|other|remaining)|another|剩下的?|另一个?)\s*$"  # a part
+IDENTITY = r"^\s*(?:的)?\s*(?:是|就是|来自|来源于|=|is|comes from|is due to)\s*"  # '多出来的 Ψ 是 X'
+STANDARD_BEFORE = (r"(?:(?<![A-Za-z])(?:the way|just like|like|unlike|than|compared (?:to|with))|像|如同|不同于)"
+                   r"\s*(?:the\s+)?$")
+PLUS = r"\+|(?<![增追添附更参])加上?(?![到至倍速卡入])|(?<![A-Za-z])plus(?![A-Za-z])"  # 'Ψ + Ψ', not 增加到
 GROUP_JOINER = r"^\s*(?:和|与|及|以及|、|/|,|&|或|跟|and|or)\s*$"
 AFTER_PREDICATE_NEG = (r"^\s*(?:的)?\s*(?:不了|不到|不开|不是|并非|而非|非|neither|nor|no\b|(?:并|也)?不(?:覆盖|包括|包含|涉及)"
                        r"|(?:范围|对象)\s*(?:并|也)?(?:不|没有?))")  # '分片的范围不覆盖激活'
@@ -388,7 +399,8 @@ def _sentence_clauses(masked: str, original: str, index: int, lexicon: Lexicon) 
         cues = scan(main, lexicon)
         out.append(Clause(main, original, opener, cues, whole, index, introduces=introduces))
         for m in asides:
-            host = next((piece[c.start:c.end] for c in reversed(cues) if c.kind in HOST_KINDS and c.end <= m.start()), "")
+            host = next((piece[c.start:c.end] for c in reversed(cues)
+                         if c.kind in HOST_KINDS and c.end <= m.start()), "")
             text = f"{host} {m.group(1)}".strip()
             out.append(Clause(text, original, "", scan(text, lexicon), whole, index, aside=True))
     return out

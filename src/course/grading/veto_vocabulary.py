@@ -52,6 +52,9 @@ class Vocabulary:
     op_volume: dict[str, float]
     op_parts: dict[str, tuple[str, ...]]
     divisor: str | None  # regex of the per-rank share symbol (N_d)
+    unit_name: str  # how hint reasons write the unit ('Ψ')
+    quantity_name: str  # how hint reasons name the per-step quantity ('每步通信量')
+    reasons: dict[str, str]  # claim kind → why such a claim is wrong, for the grader
     lexicon: Lexicon
 
     @property
@@ -103,8 +106,9 @@ def load_vocabulary(path: Path) -> Vocabulary:
         if kind in words:
             lesson[kind] = [(_pattern(doc, ("words", kind), words[kind]), True)]
     if "unit" in words:
-        multiple = _pattern(doc, ("words", "unit_multiple"), words["unit_multiple"]) if "unit_multiple" in words else None
-        lesson["volume"] = [(p, None) for p in volume_patterns(_pattern(doc, ("words", "unit"), words["unit"]), multiple)]
+        unit = _pattern(doc, ("words", "unit"), words["unit"])
+        multiple = words.get("unit_multiple") and _pattern(doc, ("words", "unit_multiple"), words["unit_multiple"])
+        lesson["volume"] = [(p, None) for p in volume_patterns(unit, multiple)]
     return Vocabulary(
         path=Path(path),
         vetoes=dict(d["vetoes"]),
@@ -118,6 +122,9 @@ def load_vocabulary(path: Path) -> Vocabulary:
         op_volume={k: _op_volume(operations, k) for k in operations},
         op_parts={k: tuple(o.get("parts", ())) for k, o in operations.items()},
         divisor=_pattern(doc, ("words", "divisor"), words["divisor"]) if "divisor" in words else None,
+        unit_name=(d.get("names") or {}).get("unit", ""),
+        quantity_name=(d.get("names") or {}).get("quantity", "量"),
+        reasons=dict(d.get("reasons") or {}),
         lexicon=compile_lexicon(lesson),
     )
 
