@@ -273,7 +273,7 @@ def _role(clause: Clause, vol: Cue) -> str:
         return "increment"
     since = max((c.end for c in of(clause.cues, "volume") if c.end <= vol.start), default=None)
     summed = re.search(PLUS, clause.text[since or 0:vol.start], re.I)
-    if re.match(rf"\s*(?:{PLUS})", after, re.I) or (summed and since is not None):
+    if re.match(rf"\s*(?:\([^()]{{0,16}}\))?\s*(?:{PLUS})", clause.text[vol.end:], re.I) or (summed and since is not None):
         return "component"
     if between(clause.cues, "total_marker", max(since or 0, vol.start - 6), vol.start) or summed:
         return "total"  # 'reduce-scatter + all-gather 是 2Ψ' is the sum of what was added up
@@ -344,10 +344,12 @@ def _is_bare(clause: Clause, vol: Cue) -> bool:
 def _bound_entity(clause: Clause, vol: Cue) -> tuple[str, object, int, int] | None:
     """An operation the quantity is given to ('Ψ 的 all-gather', 'Ψ 给前向的 all-gather', 'Ψ for the
     all-gather'), else the nearest entity before it."""
-    follow = re.match(r"\s*(?:的|of|for|in|给|用于|用在|goes to|is spent on)\s*(?:(?:the|an?)\s+)?", clause.text[vol.end:],
-                      re.I)
+    follow = re.match(r"\s*(?:的|of|for|in|给|用于|用在|goes to|is spent on|\()\s*(?:(?:the|an?)\s+)?",
+                      clause.text[vol.end:], re.I)  # '(' labels a quantity: 'K (RS)'
     nxt = [e for e in _entities(clause) if e[0] == "op" and e[2] >= vol.end]
-    if follow and nxt and nxt[0][2] - (vol.end + follow.end()) <= 8:
+    label = re.match(r"\s*\(([^()]*)\)", clause.text[vol.end:])
+    listed = label and re.search(rf"{PLUS}|、|,|，|\band\b|和", label.group(1))  # '3Ψ (AG + AG + RS)' lists parts
+    if follow and nxt and nxt[0][2] - (vol.end + follow.end()) <= 8 and not listed:
         return nxt[0]
     before = [e for e in _entities(clause) if e[3] <= vol.start]
     return before[-1] if before else None
@@ -587,6 +589,8 @@ def _composition_hints(clauses: list[Clause], ctx: Context) -> list[tuple[str, s
 def _limit_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
     """'显存随 N_d 降到任意低/0' about total memory (not just the partitioned state)."""
     limit, capacity = of(clause.cues, "limit"), of(clause.cues, "capacity")
+    arrows = [c for c in of(clause.cues, "to") if clause.text[c.start:c.end] in ("→", "->")]
+    limit = limit or [z for z in of(clause.cues, "zero_number") if arrows and arrows[0].end <= z.start]  # '→ 显存 0'
     own = limit or capacity
     if own:
         negated = bool(between(clause.cues, "neg", 0, own[0].start)) != bool(of(clause.cues, "postneg"))

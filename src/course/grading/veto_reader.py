@@ -52,7 +52,7 @@ GENERIC: dict[str, tuple[str, object]] = {
     # hedges take their span so that 大约/大概 are not read as 'more'; a hedged claim is still a claim
     "hedge": (r"大约|大概|大致|大体|大多|差不多|约莫|左右|也许|或许|" + en_words("approximately", "roughly", "about",
                                                                    "around", "probably", "maybe", "perhaps"), True),
-    "same": (r"不变|没变(?!多|少|大|小)|没有变化|相同|一样|相等|持平|等同|"
+    "same": (r"不变|没变(?!多|少|大|小)|没有变化|相同|一样|相等|持平|等同|(?:exactly\s+)?as (?:much|many) as|"
              rf"{EN_START}(?:same|identical|unchanged|equal)(?:\s+(?:as|to))?{EN_END}", True),
     "ratio": (rf"(?P<c>\d+(?:\.\d+)?|[一两二三四])\s*(?:倍|x{EN_END}|×|[\s-]*times{EN_END}|[\s-]*fold{EN_END})"
               rf"|{EN_START}(?P<w>two|three|four|one and a half)[\s-]+(?:times|fold){EN_END}"
@@ -81,13 +81,16 @@ GENERIC: dict[str, tuple[str, object]] = {
              rf"|{EN_START}(?:raises?|raised|raising|grows?|grew){EN_END}"
              rf"|{EN_START}increase[sd]?{EN_END}|{EN_START}extra{EN_END}|{EN_START}additional{EN_END}", True),
     "less": (rf"更少|更小|更低|减少|降低|少|{EN_START}(?:less|fewer|smaller|lower){EN_END}|{EN_START}decrease[sd]?{EN_END}", True),
-    "total_marker": (r"一共|总共|共计|合计|总计|总量|加起来|合起来|共|=|等于|" + en_words(
+    "total_marker": (r"一共|总共|共计|合计|总计|总量|加起来|合起来|共|=|≈|等于|约等于|" + en_words(
         "in total", "altogether", "sum", "gives?", "giving", "makes?", "comes? to", "adds? up to", "totals?"),
                      True),
     "exclusion": (r"除外|(?<!消)除了|不含|不包括|之外|" + en_words("excluding", "except", "apart from"), True),
     "from": (r"从|由(?=\s*\d)|" + en_words("from"), True),
     "to": (r"(?:到|至|为)|→|->|变成|(?<![A-Za-z])to(?![A-Za-z])", True),
-    "hypothetical": (rf"如果|假如|假设|倘若|要是|若|{EN_START}if{EN_END}|{EN_START}suppose{EN_END}", True),
+    "hypothetical": (rf"如果|假如|假设|倘若|要是|若|{EN_START}if{EN_END}|{EN_START}suppose{EN_END}"
+                     r"|(?<![假建预])设(?!计|置|备)|(?:令|记)(?=\s*\S{1,8}\s*(?:为|=))"  # a definition: 设参数量为 K
+                     + "|" + en_words("let", "denote"), True),
+    "zero_number": (r"(?<![\d.\w])(?:0|零)(?![.\d%\w])", True),
     "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外)|没有?|无法|并非|而非|绝非|未(?!来)|别|无(?!限|穷|论|关|需)"
             rf"|{EN_START}(?:not(?!\s+only)|no|never|cannot|none|neither|nor|without|nothing|nobody){EN_END}|n't"
             rf"|不再|{EN_START}(?:stops?|stopped|ceases?|ceased)(?=\s+\w+ing){EN_END}", True),
@@ -102,7 +105,7 @@ SCAN_ORDER = (
     "subject", "own_agent", "other_agent", "op", "phase", "object", "static", "total", "exclusion", "memory",
     "whole", "fraction", "partition", "transient", "storage", "usage", "incremental_lead", "only", "incremental",
     "limit", "capacity", "scale", "quantity", "speed", "more", "less", "total_marker", "from", "to",
-    "hypothetical", "neg",
+    "hypothetical", "zero_number", "neg",
 )
 
 # Clause boundaries: punctuation, and connectives that open a new clause.
@@ -141,7 +144,8 @@ AFTER_PREDICATE_NEG = (r"^\s*(?:的)?\s*(?:不了|不到|不开|不是|并非|�
                        r"|(?:范围|对象)\s*(?:并|也)?(?:不|没有?))")  # '分片的范围不覆盖激活'
 
 # Typographic variants read as their plain forms.
-NORMALISE = str.maketrans({"’": "'", "‘": "'", "（": "(", "）": ")", "＝": "=", "＋": "+", "－": "-", "—": "-"})
+NORMALISE = str.maketrans({"’": "'", "‘": "'", "（": "(", "）": ")", "＝": "=", "＋": "+", "－": "-", "—": "-",
+                           "−": "-"})
 # LaTeX in answers read as plain text: symbols as characters, markup removed, labels of an
 # \underbrace put before what they label ('\underbrace{\Psi}_{AG}' reads 'AG Ψ').
 _LATEX_SYMBOLS = {"times": "×", "cdot": "·", "to": "→", "rightarrow": "→", "infty": "∞", "approx": "≈",

@@ -16,6 +16,7 @@ from course.grading.rubric import YamlDocument, load_yaml, validate_document
 from course.grading.veto_reader import EN_END, EN_START, Lexicon, compile_lexicon, volume_patterns
 
 FILE_NAME = "veto_hints.yml"
+CHINESE_DIGITS = str.maketrans("零〇一二两三四五六七八九", "001223456789")  # 第二阶段 is stage 2
 # Word lists scanned as cues of the same name (the unit and divisor build volume patterns instead).
 SCANNED_WORDS = ("own_agent", "other_agent", "static", "total", "memory", "whole", "fraction", "partition",
                  "transient", "storage", "usage", "capacity", "scale", "quantity")
@@ -210,4 +211,5 @@ def _subject_entry(doc: YamlDocument, index: int, entry: dict) -> tuple[str, obj
         raise doc.error(("subject_words", index, "pattern"), "expected a group (?P<n>…) holding the numbers "
                                                              "that 'numbered' maps to subjects")
     numbered = dict(entry["numbered"])
-    return pattern, lambda m: frozenset(numbered[d] for d in re.findall(r"\d", m.group("n")) if d in numbered)
+    return pattern, lambda m: frozenset(numbered[d] for d in re.findall(r"\d", m.group("n").translate(CHINESE_DIGITS))
+                                        if d in numbered)
