@@ -302,7 +302,7 @@ def test_the_report_asks_the_lessons_own_vocabulary(tmp_path):
 
 def test_labelled_answers_cover_every_veto_and_many_voices():
     answers = load_answers()
-    assert len(answers) >= 280
+    assert len(answers) >= 500
     positives = Counter(v for a in answers for v in a["expected"])
     assert all(positives[v] >= 20 for v in VETO_IDS), positives
     kinds = {a["kind"] for a in answers}
@@ -379,3 +379,34 @@ def test_a_terse_bare_volume_is_a_step_volume_only_when_the_answer_never_speaks_
 def test_gathering_a_full_copy_is_not_keeping_one():
     assert ids("ZeRO-3 每卡只保存 1/N_d 的参数，计算某层前先 all-gather 出这一层的完整参数。", "Q3") == set()
     assert ids("ZeRO-3 在 all-gather 之后每卡常驻完整参数。", "Q3") == {"shard-target"}
+
+
+@pytest.mark.parametrize(("text", "question", "expected"), [
+    # a belief the student corrects, or a first impression a contrast corrects, is not asserted
+    ("一开始我以为 ZeRO-3 是 2Ψ，后来想明白了，反向还要再 all-gather 一次，所以是 3Ψ。", "Q3", set()),
+    ("直觉上 ZeRO-2 好像会多通信，但算下来还是 reduce-scatter + all-gather，2Ψ，没有变。", "Q2", set()),
+    ("ZeRO-3 的通信量不会因为加卡而变成 2Ψ，始终约为 3Ψ。", "Q3", set()),
+    # a bare answer to a wh-question, and list items after an announcing predicate, borrow the predicate
+    ("问：ZeRO-1 分片了什么？答：梯度和优化器状态。", "Q2", {"shard-target"}),
+    ("分片：Z1 opt+grad，Z2 opt+grad+param。", "Q2", {"shard-target"}),
+    ("分片：Z1 opt，Z2 opt+grad，Z3 opt+grad+param。", "Q2", set()),
+    # notations and numbers
+    ("P_os+g 阶段（ZeRO-2）把参数也切了。", "Q2", {"shard-target"}),
+    ("ZeRO 第二阶段把参数和梯度都分片了。", "Q2", {"shard-target"}),
+    ("按 BF16 算，ZeRO-1 每步通信 2Ψ 个元素，也就是 4Ψ 字节，和 DDP 一样。", "Q2", set()),
+    ("设参数量为 K，DDP 每卡通信 2K；ZeRO-1 为 K（RS）+ K（AG）= 2K。", "Q2", set()),
+    ("设参数量为 K，ZeRO-1 为 2K（RS）+ K（AG）= 3K。", "Q2", {"comm-volume"}),
+    ("ZeRO-3 sends three times as much data as DDP.", "Q3", {"comm-volume"}),
+    ("ZeRO-3 raises the communication of DDP by half.", "Q3", set()),
+    ("Z3 通信 = DDP。", "Q3", {"comm-volume"}),
+    # comparisons, standards and passives
+    ("ZeRO-2 = ZeRO-1 + gradient sharding；comm 不变（RS + AG）。", "Q2", set()),
+    ("ZeRO-2 相比 ZeRO-1 多切了参数。", "Q2", {"shard-target"}),
+    ("Activations don't get sharded by FSDP the way the weights do.", "Q1", set()),
+    ("Activations get sharded by FSDP just like the weights.", "Q1", {"activation-shard"}),
+    ("Parameters are already partitioned from stage 2 on.", "Q2", {"shard-target"}),
+    ("Parameters aren't partitioned until stage 3.", "Q2", set()),
+    ("Going from ZeRO-1 to ZeRO-2, each GPU stops holding the full parameters.", "Q2", {"shard-target"}),
+])
+def test_voices_found_while_growing_the_tuning_set(text, question, expected):
+    assert ids(text, question) == expected
