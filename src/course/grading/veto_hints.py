@@ -149,7 +149,10 @@ def _predicates(clause: Clause) -> list[Cue]:
     transient = bool(of(clause.cues, "transient"))
     storage = bool(of(clause.cues, "storage"))
     preds = []
+    volume_ends = {c.end for c in of(clause.cues, "volume")}
     for cue in of(clause.cues, "partition", "whole", "fraction"):
+        if cue.kind == "fraction" and cue.start in volume_ends:  # '16Ψ/N_d' is a term of a formula
+            continue
         if cue.kind == "whole" and (transient or (between(clause.cues, "op", 0, cue.start) and not storage)):
             continue
         if cue.kind != "whole" and between(clause.cues, "usage", 0, cue.start) and not storage:
