@@ -31,11 +31,13 @@ GENERIC: dict[str, tuple[str, object]] = {
     "attrib": (r"(?:(?:有|有些|有的|很多|不少|许多|一些|部分|常有|常常有)(?:人|同学|学生|初学者|新手)|别人|初学者|新手)"
                r"(?:会|常|常常|往往)?(?:以为|认为|说|觉得|声称|相信)"
                r"|(?:我|一开始|起初|原来|本来|之前|以前)(?:我)?(?:还|曾|一直)?以为"
+               r"|(?:很多|有些|一些|有的|不少)?(?:资料|文章|博客|书上?|网上|教程|帖子)(?:上|里)?(?:说|认为|称|写(?:道|着)?)"
                r"|误以为|误认为|常见(?:的)?(?:误区|误解|错误|说法)|(?:有|有一种|一种|有些)(?:说法|观点|看法)(?:认为|是)?|误区|所谓|据说"
                r"|不能说|不应该说|并不是说|说[^，,。]{0,30}是错(?:的|误的)"
                rf"|{EN_START}(?:some|many|most)(?:one|\s+(?:\w+\s+){{0,2}}?(?:people|students|readers|folks))?"
                r"\s+(?:wrongly\s+|often\s+|mistakenly\s+)?"
                r"(?:think|believe|claim|say|assume)s?"
+               rf"|{EN_START}(?:many|some)\s+(?:sources|articles|blogs|tutorials|posts)\s+(?:say|claim|suggest)"
                rf"|{EN_START}(?:myth|misconception){EN_END}"
                r"|people (?:often |sometimes |commonly )?(?:think|believe|assume|say)"
                r"|it is (?:often |commonly )?(?:said|claimed|believed)"
@@ -393,6 +395,13 @@ def clauses_of(text: str, lexicon: Lexicon) -> Iterable[tuple[Clause, bool]]:
             yield clause, question
 
 
+def _continues_list(piece: str, cues: list[Cue]) -> bool:
+    """A piece that only names objects ('gradients and optimizer states') continues the list before it."""
+    objects = [c for c in cues if c.kind == "object"]
+    rest = "".join(ch for i, ch in enumerate(piece) if not any(c.start <= i < c.end for c in objects))
+    return bool(objects) and len(objects) == len(cues) and not re.sub(r"(?:and|or|以及|和|与|及|、|the|\W)", "", rest, flags=re.I)
+
+
 def _sentence_clauses(masked: str, original: str, index: int, lexicon: Lexicon) -> list[Clause]:
     """The clauses of one sentence, each scanned; a parenthetical remark follows its clause."""
     whole, out = scan(masked, lexicon), []
@@ -401,7 +410,13 @@ def _sentence_clauses(masked: str, original: str, index: int, lexicon: Lexicon) 
         for m in asides:
             main = main[:m.start()] + " " * (m.end() - m.start()) + main[m.end():]
         cues = scan(main, lexicon)
-        out.append(Clause(main, original, opener, cues, whole, index, introduces=introduces))
+        last = out[-1] if out and not out[-1].aside else None
+        if last and not opener and _continues_list(main, cues):  # 'partitions parameters, gradients and …'
+            main = f"{last.text}, {main}"
+            cues = scan(main, lexicon)
+            out[-1] = Clause(main, original, last.opener, cues, whole, index, introduces=introduces)
+        else:
+            out.append(Clause(main, original, opener, cues, whole, index, introduces=introduces))
         for m in asides:
             host = next((piece[c.start:c.end] for c in reversed(cues)
                          if c.kind in HOST_KINDS and c.end <= m.start()), "")
