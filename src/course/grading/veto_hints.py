@@ -69,6 +69,7 @@ class Context:
     prev_entity: tuple | None = None  # the last subject/operation/phase of the clause just read
     wh_answer: bool = False  # this sentence answers a wh-question ('分片了什么？答：梯度')
     listing: int | None = None  # sentence whose items follow an introducing predicate ('分片：Z1 opt，Z2 …')
+    listing_sharded: bool = True  # whether that predicate says its items are partitioned
     last_party: Party | None = None
 
 
@@ -191,11 +192,14 @@ def _shard_claims(clause: Clause, ctx: Context) -> list[ShardClaim]:
     agent = _agent(clause, ctx)
     preds = _predicates(clause)
     if not preds:
-        listed = ctx.listing == clause.index
-        if ctx.frame.shard_base is None or not (is_elliptic(clause, PREDICATE_KINDS) or ctx.wh_answer or listed):
+        names = bool(of(clause.cues, "object"))  # a list item or a bare answer names its objects
+        listed = ctx.listing == clause.index and names
+        if ctx.frame.shard_base is None or not (is_elliptic(clause, PREDICATE_KINDS) or ctx.wh_answer and names
+                                                or listed):
             return []
         objects = _objects_of(clause.cues) or ctx.frame.objects
-        sharded = ctx.frame.shard_base != own_negation(clause)
+        base = ctx.listing_sharded if listed else ctx.frame.shard_base
+        sharded = base != own_negation(clause)
         return [ShardClaim(_subject(clause) or ctx.topic, objects, sharded, False, agent)] if objects else []
     claims, prev_end = [], 0
     for pred, objs in _assign_objects(clause, preds, of(clause.cues, "object")).items():
@@ -593,7 +597,8 @@ def _limit_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
     """'显存随 N_d 降到任意低/0' about total memory (not just the partitioned state)."""
     limit, capacity = of(clause.cues, "limit"), of(clause.cues, "capacity")
     arrows = [c for c in of(clause.cues, "to") if clause.text[c.start:c.end] in ("→", "->")]
-    limit = limit or [z for z in of(clause.cues, "zero_number") if arrows and arrows[0].end <= z.start]  # '→ 显存 0'
+    limit = limit or [z for z in of(clause.cues, "zero_number")  # '→ 每卡显存 0', '可以到 0'
+                      if arrows and arrows[0].end <= z.start or between(clause.cues, "to", z.start - 3, z.start)]
     own = limit or capacity
     if own:
         negated = bool(between(clause.cues, "neg", 0, own[0].start)) != bool(of(clause.cues, "postneg"))
@@ -647,8 +652,10 @@ def _advance(clause: Clause, ctx: Context) -> None:
         ctx.topic = subject
     if of(clause.cues, "other_agent") or of(clause.cues, "subject", "own_agent"):
         ctx.agent = _agent(clause, ctx)
-    if clause.introduces and _predicates(clause):
+    if clause.introduces and _predicates(clause):  # '分片：' / '不常驻完整参数：' announces items with its polarity
         ctx.listing = clause.index
+        claims = _shard_claims(clause, ctx)
+        ctx.listing_sharded = claims[-1].sharded if claims else _predicates(clause)[-1].kind != "whole"
     elif ctx.listing != clause.index:
         ctx.listing = None
     if ctx.listing != clause.index or clause.introduces:  # a list item keeps the announced predicate

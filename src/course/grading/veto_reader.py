@@ -95,7 +95,8 @@ GENERIC: dict[str, tuple[str, object]] = {
     "zero_number": (r"(?<![\d.\w])(?:0|零)(?![.\d%\w])", True),
     "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外)|没有?|无法|并非|而非|绝非|未(?!来)|别|无(?!限|穷|论|关|需)"
             rf"|{EN_START}(?:not(?!\s+only)|no|never|cannot|none|neither|nor|without|nothing|nobody){EN_END}|n't"
-            rf"|不再|{EN_START}(?:stops?|stopped|ceases?|ceased)(?=\s+\w+ing){EN_END}", True),
+            rf"|不再|省去|免去|跳过|{EN_START}(?:stops?|stopped|ceases?|ceased)(?=\s+\w+ing){EN_END}"
+            rf"|{EN_START}(?:skips?|skipped|avoids?|avoided|omits?|omitted){EN_END}", True),
 }
 
 # Scan order: a span taken by an earlier kind is not reused by a later one. Lower-case kinds without a
