@@ -262,6 +262,8 @@ def _skippable_volume(clause: Clause, vol: Cue, ctx: Context) -> bool:
     after, before = clause.text[vol.end:vol.end + 3], clause.text[max(0, vol.start - 6):vol.start]
     if re.match(r"\s*(?:个)?\s*(?:字节|bytes?(?![A-Za-z]))", clause.text[vol.end:], re.I):
         return True  # a byte count depends on the number format (4Ψ 字节 in BF16 is 2Ψ values)
+    if re.search(r"/\s*$", clause.text[:vol.start]):
+        return True  # the denominator of a ratio ('3Ψ / 2Ψ')
     divisor = ctx.vocab.divisor
     if divisor and (re.match(rf"\s*/\s*(?:{divisor})", after, re.I)
                     or re.search(rf"(?:{divisor}|\))\s*[·*×]?\s*$", before, re.I)):
@@ -440,8 +442,9 @@ def _relation(clause: Clause) -> tuple[str, float] | None:
         return ("more", 0.0)
     if less:
         return ("less", 0.0)
-    if of(clause.cues, "total_marker") and len(_subject_groups(clause)) == 2 and not re.search(PLUS, clause.text):
-        return ("ratio", 1.0)  # 'Z3 通信 = DDP'
+    if (of(clause.cues, "total_marker") and len(_subject_groups(clause)) == 2 and not of(clause.cues, "volume")
+            and not re.search(rf"{PLUS}|/", clause.text)):
+        return ("ratio", 1.0)  # 'Z3 通信 = DDP', not 'V(Z3) / V(DDP) = 1.5'
     return None
 
 

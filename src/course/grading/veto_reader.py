@@ -75,6 +75,7 @@ GENERIC: dict[str, tuple[str, object]] = {
               rf"|{EN_START}arbitrar(?:y|ily){EN_END}(?!\s+(?:large|long|big))"
               r"|(?:goes|go|drops?|falls?|shrinks?|tends?|approach(?:es)?)"
               r"\s+(?:to\s+)?zero|(?:to|towards?) zero|vanish\w*|unbounded|without (?:limit|bound)"
+              r"|(?:没有|无)(?:下限|下界)|no (?:lower )?(?:bound|floor)"
               r"|(?:(?<=needs )|(?<=need )|(?<=requires )|(?<=uses ))no(?=\s+(?:\w+\s+)?memory)"
               r"|不(?:再)?需要(?:任何)?(?=显存|内存)|零(?=显存|内存)",
               True),
@@ -170,7 +171,7 @@ Lexicon = tuple[tuple[str, re.Pattern, object], ...]
 
 def volume_patterns(unit: str, multiple: str | None) -> list[str]:
     """Quantities written with the lesson's unit: '3Ψ', '2 × Ψ', 'Ψ/2', '3 倍参数量', '参数量的 2 倍'."""
-    patterns = [rf"(?:(?P<c>{NUM})\s*(?:[×x*·]\s*)?)?\$?\s*(?:{unit})(?:\s*/\s*(?P<div>\d+)(?![\d.]))?"]
+    patterns = [rf"(?:(?P<c>{NUM})\s*(?:[×x*·]\s*)?)?\$?\s*(?:{unit})(?:\s*/\s*(?P<div>\d+)(?![\d.]|\s*(?:{unit})))?"]
     if multiple:
         patterns.insert(0, rf"(?P<c>{NUM})\s*(?:倍|×|x|times)\s*(?:的)?\s*(?:{multiple})"
                            rf"|(?:{multiple})的\s*(?P<c2>{NUM})\s*倍")
