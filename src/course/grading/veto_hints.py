@@ -651,7 +651,7 @@ def _read_clause(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
 def _advance(clause: Clause, ctx: Context) -> None:
     """Update the topic subject, agent, predicate frame and last party after reading a clause."""
     subject = _subject(clause)
-    if subject and not clause.aside:
+    if subject and not clause.aside and clause.opener != "replace_neg":  # 'It is ZeRO-3, not ZeRO-2, that …'
         ctx.topic = subject
     if of(clause.cues, "other_agent") or of(clause.cues, "subject", "own_agent"):
         ctx.agent = _agent(clause, ctx)

@@ -69,7 +69,8 @@ GENERIC: dict[str, tuple[str, object]] = {
               None),
     "incremental_lead": (rf"不仅|不但|不只|不光|不止|{EN_START}not only{EN_END}|多(?=[^，,。]{{0,3}}(?:分片|切|拆))", True),
     "only": (rf"只有|只是|只会|只能|仅仅|只|仅|{EN_START}only{EN_END}|{EN_START}just{EN_END}|{EN_START}merely{EN_END}", True),
-    "incremental": (rf"还|也|再|又|额外|进一步|{EN_START}(?:also|additionally|further|too|as well){EN_END}", True),
+    "incremental": (rf"还|也|再|又|额外|进一步|{EN_START}(?:also|additionally|further|too|as well|adds?|added|adding)"
+                    rf"{EN_END}", True),
     "limit": (r"(?:趋|接|逼)(?:近|向|于)(?:于)?\s*(?:0|零)|(?:降|减|缩)(?:低|少|小)?(?:到|至|为)\s*(?:0|零)(?![.\d])"
               r"|(?:降|减|缩)?(?:低|少|小)?(?:到|至)?\s*任意(?:低|小)|无限(?:降低|下降|减少|缩小|小|低)|归零|[→>]\s*0(?![.\d])"
               rf"|{EN_START}arbitrar(?:y|ily){EN_END}(?!\s+(?:large|long|big))"
@@ -133,7 +134,8 @@ WH_QUESTION = r"什么|哪些|哪个|哪几|哪一|(?<![A-Za-z])(?:what|which)(?
 ANSWER = r"^\s*(?:答案是|答：|回答是)?\s*(?:绝对|当然|肯定|并)?\s*(?:不|没)?\s*(?:能|可以|会|行|是的?|对)\s*(?:的|了)?\s*$"
 COMPARATIVE_BEFORE = (r"(?:比|相比于?|相较于?|较之?|对比|不同于|区别于|像|如同|(?<!不)同(?!样)|倍|×|直到|"
                       + en_words("than", r"compared\s+(?:to|with)", "versus", r"vs\.?", "over", "like", "unlike",
-                                 "from", "as", "until", "before", r"prior\s+to")
+                                 "from", "as", "until", "before", r"prior\s+to", r"on\s+top\s+of",
+                                 r"in\s+addition\s+to", "beyond")
                       + r")\s*$")
 COMPARATIVE_AFTER = r"^\s*(?:的)?\s*(?:基础上|之上|相比|相较|比较|比起来)|^\s*\+"  # 'ZeRO-2 = ZeRO-1 + X': a base
 RATIO_TARGET_BEFORE = (r"(?:比|是|为|与|和|跟|同|较|相比于?|对比|"
