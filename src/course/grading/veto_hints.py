@@ -70,6 +70,7 @@ class Context:
     wh_answer: bool = False  # this sentence answers a wh-question ('分片了什么？答：梯度')
     listing: int | None = None  # sentence whose items follow an introducing predicate ('分片：Z1 opt，Z2 …')
     listing_sharded: bool = True  # whether that predicate says its items are partitioned
+    announced: tuple[int, frozenset[str]] = (-1, frozenset())  # sentence and objects a colon announced
     last_party: Party | None = None
 
 
@@ -172,8 +173,9 @@ def _assign_objects(clause: Clause, preds: list[Cue], objects: list[Cue]) -> dic
     ('the way the weights do' / '像参数一样') is nobody's object."""
     owned: dict[Cue, list[Cue]] = {p: [] for p in preds}
     for obj in objects:
-        if re.search(STANDARD_BEFORE, clause.text[:obj.start], re.I):
-            continue
+        if re.search(STANDARD_BEFORE, clause.text[:obj.start], re.I) or between(clause.cues, "exclusion", obj.start - 12,
+                                                                                 obj.start):
+            continue  # '1/N_d of everything except activations': excluded
         nearest = min(preds, key=lambda p: max(p.start - obj.end, obj.start - p.end, 0))
         owned[nearest].append(obj)
     return owned
@@ -205,7 +207,8 @@ def _shard_claims(clause: Clause, ctx: Context) -> list[ShardClaim]:
     for pred, objs in _assign_objects(clause, preds, of(clause.cues, "object")).items():
         # 'ZeRO 无法分片它': the object is elided, unless what is spread is memory ('平摊下来每卡的总显存')
         inherits = len(preds) == 1 and pred.kind == "partition" and not of(clause.cues, "memory", "total", "static")
-        objects = _objects_of(objs) or (ctx.frame.objects if inherits else frozenset())
+        announced = ctx.announced[1] if ctx.announced[0] == clause.index else frozenset()  # '差别在梯度：…'
+        objects = _objects_of(objs) or (ctx.frame.objects if inherits else announced)
         sharded = (pred.kind != "whole") != negated_after(clause, prev_end, pred)
         claims.append(ShardClaim(_subject_before(clause, pred.start, ctx), objects, sharded,
                                  _exclusive(clause, pred, prev_end), agent))
@@ -479,8 +482,8 @@ def _parties(clause: Clause, ctx: Context) -> tuple[Party, Party] | None:
     others = [e for e in ents if e not in target]
     if any(e[0] == "subject" for e in ents):
         others = [e for e in others if e[0] == "subject"]
-    if not target and all(e[0] == "op" for e in others):  # 'replacing A by B costs nothing extra': no comparison
-        return None
+    if not target and (others and all(e[0] == "op" for e in others) or not others and not _bare_ratio(clause)):
+        return None  # 'replacing A by B costs nothing extra', '3 × 7B': no comparison of two parties
     b = target[0][1] if target else (others[1][1] if len(others) > 1 else None)
     elided = re.match(r"\s*(?:比|相比|than|compared)", clause.text, re.I)
     like = ctx.last_party if elided and isinstance(ctx.last_party, type(b)) else None  # compare like with like
@@ -489,6 +492,13 @@ def _parties(clause: Clause, ctx: Context) -> tuple[Party, Party] | None:
     if b is None and isinstance(a, frozenset) and baseline and a != frozenset({baseline}):
         b = frozenset({baseline})
     return (a, b) if a is not None and b is not None and a != b else None
+
+
+def _bare_ratio(clause: Clause) -> bool:
+    """A clause that is only a ratio ('，翻了一倍'): it compares the topic with the baseline."""
+    ratio = of(clause.cues, "ratio")
+    rest = clause.text[:ratio[0].start] + clause.text[ratio[0].end:] if ratio else clause.text
+    return bool(ratio) and len(re.sub(r"[\s了约大概是的。，,.]", "", rest)) == 0
 
 
 def _volume_of(party: Party, vocab: Vocabulary) -> set[float]:
@@ -533,7 +543,7 @@ def _relation_hints(clause: Clause, ctx: Context, relation: tuple[str, float] | 
 
 def _comparison_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
     """'ZeRO-3 的通信量是 DDP 的两倍' style claims (no explicit kΨ needed)."""
-    if of(clause.cues, "speed") or not _entities(clause):
+    if of(clause.cues, "speed") or not (_entities(clause) or _bare_ratio(clause) and ctx.topic):
         return []
     if any(_role(clause, v) == "increment" for v in of(clause.cues, "volume")):
         return []
@@ -655,6 +665,8 @@ def _advance(clause: Clause, ctx: Context) -> None:
         ctx.topic = subject
     if of(clause.cues, "other_agent") or of(clause.cues, "subject", "own_agent"):
         ctx.agent = _agent(clause, ctx)
+    if clause.introduces and _objects_of(clause.cues):
+        ctx.announced = (clause.index, _objects_of(clause.cues))
     if clause.introduces and _predicates(clause):  # '分片：' / '不常驻完整参数：' announces items with its polarity
         ctx.listing = clause.index
         claims = _shard_claims(clause, ctx)

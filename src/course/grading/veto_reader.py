@@ -56,7 +56,7 @@ GENERIC: dict[str, tuple[str, object]] = {
                                                                    "around", "probably", "maybe", "perhaps"), True),
     "same": (r"不变|没变(?!多|少|大|小)|没有变化|相同|一样|相等|持平|等同|(?:exactly\s+)?as (?:much|many) as|"
              rf"{EN_START}(?:same|identical|unchanged|equal)(?:\s+(?:as|to))?{EN_END}", True),
-    "ratio": (rf"(?P<c>\d+(?:\.\d+)?|[一两二三四])\s*(?:倍|x{EN_END}|×|[\s-]*times{EN_END}|[\s-]*fold{EN_END})"
+    "ratio": (rf"翻了?一?(?:倍|番)|(?P<c>\d+(?:\.\d+)?|[一两二三四])\s*(?:倍|x{EN_END}|×|[\s-]*times{EN_END}|[\s-]*fold{EN_END})"
               rf"|{EN_START}(?P<w>two|three|four|one and a half)[\s-]+(?:times|fold){EN_END}"
               rf"|翻倍|加倍|{EN_START}doubl(?:e|es|ed){EN_END}"
               rf"|twice(?=\s+(?:as|that|the|of))|一半|减半|{EN_START}half{EN_END}|{EN_START}halve[sd]?{EN_END}", None),
