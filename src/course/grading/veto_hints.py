@@ -24,13 +24,16 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from course.grading.veto_reader import (
-    COMPARATIVE_AFTER, COMPARATIVE_BEFORE, GROUP_JOINER, IDENTITY, ORDINAL, PLUS, RATIO_TARGET_BEFORE,
+    CAUSAL, COMPARATIVE_AFTER, COMPARATIVE_BEFORE, CONTRAST, GROUP_JOINER, IDENTITY, ORDINAL, PLUS, RATIO_TARGET_BEFORE,
     STANDARD_BEFORE, WH_QUESTION, Clause, Cue, between, clauses_of, is_elliptic, negated_after, normalise, of,
     own_negation, scan,
 )
 from course.grading.veto_vocabulary import Vocabulary
 
 PREDICATE_KINDS = ("partition", "whole", "fraction", "limit", "capacity")
+ELIDED_OBJECT_WORDS = (r"它们|它|这些|那些|其|也|还|都|全部|全|就|被|把|将|会|能|可以|无法|同样|一起|是|的|了|则|"
+                       r"(?<![A-Za-z])(?:it|they|them|those|these|can|cannot|can't|will|also|too|be|is|are|does|do|all)"
+                       r"(?![A-Za-z])")
 MEMORY_TALK = frozenset({"memory", "static", "total", "object", "fraction", "partition", "whole"})
 Party = frozenset | str  # a group of subjects, or an operation
 
@@ -155,6 +158,8 @@ def _predicates(clause: Clause) -> list[Cue]:
     for cue in of(clause.cues, "partition", "whole", "fraction"):
         if cue.kind == "fraction" and cue.start in volume_ends:  # '16Ψ/N_d' is a term of a formula
             continue
+        if between(clause.cues, "from", 0, cue.start) and between(clause.cues, "to", cue.end, len(clause.text)):
+            continue  # '由每卡完整变为每卡 1/N_d': the state before the change
         if cue.kind == "whole" and (transient or (between(clause.cues, "op", 0, cue.start) and not storage)):
             continue
         if cue.kind != "whole" and between(clause.cues, "usage", 0, cue.start) and not storage:
@@ -179,6 +184,13 @@ def _assign_objects(clause: Clause, preds: list[Cue], objects: list[Cue]) -> dic
         nearest = min(preds, key=lambda p: max(p.start - obj.end, obj.start - p.end, 0))
         owned[nearest].append(obj)
     return owned
+
+
+def _names_unknown(clause: Clause, pred: Cue) -> bool:
+    """Words before a predicate that the vocabulary does not know ('G 和 P 不切'): its object is not elided."""
+    chars = [ch for i, ch in enumerate(clause.text[:pred.start]) if not any(c.start <= i < c.end for c in clause.cues)]
+    rest = re.sub(rf"{CONTRAST}|{CAUSAL}|{ELIDED_OBJECT_WORDS}", "", "".join(chars), flags=re.I)
+    return bool(re.search(r"[A-Za-z\u4e00-\u9fff]", rest))
 
 
 def _exclusive(clause: Clause, pred: Cue, prev_end: int) -> bool:
@@ -206,7 +218,8 @@ def _shard_claims(clause: Clause, ctx: Context) -> list[ShardClaim]:
     claims, prev_end = [], 0
     for pred, objs in _assign_objects(clause, preds, of(clause.cues, "object")).items():
         # 'ZeRO 无法分片它': the object is elided, unless what is spread is memory ('平摊下来每卡的总显存')
-        inherits = len(preds) == 1 and pred.kind == "partition" and not of(clause.cues, "memory", "total", "static")
+        inherits = (len(preds) == 1 and pred.kind == "partition" and not of(clause.cues, "memory", "total", "static")
+                    and not _names_unknown(clause, pred))
         announced = ctx.announced[1] if ctx.announced[0] == clause.index else frozenset()  # '差别在梯度：…'
         objects = _objects_of(objs) or (ctx.frame.objects if inherits else announced)
         sharded = (pred.kind != "whole") != negated_after(clause, prev_end, pred)
@@ -669,8 +682,9 @@ def _advance(clause: Clause, ctx: Context) -> None:
         ctx.announced = (clause.index, _objects_of(clause.cues))
     if clause.introduces and _predicates(clause):  # '分片：' / '不常驻完整参数：' announces items with its polarity
         ctx.listing = clause.index
-        claims = _shard_claims(clause, ctx)
-        ctx.listing_sharded = claims[-1].sharded if claims else _predicates(clause)[-1].kind != "whole"
+        preds = _predicates(clause)
+        since = preds[-2].end if len(preds) > 1 else 0
+        ctx.listing_sharded = (preds[-1].kind != "whole") != negated_after(clause, since, preds[-1])
     elif ctx.listing != clause.index:
         ctx.listing = None
     if ctx.listing != clause.index or clause.introduces:  # a list item keeps the announced predicate

@@ -89,7 +89,7 @@ GENERIC: dict[str, tuple[str, object]] = {
         "in total", "altogether", "sum", "gives?", "giving", "makes?", "comes? to", "adds? up to", "totals?"),
                      True),
     "exclusion": (r"除外|(?<!消)除了|不含|不包括|之外|" + en_words("excluding", "except", "apart from"), True),
-    "from": (r"从|由(?=\s*\d)|" + en_words("from"), True),
+    "from": (r"从|由(?=\s*\d|[^，。；]{0,12}(?:变为|变成|降为|降到|增至|到))|" + en_words("from"), True),
     "to": (r"(?:到|至|为)|→|->|变成|(?<![A-Za-z])to(?![A-Za-z])", True),
     "hypothetical": (rf"如果|假如|假设|倘若|要是|若|{EN_START}if{EN_END}|{EN_START}suppose{EN_END}"
                      r"|(?<![假建预])设(?!计|置|备)|(?:令|记)(?=\s*\S{1,8}\s*(?:为|=))"  # a definition: 设参数量为 K
@@ -132,7 +132,7 @@ ELLIPSIS_END = (r"(?:能|可以|可|会|行|是|也一样|也是一样|同样|�
 INCLUSION = r"^(?:包括|包含|连同|以及|including|along with|as well as)"  # '…分片，包括激活' borrows the predicate
 WH_QUESTION = r"什么|哪些|哪个|哪几|哪一|(?<![A-Za-z])(?:what|which)(?![A-Za-z])"
 ANSWER = r"^\s*(?:答案是|答：|回答是)?\s*(?:绝对|当然|肯定|并)?\s*(?:不|没)?\s*(?:能|可以|会|行|是的?|对)\s*(?:的|了)?\s*$"
-COMPARATIVE_BEFORE = (r"(?:比|相比于?|相较于?|较之?|对比|不同于|区别于|像|如同|(?<!不)同(?!样)|倍|×|直到|"
+COMPARATIVE_BEFORE = (r"(?:比|相比于?|相较于?|较之?|对比|不同于|区别于|像|如同|(?<!不)同(?!样)|倍|×|直到|从|"
                       + en_words("than", r"compared\s+(?:to|with)", "versus", r"vs\.?", "over", "like", "unlike",
                                  "from", "as", "until", "before", r"prior\s+to", r"on\s+top\s+of",
                                  r"in\s+addition\s+to", "beyond")
