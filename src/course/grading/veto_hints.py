@@ -636,7 +636,8 @@ def _limit_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
         return []
     if limit and not capacity and not any(c.kind in ("memory", "total", "static") for c in clause.sentence_cues):
         return []
-    objects = _objects_of(clause.cues)
+    own_topic = of(clause.cues, "object", "memory", "total", "static")
+    objects = _objects_of(clause.cues) if own_topic else ctx.frame.objects  # '…model-state memory ∝ 1/N_d，→ 0'
     total = bool(of(clause.cues, "total")) or (bool(objects & ctx.vocab.never_partitioned)
                                                and not of(clause.cues, "exclusion"))
     static = bool(of(clause.cues, "static")) or bool(objects) and objects <= ctx.vocab.partitionable

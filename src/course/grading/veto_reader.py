@@ -76,7 +76,9 @@ GENERIC: dict[str, tuple[str, object]] = {
               rf"|{EN_START}arbitrar(?:y|ily){EN_END}(?!\s+(?:large|long|big))"
               r"|(?:goes|go|drops?|falls?|shrinks?|tends?|approach(?:es)?)"
               r"\s+(?:to\s+)?zero|(?:to|towards?) zero|vanish\w*|unbounded|without (?:limit|bound)"
-              r"|(?:没有|无)(?:下限|下界)|no (?:lower )?(?:bound|floor)"
+              r"|(?:没有|无)(?:下限|下界)|no (?:lower )?(?:bound|floor)|no(?=\s+memory\s+wall)"
+              r"|(?:想|要)(?:要)?多小(?:就)?有多小|(?:压|降|减|缩)(?:到|至)足够(?:小|低)"
+              r"|as small as (?:we|you|one) (?:like|want|wish)|arbitrarily small"
               r"|(?:(?<=needs )|(?<=need )|(?<=requires )|(?<=uses ))no(?=\s+(?:\w+\s+)?memory)"
               r"|不(?:再)?需要(?:任何)?(?=显存|内存)|零(?=显存|内存)",
               True),
