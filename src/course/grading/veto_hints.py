@@ -31,8 +31,10 @@ from course.grading.veto_reader import (
 from course.grading.veto_vocabulary import Vocabulary
 
 PREDICATE_KINDS = ("partition", "whole", "fraction", "limit", "capacity")
-ELIDED_OBJECT_WORDS = (r"它们|它|这些|那些|其|也|还|都|全部|全|就|被|把|将|会|能|可以|无法|同样|一起|是|的|了|则|"
-                       r"(?<![A-Za-z])(?:it|they|them|those|these|can|cannot|can't|will|also|too|be|is|are|does|do|all)"
+ELIDED_OBJECT_WORDS = (r"它们|它|这些|那些|其|也|还|都|全部|全|就|被|把|将|会|能|可以|无法|同样|一起|是|的|了|则|当然|肯定|确实|"
+                       r"的确|真的|完全|根本|"
+                       r"(?<![A-Za-z])(?:it|they|them|those|these|can|cannot|can't|will|also|too|be|is|are|does|do|all"
+                       r"|certainly|indeed|of course|really)"
                        r"(?![A-Za-z])")
 MEMORY_TALK = frozenset({"memory", "static", "total", "object", "fraction", "partition", "whole"})
 Party = frozenset | str  # a group of subjects, or an operation
