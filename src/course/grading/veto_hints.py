@@ -315,9 +315,18 @@ def _entities(clause: Clause) -> list[tuple[str, object, int, int]]:
 
 
 def _op_count(clause: Clause, op_start: int) -> float:
-    """How many times an operation is said to run (两次 all-gather / all-gathers twice)."""
-    near = between(clause.cues, "count", max(0, op_start - 6), op_start + 40)
-    return near[0].value if near else 1.0
+    """How many times an operation is said to run: a count right before it (两次 all-gather, 2·V_AG),
+    right after it (AG×2), or later with no other operation between (all-gathers … twice)."""
+    ops = [c for c in of(clause.cues, "op") if c.start == op_start]
+    op_end = ops[0].end if ops else op_start
+    later_op = min((c.start for c in of(clause.cues, "op") if c.start > op_start), default=len(clause.text))
+    counts = of(clause.cues, "count")
+    postfix = [c for c in counts if clause.text[c.start:c.end].lstrip()[:1] in "×x*" and 0 <= c.start - op_end <= 1]
+    prefix = [c for c in counts if clause.text[c.start:c.end].lstrip()[:1] not in "×x*" and 0 <= op_start - c.end <= 4]
+    if postfix or prefix:
+        return (postfix or prefix)[0].value
+    after = [c for c in of(clause.cues, "count") if op_end < c.start < min(later_op, op_start + 40)]
+    return after[0].value if after and re.match(r"[A-Za-z]", clause.text[after[0].start]) else 1.0
 
 
 def _distributed_ops(ctx: Context) -> tuple[str, ...]:
@@ -589,6 +598,15 @@ def _phase_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
     return found
 
 
+def _in_parts(ops: Counter[str], vocab: Vocabulary) -> Counter[str]:
+    """Operations with every sum written as its parts (an all-reduce is a reduce-scatter and an all-gather)."""
+    out: Counter[str] = Counter()
+    for op, n in ops.items():
+        for part in vocab.op_parts.get(op) or (op,):
+            out[part] += n
+    return out
+
+
 def _composition_hints(clauses: list[Clause], ctx: Context) -> list[tuple[str, str, str]]:
     """A sentence that lists a subject's whole step (its operations add up to the step's total) but wrongly.
 
@@ -605,11 +623,19 @@ def _composition_hints(clauses: list[Clause], ctx: Context) -> list[tuple[str, s
     listed: Counter[str] = Counter()
     for c in asserted:
         for op in of(c.cues, "op"):
-            listed[op.value] += int(_op_count(c, op.start))
-    step = Counter(s.op for s in vocab.subjects[subject].step)
+            if not re.search(r"(?:那次|这次|那个|这个|该|(?<![A-Za-z])(?:that|this))\s*$", c.text[:op.start], re.I):
+                listed[op.value] += int(_op_count(c, op.start))  # '多出来那次 AG' refers back, it adds none
+    for whole, parts in vocab.op_parts.items():  # 'all-reduce = RS + AG' is a derivation, not three collectives
+        if parts and whole in listed and all(p in listed for p in parts):
+            del listed[whole]
+    listed = _in_parts(listed, vocab)
+    step = _in_parts(Counter(s.op for s in vocab.subjects[subject].step), vocab)
     total = vocab.step_volume(subject)
     said = sum(vocab.op_volume[o] * n for o, n in listed.items())
-    if sum(listed.values()) < 2 or total is None or abs(said - total) > 1e-9 or listed == step:
+    stated = {v.value for c in asserted for v in of(c.cues, "volume")}  # '3Ψ = AG + RS + AR' states the total
+    summed = any(re.search(PLUS, c.text) for c in asserted)
+    adds_up = abs(said - total) < 1e-9 if total is not None else False
+    if sum(listed.values()) < 2 or total is None or listed == step or not (adds_up or summed and total in stated):
         return []
     parts = " + ".join(f"{n}×{o}" for o, n in sorted(step.items()))
     return [("quantity", asserted[0].sentence, f"{vocab.subjects[subject].name} 的 {_fmt({total}, vocab)} 由 "

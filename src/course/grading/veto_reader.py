@@ -65,7 +65,8 @@ GENERIC: dict[str, tuple[str, object]] = {
     # 'each step/part' refers to the parts just listed only right after a list ('拆成 A 和 B 两步，每步 Ψ')
     "distributive_weak": (r"每(?:一)?(?:步|项|个|次|部分)|分别|" + en_words("respectively"), True),
     "count": (rf"两次|2\s*次|{EN_START}twice{EN_END}|{EN_START}two(?=\s+(?:all|reduce)){EN_END}"
-              rf"|三次|3\s*次|{EN_START}three(?=\s+(?:all|reduce)){EN_END}|(?<=[A-Za-z])\s*[×x*]\s*(?P<k>[1-4])(?![\d.])",
+              rf"|三次|3\s*次|{EN_START}three(?=\s+(?:all|reduce)){EN_END}|(?<=[A-Za-z])\s*[×x*]\s*(?P<k>[1-4])(?![\d.])"
+              r"|(?<![\d.])(?P<j>[1-4])\s*[·×*](?=\s*[A-Za-z])",
               None),
     "incremental_lead": (rf"不仅|不但|不只|不光|不止|{EN_START}not only{EN_END}|多(?=[^，,。]{{0,3}}(?:分片|切|拆))", True),
     "only": (rf"只有|只是|只会|只能|仅仅|只|仅|{EN_START}only{EN_END}|{EN_START}just{EN_END}|{EN_START}merely{EN_END}", True),
@@ -80,7 +81,7 @@ GENERIC: dict[str, tuple[str, object]] = {
               r"|(?:想|要)(?:要)?多小(?:就)?有多小|(?:压|降|减|缩)(?:到|至)足够(?:小|低)"
               r"|as small as (?:we|you|one) (?:like|want|wish)|arbitrarily small"
               r"|(?:(?<=needs )|(?<=need )|(?<=requires )|(?<=uses ))no(?=\s+(?:\w+\s+)?memory)"
-              r"|不(?:再)?需要(?:任何)?(?=显存|内存)|零(?=显存|内存)",
+              r"|(?:几乎)?不(?:再)?(?:需要|占用?)(?:任何)?(?=显存|内存)|零(?=显存|内存)",
               True),
     "speed": (r"快|慢|耗时|时间|延迟|吞吐|效率|" + en_words("faster", "slower", "latency", "time", "throughput"), True),
     "more": (rf"更多|更大|更高|变多|增多|增加|增大|增长|升至|多出来的|多出|多|大|高|{EN_START}(?:more|larger|higher|greater|bigger){EN_END}"
@@ -350,8 +351,8 @@ def cue_value(kind: str, m: re.Match) -> object:
     if kind == "percent":
         return float(groups["c"]) / 100
     if kind == "count":
-        if groups.get("k"):
-            return float(groups["k"])
+        if groups.get("k") or groups.get("j"):
+            return float(groups.get("k") or groups["j"])
         return 3.0 if ("三" in word or "3" in word or "three" in word) else 2.0
     return number(groups.get("c") or groups.get("c2"), 1.0) / float(groups.get("div") or 1)  # volume
 
