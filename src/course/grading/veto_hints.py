@@ -378,11 +378,11 @@ def _is_bare(clause: Clause, vol: Cue) -> bool:
 
 
 def _bound_entity(clause: Clause, vol: Cue) -> tuple[str, object, int, int] | None:
-    """An operation the quantity is given to ('Ψ 的 all-gather', 'Ψ 给前向的 all-gather', 'Ψ for the
-    all-gather'), else the nearest entity before it."""
+    """What the quantity is given to ('Ψ 的 all-gather', 'Ψ 给前向的 all-gather', '2Ψ for DDP'), else the
+    nearest entity before it."""
     follow = re.match(r"\s*(?:的|of|for|in|给|用于|用在|goes to|is spent on|\()\s*(?:(?:the|an?)\s+)?",
                       clause.text[vol.end:], re.I)  # '(' labels a quantity: 'K (RS)'
-    nxt = [e for e in _entities(clause) if e[0] == "op" and e[2] >= vol.end]
+    nxt = [e for e in _entities(clause) if e[0] in ("op", "subject") and e[2] >= vol.end]  # '2Ψ for DDP'
     label = re.match(r"\s*\(([^()]*)\)", clause.text[vol.end:])
     listed = label and re.search(rf"{PLUS}|、|,|，|\band\b|和", label.group(1))  # '3Ψ (AG + AG + RS)' lists parts
     if follow and nxt and nxt[0][2] - (vol.end + follow.end()) <= 8 and not listed:
