@@ -72,7 +72,8 @@ GENERIC: dict[str, tuple[str, object]] = {
     "only": (rf"只有|只是|只会|只能|仅仅|只|仅|{EN_START}only{EN_END}|{EN_START}just{EN_END}|{EN_START}merely{EN_END}", True),
     "incremental": (rf"还|也|再|又|额外|进一步|{EN_START}(?:also|additionally|further|too|as well|adds?|added|adding)"
                     rf"{EN_END}", True),
-    "limit": (r"(?:趋|接|逼)(?:近|向|于)(?:于)?\s*(?:0|零)|(?:降|减|缩)(?:低|少|小)?(?:到|至|为)\s*(?:0|零)(?![.\d])"
+    "limit": (r"(?:趋|接|逼)(?:近|向|于)(?:于)?\s*(?:0|零)"
+              r"|(?:降|减|缩|压)(?:低|少|小)?(?:到|至|为)\s*(?:几乎|接近)?\s*(?:为)?\s*(?:0|零)(?![.\d])"
               r"|(?:降|减|缩)?(?:低|少|小)?(?:到|至)?\s*任意(?:低|小)|无限(?:降低|下降|减少|缩小|小|低)|归零|[→>]\s*0(?![.\d])"
               rf"|{EN_START}arbitrar(?:y|ily){EN_END}(?!\s+(?:large|long|big))"
               r"|(?:goes|go|drops?|falls?|shrinks?|tends?|approach(?:es)?)"
@@ -85,9 +86,9 @@ GENERIC: dict[str, tuple[str, object]] = {
               True),
     "speed": (r"快|慢|耗时|时间|延迟|吞吐|效率|" + en_words("faster", "slower", "latency", "time", "throughput"), True),
     "more": (rf"更多|更大|更高|变多|增多|增加|增大|增长|升至|多出来的|多出|多|大|高|{EN_START}(?:more|larger|higher|greater|bigger){EN_END}"
-             rf"|{EN_START}(?:raises?|raised|raising|grows?|grew){EN_END}"
+             rf"|{EN_START}(?:raises?|raised|raising|grows?|grew|costlier|pricier){EN_END}|贵|昂贵"
              rf"|{EN_START}increase[sd]?{EN_END}|{EN_START}extra{EN_END}|{EN_START}additional{EN_END}", True),
-    "less": (rf"更少|更小|更低|减少|降低|少|{EN_START}(?:less|fewer|smaller|lower){EN_END}|{EN_START}decrease[sd]?{EN_END}", True),
+    "less": (rf"更少|更小|更低|减少|降低|少|便宜|{EN_START}cheaper{EN_END}|{EN_START}(?:less|fewer|smaller|lower){EN_END}|{EN_START}decrease[sd]?{EN_END}", True),
     "total_marker": (r"一共|总共|共计|合计|总计|总量|加起来|合起来|共|=|≈|等于|约等于|" + en_words(
         "in total", "altogether", "sum", "gives?", "giving", "makes?", "comes? to", "adds? up to", "totals?"),
                      True),
