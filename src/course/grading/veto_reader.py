@@ -74,11 +74,11 @@ GENERIC: dict[str, tuple[str, object]] = {
                     rf"{EN_END}", True),
     "limit": (r"(?:趋|接|逼)(?:近|向|于)(?:于)?\s*(?:0|零)"
               r"|(?:降|减|缩|压)(?:低|少|小)?(?:到|至|为)\s*(?:几乎|接近)?\s*(?:为)?\s*(?:0|零)(?![.\d])"
-              r"|(?:降|减|缩)?(?:低|少|小)?(?:到|至)?\s*任意(?:低|小)|无限(?:降低|下降|减少|缩小|小|低)|归零|[→>]\s*0(?![.\d])"
+              r"|(?:降|减|缩)?(?:低|少|小)?(?:到|至)?\s*任意(?:低|小)|无限(?:降低|下降|减少|缩小|小|低|省)|归零|[→>]\s*0(?![.\d])"
               rf"|{EN_START}arbitrar(?:y|ily){EN_END}(?!\s+(?:large|long|big))"
               r"|(?:goes|go|drops?|falls?|shrinks?|tends?|approach(?:es)?)"
               r"\s+(?:to\s+)?zero|(?:to|towards?) zero|vanish\w*|unbounded|without (?:limit|bound)"
-              r"|(?:没有|无)(?:下限|下界)|no (?:lower )?(?:bound|floor)|no(?=\s+memory\s+wall)"
+              r"|(?:没有|无)(?:下限|下界|底)|no (?:lower )?(?:bound|floor)|no(?=\s+memory\s+wall)"
               r"|(?:想|要)(?:要)?多小(?:就)?有多小|(?:压|降|减|缩)(?:到|至)足够(?:小|低)"
               r"|as small as (?:we|you|one) (?:like|want|wish)|arbitrarily small"
               r"|(?:(?<=needs )|(?<=need )|(?<=requires )|(?<=uses ))no(?=\s+(?:\w+\s+)?memory)"
