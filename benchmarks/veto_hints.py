@@ -1,6 +1,10 @@
-"""Precision and recall of the veto hints on the labelled short answers, per veto item and split.
+"""Precision and recall of lesson 5's veto hints per veto id, on the tuning and the untouched split.
 
-An answer counts as predicted positive for a veto id when any hint carries that id.
+tuning:    tests/grading/fixtures/veto_answers.yml, the answers the rules were written and tuned on.
+untouched: tests/grading/fixtures/veto_answers_heldout.yml when it exists, written independently and
+           never looked at while tuning; only counts are printed for it, never its answers.
+An answer counts as predicted positive for a veto id when any hint carries that id. Per kind (the
+answer's voice or case), the table says how many answers of that kind were missed / falsely flagged.
 Run: .venv/bin/python benchmarks/veto_hints.py [--show-errors]
 """
 
@@ -8,18 +12,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from course.errors import CourseError, Location
-from course.grading.veto_hints import VETO_IDS, find_veto_hints
+from course.grading.veto_hints import find_veto_hints
+from course.grading.veto_vocabulary import Vocabulary, lesson_vocabulary
 
-FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "grading" / "fixtures" / "veto_answers.yml"
-REQUIRED = ("id", "text", "question", "expected", "kind", "split")
-KINDS = {"correct", "partial", "veto", "tricky-negation", "english", "mixed"}
-SPLITS = ("dev", "heldout")
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "grading" / "fixtures" / "veto_answers.yml"
+UNTOUCHED = ROOT / "tests" / "grading" / "fixtures" / "veto_answers_heldout.yml"
+LESSON = "lesson05"
+REQUIRED = ("id", "text", "question", "expected", "kind")
 
 
 @dataclass(frozen=True)
@@ -41,25 +48,42 @@ class Score:
         return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
 
 
-def load_answers(path: Path = FIXTURES) -> list[dict]:
-    """The labelled answers, checked for the fields the benchmark needs."""
+def load_vocabulary() -> Vocabulary:
+    """Lesson 5's vocabulary, the one the labelled answers are about."""
+    vocab = lesson_vocabulary(ROOT / "lessons", LESSON)
+    if vocab is None:
+        raise CourseError("expected lesson 5's veto-hint vocabulary", Location(ROOT / "lessons" / LESSON))
+    return vocab
+
+
+def veto_ids(vocab: Vocabulary) -> tuple[str, ...]:
+    """The veto ids the vocabulary can hint, in its order."""
+    return tuple(dict.fromkeys(vocab.vetoes.values()))
+
+
+def load_answers(path: Path = FIXTURES, ids: tuple[str, ...] | None = None) -> list[dict]:
+    """The labelled answers of one file, checked for the fields the benchmark needs."""
+    ids = ids or veto_ids(load_vocabulary())
     answers = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(answers, list):
         raise CourseError("expected a list of answers", Location(path))
+    seen = set()
     for n, answer in enumerate(answers, start=1):
         where = Location(path, cell=str(answer.get("id", f"#{n}")) if isinstance(answer, dict) else f"#{n}")
         missing = [k for k in REQUIRED if not isinstance(answer, dict) or k not in answer]
         if missing:
             raise CourseError(f"answer lacks {', '.join(missing)}", where)
-        unknown = set(answer["expected"]) - set(VETO_IDS)
-        if unknown or answer["kind"] not in KINDS or answer["split"] not in SPLITS:
-            raise CourseError(f"expected ids in {VETO_IDS}, kind in {sorted(KINDS)}, split in {SPLITS}", where)
+        if not isinstance(answer["expected"], list) or set(answer["expected"]) - set(ids):
+            raise CourseError(f"expected ids in {ids}, got {answer['expected']!r}", where)
+        if answer["id"] in seen:
+            raise CourseError("answer id appears twice; expected unique ids", where)
+        seen.add(answer["id"])
     return answers
 
 
-def predictions(answers: list[dict]) -> dict[str, set[str]]:
+def predictions(answers: list[dict], vocab: Vocabulary) -> dict[str, set[str]]:
     """Answer id → veto ids with at least one hint."""
-    return {a["id"]: {h.veto_id for h in find_veto_hints(a["text"], a["question"])} for a in answers}
+    return {a["id"]: {h.veto_id for h in find_veto_hints(a["text"], vocab, a["question"])} for a in answers}
 
 
 def score(answers: list[dict], predicted: dict[str, set[str]], veto_id: str) -> Score:
@@ -73,38 +97,72 @@ def score(answers: list[dict], predicted: dict[str, set[str]], veto_id: str) -> 
     return Score(tp, fp, fn)
 
 
-def report(answers: list[dict], predicted: dict[str, set[str]]) -> str:
-    """A table of precision/recall per veto id for dev, heldout and all answers."""
-    lines = [f"{'split':8} {'veto':18} {'n+':>3} {'tp':>3} {'fp':>3} {'fn':>3} {'precision':>9} {'recall':>6}"]
-    for split in (*SPLITS, "all"):
-        subset = [a for a in answers if split in ("all", a["split"])]
-        for veto_id in VETO_IDS:
-            s = score(subset, predicted, veto_id)
-            lines.append(f"{split:8} {veto_id:18} {s.tp + s.fn:>3} {s.tp:>3} {s.fp:>3} {s.fn:>3} "
+def table(splits: dict[str, list[dict]], predicted: dict[str, set[str]], ids: tuple[str, ...]) -> str:
+    """Precision/recall per veto id, one block per split."""
+    lines = [f"{'split':10} {'veto':18} {'n+':>3} {'tp':>3} {'fp':>3} {'fn':>3} {'precision':>9} {'recall':>6}"]
+    for split, answers in splits.items():
+        for veto_id in ids:
+            s = score(answers, predicted, veto_id)
+            lines.append(f"{split:10} {veto_id:18} {s.tp + s.fn:>3} {s.tp:>3} {s.fp:>3} {s.fn:>3} "
                          f"{s.precision:>9.3f} {s.recall:>6.3f}")
-        lines.append(f"{split:8} answers: {len(subset)}")
+        lines.append(f"{split:10} answers: {len(answers)}")
     return "\n".join(lines)
 
 
-def errors(answers: list[dict], predicted: dict[str, set[str]], split: str) -> str:
-    """Answers of one split whose predicted veto ids differ from the labels."""
-    out = []
-    for a in answers:
-        if a["split"] == split and set(a["expected"]) != predicted[a["id"]]:
-            out.append(f"{a['id']}: expected {sorted(a['expected'])} got {sorted(predicted[a['id']])}\n  {a['text']}")
-    return "\n".join(out)
+def confusion(splits: dict[str, list[dict]], predicted: dict[str, set[str]]) -> str:
+    """Per split and kind: answers, exact, and which veto ids were missed or falsely flagged (counts)."""
+    lines = [f"{'split':10} {'kind':18} {'n':>3} {'exact':>5}  missed / falsely flagged"]
+    for split, answers in splits.items():
+        by_kind: dict[str, list[dict]] = defaultdict(list)
+        for a in answers:
+            by_kind[str(a["kind"])].append(a)
+        for kind, group in sorted(by_kind.items()):
+            missed: dict[str, int] = defaultdict(int)
+            false: dict[str, int] = defaultdict(int)
+            for a in group:
+                for v in set(a["expected"]) - predicted[a["id"]]:
+                    missed[v] += 1
+                for v in predicted[a["id"]] - set(a["expected"]):
+                    false[v] += 1
+            exact = sum(set(a["expected"]) == predicted[a["id"]] for a in group)
+            lines.append(f"{split:10} {kind:18} {len(group):>3} {exact:>5}  "
+                         f"missed {_counts(missed)} / flagged {_counts(false)}")
+    return "\n".join(lines)
+
+
+def _counts(counts: dict[str, int]) -> str:
+    """'comm-volume×2, shard-target×1' or '-'."""
+    return ", ".join(f"{k}×{n}" for k, n in sorted(counts.items())) or "-"
+
+
+def errors(answers: list[dict], predicted: dict[str, set[str]]) -> str:
+    """Tuning answers whose predicted veto ids differ from the labels (never the untouched ones)."""
+    return "\n".join(f"{a['id']} ({a['kind']}): expected {sorted(a['expected'])} got {sorted(predicted[a['id']])}"
+                     f"\n  {a['text']}" for a in answers if set(a["expected"]) != predicted[a["id"]])
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Print the benchmark table (and, with --show-errors, the dev-split mistakes)."""
+    """Print the P/R table and the per-kind confusion (with --show-errors, the tuning split's mistakes)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show-errors", action="store_true", help="list dev answers the hints get wrong")
+    parser.add_argument("--show-errors", action="store_true", help="list tuning answers the hints get wrong")
     args = parser.parse_args(argv)
-    answers = load_answers()
-    predicted = predictions(answers)
-    print(report(answers, predicted))
+    vocab = load_vocabulary()
+    ids = veto_ids(vocab)
+    splits = {"tuning": load_answers(FIXTURES, ids)}
+    if UNTOUCHED.exists():
+        splits["untouched"] = load_answers(UNTOUCHED, ids)
+    else:
+        print(f"(no untouched split: {UNTOUCHED.relative_to(ROOT)} does not exist)")
+    predicted: dict[str, set[str]] = {}
+    for split, answers in splits.items():
+        predicted.update({f"{split}:{k}": v for k, v in predictions(answers, vocab).items()})
+        splits[split] = [{**a, "id": f"{split}:{a['id']}"} for a in answers]
+    print(table(splits, predicted, ids))
+    print()
+    print(confusion(splits, predicted))
     if args.show_errors:
-        print(errors(answers, predicted, "dev") or "no dev errors")
+        print()
+        print(errors(splits["tuning"], predicted) or "no tuning errors")
     return 0
 
 

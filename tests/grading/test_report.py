@@ -51,6 +51,7 @@ def course(tmp_path, empty_gradebook):
         autograder = tmp_path / "autograder"
         (autograder / "rubrics").mkdir(parents=True, exist_ok=True)
         shutil.copy(RUBRIC, autograder / "rubrics" / "lesson05.yml")
+        shutil.copytree(ROOT / "lessons" / "lesson05", tmp_path / "lessons" / "lesson05", dirs_exist_ok=True)
         shutil.copy(empty_gradebook, autograder / "gradebook.db")
         if vetoes is not None:
             (autograder / "vetoes").mkdir(exist_ok=True)

@@ -1,4 +1,5 @@
-"""Veto hints for lesson 5: negation, contrast, stage binding, volumes, and the labelled benchmark."""
+"""Veto hints: the generic reader with lesson 5's vocabulary (negation, contrast, subject binding,
+volumes, step composition), vocabulary loading and validation, and the labelled benchmark."""
 
 from __future__ import annotations
 
@@ -7,14 +8,20 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks import veto_hints as bench
 from benchmarks.veto_hints import FIXTURES, load_answers, predictions, score
 from course.errors import CourseError
-from course.grading.veto_hints import VETO_IDS, VetoHint, find_veto_hints
+from course.grading.veto_hints import VetoHint, find_veto_hints
+from course.grading.veto_vocabulary import lesson_vocabulary, load_vocabulary
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSON05 = load_vocabulary(ROOT / "lessons" / "lesson05" / "veto_hints.yml")
+VETO_IDS = ("shard-target", "activation-shard", "comm-volume", "unbounded-scaling")
 
 
 def ids(text: str, question: str | None = None) -> set[str]:
-    """The veto ids hinted for an answer."""
-    return {h.veto_id for h in find_veto_hints(text, question)}
+    """The veto ids hinted for an answer to a lesson-5 question."""
+    return {h.veto_id for h in find_veto_hints(text, LESSON05, question)}
 
 
 # --- negation, contrast and reported speech ----------------------------------------------------
@@ -150,36 +157,161 @@ def test_memory_going_to_zero_is_hinted_unless_limited_to_static_state(text, hin
 
 
 def test_a_hint_quotes_the_original_sentence_and_carries_the_question():
-    hints = find_veto_hints("ZeRO-1 只分片优化器状态。ZeRO-3 的通信量是 “2Ψ” 吗？ZeRO-3 把激活也切分了。", "Q1")
+    hints = find_veto_hints("ZeRO-1 只分片优化器状态。ZeRO-3 的通信量是 “2Ψ” 吗？ZeRO-3 把激活也切分了。", LESSON05, "Q1")
     assert hints == [VetoHint("activation-shard", "Q1", "ZeRO-3 把激活也切分了", hints[0].reason)]
     assert "激活" in hints[0].reason
 
 
 def test_one_sentence_gives_at_most_one_hint_per_veto():
-    hints = find_veto_hints("ZeRO-1 把参数和梯度都分片了，ZeRO-2 也把参数分片了。")
+    hints = find_veto_hints("ZeRO-1 把参数和梯度都分片了，ZeRO-2 也把参数分片了。", LESSON05)
     assert [h.veto_id for h in hints] == ["shard-target"]
 
 
 def test_empty_answer_has_no_hints():
-    assert find_veto_hints("") == []
+    assert find_veto_hints("", LESSON05) == []
+
+
+# --- the failure kinds seen on independently written answers (issue 11) ------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "all-reduce 的通信量是 2K，而 reduce-scatter 只有 K。",
+    "ZeRO-1 的 reduce-scatter 是 K，比 all-reduce 的 2K 少一半，再加 all-gather 的 K，总共还是 2K。",
+    "用 reduce-scatter（每卡只留所需分片，通信量 K）替代 all-reduce（每卡全量，通信量 2K）。",
+    "all-reduce 的通信量是 reduce-scatter 的两倍。",
+    "all-reduce = reduce-scatter + all-gather，所以 ZeRO-1 通信量不变。",
+    "因为 all-reduce 本身就等于 reduce-scatter 加 all-gather，两者各 Ψ，合起来 2Ψ。",
+    "An all-reduce is a reduce-scatter followed by an all-gather, each moving Ψ, so 2Ψ in total.",
+])
+def test_correct_collective_comparisons_and_the_all_reduce_derivation_give_no_hint(text):
+    assert ids(text, "Q2") == set()
+
+
+@pytest.mark.parametrize("text", [
+    "ZeRO-2 doesn't shard the parameters.",
+    "ZeRO-2 doesn’t shard the parameters.",
+    "ZeRO-2 (which doesn't shard the parameters) saves the gradient memory.",
+    "ZeRO-3 shards the parameters, whereas ZeRO-2 doesn't shard the parameters.",
+    "Neither ZeRO-1 nor ZeRO-2 shards the parameters.",
+    "ZeRO-2 shards the gradients as well. It doesn't shard the parameters, though.",
+])
+def test_english_negation_of_parameter_sharding_gives_no_hint(text):
+    assert ids(text, "Q2") == set()
+
+
+@pytest.mark.parametrize(("text", "hinted"), [
+    ("ZeRO-3 的 3Ψ：前向 all-gather 参数 Ψ，反向 all-gather 参数 Ψ，优化器更新后再 all-gather 参数 Ψ。", True),
+    ("ZeRO-3: forward all-gather Ψ, backward all-gather Ψ, plus an all-gather after the optimizer step Ψ, 3Ψ total.",
+     True),
+    ("ZeRO-3 需要三次 all-gather，共 3Ψ。", True),
+    ("ZeRO-3: 前向 all-gather Ψ，反向 reduce-scatter Ψ，优化器步后 all-gather Ψ，共 3Ψ。", True),
+    ("ZeRO-3 每步：前向 all-gather 参数、反向再 all-gather 参数、反向 reduce-scatter 梯度，共 3Ψ。", False),
+    ("3Ψ = 前向逐层 all-gather 参数（Ψ）+ 反向再次 all-gather（Ψ，用完即弃）+ reduce-scatter 梯度（Ψ）。", False),
+    ("ZeRO-1 在反向 reduce-scatter 梯度，优化器更新后 all-gather 参数，共 2Ψ。", False),
+    ("ZeRO-3 比 ZeRO-2 多一次 all-gather，所以是 3Ψ。", False),
+])
+def test_a_3psi_with_a_wrong_part_is_hinted(text, hinted):
+    assert ("comm-volume" in ids(text, "Q3")) is hinted
+
+
+def test_a_hint_quotes_the_sentence_as_written_even_with_full_width_punctuation():
+    hints = find_veto_hints("ZeRO-2（它还分片参数）省显存。", LESSON05, "Q2")
+    assert [(h.veto_id, h.sentence) for h in hints] == [("shard-target", "ZeRO-2（它还分片参数）省显存")]
+
+
+# --- vocabularies: one per lesson, validated ----------------------------------------------------
+
+TOY = """\
+version: 1
+vetoes: {partition: split-wrong, quantity: volume-wrong}
+subjects:
+  col: {name: 列切分, partitions: [weight], step: [{phase: [fwd], op: gather}]}
+  row: {name: 行切分, partitions: [weight, out], step: [{phase: [fwd], op: gather}, {phase: [fwd], op: gather}]}
+subject_words:
+  - {pattern: '列切分|column[\\s-]parallel', subjects: [col]}
+  - {pattern: '行切分|row[\\s-]parallel', subjects: [row]}
+objects:
+  weight: {name: 权重, zh: ['权重'], en: ['weights?']}
+  out: {name: 输出, zh: ['输出'], en: ['outputs?']}
+operations:
+  gather: {volume: 1, zh: ['all[\\s-]?gather']}
+phases:
+  fwd: {zh: ['前向'], en: ['forward']}
+words:
+  unit: {zh: ['B']}
+  partition: {zh: ['切分', '切开'], en: ['split']}
+  quantity: {zh: ['通信']}
+"""
+
+
+def _toy(tmp_path: Path, text: str = TOY) -> Path:
+    path = tmp_path / "lessons" / "lesson07" / "veto_hints.yml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, "utf-8")
+    return path
+
+
+def test_another_lessons_vocabulary_drives_the_same_reader(tmp_path):
+    vocab = lesson_vocabulary(tmp_path / "lessons", "lesson07")
+    assert vocab is None  # nothing declared yet: no hints at all
+    assert find_veto_hints("ZeRO-3 把激活也分片了，通信量是 2Ψ。", vocab, "Q1") == []
+    _toy(tmp_path)
+    vocab = lesson_vocabulary(tmp_path / "lessons", "lesson07")
+    hinted = {h.veto_id for h in find_veto_hints("列切分不切分权重。列切分的通信量是 2B。", vocab)}
+    assert hinted == {"split-wrong", "volume-wrong"}
+    assert find_veto_hints("列切分把权重切开，通信量是 B；行切分不是这样的。", vocab) == []
+    assert find_veto_hints("ZeRO-3 把激活也分片了，通信量是 2Ψ。", vocab, "Q1") == []  # lesson 5's facts stay home
+
+
+def test_lesson05_vocabulary_names_only_rubric_vetoes():
+    from course.grading.rubric import load_rubric
+    rubric = load_rubric(ROOT / "autograder" / "rubrics" / "lesson05.yml")
+    assert set(LESSON05.vetoes.values()) == {v.id for v in rubric.vetoes} == set(VETO_IDS)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (("partitions: [weight]", "partitions: [wieght]"),
+     r"lesson07/veto_hints\.yml, line 4: subjects/col/partitions/0: 'wieght' is not a declared object"),
+    (("zh: ['切分', '切开']", "zh: ['切分(']"),
+     r"lesson07/veto_hints\.yml, line \d+: words/partition/zh/0: not a valid regular expression"),
+    (("vetoes: {partition", "vetos: {partition"),
+     r"lesson07/veto_hints\.yml, line 1: \(top level\): missing key 'vetoes'"),
+    (("{volume: 1, zh", "{zh"), r"lesson07/veto_hints\.yml, line \d+: operations/gather"),
+    (("op: gather}]}\n  row", "op: scatter}]}\n  row"),
+     r"subjects/col/step/0/op: 'scatter' is not a declared operation"),
+    (("'列切分|column[\\s-]parallel', subjects: [col]", "'列切分', numbered: {'1': col}"),
+     r"subject_words/0/pattern: expected a group \(\?P<n>"),
+])
+def test_a_bad_vocabulary_names_file_line_and_key(tmp_path, change, message):
+    old, new = change
+    assert old in TOY
+    path = _toy(tmp_path, TOY.replace(old, new))
+    with pytest.raises(CourseError, match=message):
+        load_vocabulary(path)
+
+
+def test_the_report_asks_the_lessons_own_vocabulary(tmp_path):
+    from course.grading.report import Submission, grader_hints
+    answer = Submission("ada", (), (), 0.0, {"Q1": "ZeRO-3 把激活也分片了。"})
+    assert [h.veto_id for h in grader_hints(answer, LESSON05)] == ["activation-shard"]
+    assert grader_hints(answer, lesson_vocabulary(tmp_path, "lesson07")) == ()
 
 
 # --- the labelled answers ----------------------------------------------------------------------------
 
 
-def test_labelled_answers_cover_every_veto_kind_and_split():
+def test_labelled_answers_cover_every_veto_and_many_voices():
     answers = load_answers()
-    assert len(answers) >= 80
+    assert len(answers) >= 500
     positives = Counter(v for a in answers for v in a["expected"])
-    assert all(positives[v] >= 10 for v in VETO_IDS), positives
-    assert {a["kind"] for a in answers} == {"correct", "partial", "veto", "tricky-negation", "english", "mixed"}
-    for split in ("dev", "heldout"):
-        assert all(any(v in a["expected"] for a in answers if a["split"] == split) for v in VETO_IDS)
+    assert all(positives[v] >= 20 for v in VETO_IDS), positives
+    kinds = {a["kind"] for a in answers}
+    assert {"terse", "long", "mixed", "formula", "hedged", "english"} <= kinds, kinds
 
 
-def test_precision_and_recall_per_veto_are_at_least_0_9():
+def test_precision_and_recall_per_veto_on_the_tuning_set_are_at_least_0_9():
     answers = load_answers()
-    predicted = predictions(answers)
+    predicted = predictions(answers, LESSON05)
     for veto_id in VETO_IDS:
         s = score(answers, predicted, veto_id)
         assert s.precision >= 0.9 and s.recall >= 0.9, (veto_id, s)
@@ -187,8 +319,94 @@ def test_precision_and_recall_per_veto_are_at_least_0_9():
 
 def test_malformed_labels_are_reported_with_file_and_answer(tmp_path: Path):
     bad = tmp_path / "answers.yml"
-    bad.write_text("- {id: x-1, text: 'ZeRO-3', question: Q1, kind: veto, split: dev, expected: [nope]}\n",
-                   encoding="utf-8")
+    bad.write_text("- {id: x-1, text: 'ZeRO-3', question: Q1, kind: veto, expected: [nope]}\n", encoding="utf-8")
     with pytest.raises(CourseError, match=r"answers\.yml, cell x-1: expected ids in"):
         load_answers(bad)
     assert FIXTURES.exists()
+
+
+def test_the_benchmark_scores_the_untouched_split_apart_and_never_prints_its_answers(tmp_path, monkeypatch, capsys):
+    untouched = tmp_path / "veto_answers_heldout.yml"
+    untouched.write_text(
+        "- {id: u-1, question: Q3, kind: terse, expected: [comm-volume], text: 'Z3 通信 2Ψ。'}\n"
+        "- {id: u-2, question: Q1, kind: terse, expected: [], text: 'ZeRO-3 分片激活。'}\n"
+        "- {id: u-3, question: Q2, kind: english, expected: [], text: 'ZeRO-2 shards gradients.'}\n", "utf-8")
+    monkeypatch.setattr(bench, "UNTOUCHED", untouched)
+    assert bench.main(["--show-errors"]) == 0
+    out = capsys.readouterr().out
+    assert "untouched  comm-volume          1   1   0   0     1.000  1.000" in out
+    assert "untouched  activation-shard     0   0   1   0     0.000  1.000" in out
+    assert "untouched  terse                2     1  missed - / flagged activation-shard×1" in out
+    assert "untouched  english              1     1  missed - / flagged -" in out
+    assert "ZeRO-3 分片激活" not in out  # the untouched answers are scored, never shown
+    assert "tuning     answers:" in out
+
+
+# --- voices: formulas, hedges, terse and long answers -----------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (r"$V_{Z3} = \underbrace{\Psi}_{AG\,fwd} + \underbrace{\Psi}_{AG\,bwd} + \underbrace{\Psi}_{RS} = 3\Psi$", set()),
+    (r"$V_{Z3} = \underbrace{\Psi}_{AG} + \underbrace{\Psi}_{AG} + \underbrace{\Psi}_{AG} = 3\Psi$", {"comm-volume"}),
+    (r"$M_{ZeRO-2} = 2\Psi + \frac{14\Psi}{N_d}$，通信量 $2\Psi$。", set()),
+    (r"$\lim_{N_d \to \infty} M_{ZeRO-3} = 0$，所以总显存可以无限降低。", {"unbounded-scaling"}),
+])
+def test_latex_is_read_as_plain_text(text, expected):
+    assert ids(text, "Q3" if "Z3" in text or "ZeRO-3" in text else "Q2") == expected
+
+
+def test_a_hint_on_latex_quotes_the_formula_as_written():
+    text = r"通信量：$V_{Z3} = 2\Psi$。"
+    assert [h.sentence for h in find_veto_hints(text, LESSON05, "Q3")] == [text.rstrip("。")]
+
+
+def test_hedges_neither_hide_nor_make_a_claim():
+    assert ids("ZeRO-3 每步大约是 3Ψ，比 DDP 多一半。", "Q3") == set()
+    assert ids("ZeRO-3 的通信量大概也是 2Ψ 左右吧。", "Q3") == {"comm-volume"}
+    assert ids("我猜 ZeRO-2 应该已经把参数也切开了吧。", "Q2") == {"shard-target"}
+
+
+def test_each_step_after_a_listed_decomposition_refers_to_its_parts():
+    assert ids("all-reduce 可以拆成 reduce-scatter 和 all-gather 两步，每步 Ψ，合计 2Ψ。", "Q2") == set()
+    assert ids("all-reduce 可以拆成 reduce-scatter 和 all-gather 两步，每步 2Ψ。", "Q2") == {"comm-volume"}
+
+
+def test_a_terse_bare_volume_is_a_step_volume_only_when_the_answer_never_speaks_of_memory():
+    assert ids("Z3：2Ψ，跟 Z2 一样。", "Q3") == {"comm-volume"}
+    assert ids("Z3：参数显存 2Ψ/N_d。", "Q3") == set()
+
+
+def test_gathering_a_full_copy_is_not_keeping_one():
+    assert ids("ZeRO-3 每卡只保存 1/N_d 的参数，计算某层前先 all-gather 出这一层的完整参数。", "Q3") == set()
+    assert ids("ZeRO-3 在 all-gather 之后每卡常驻完整参数。", "Q3") == {"shard-target"}
+
+
+@pytest.mark.parametrize(("text", "question", "expected"), [
+    # a belief the student corrects, or a first impression a contrast corrects, is not asserted
+    ("一开始我以为 ZeRO-3 是 2Ψ，后来想明白了，反向还要再 all-gather 一次，所以是 3Ψ。", "Q3", set()),
+    ("直觉上 ZeRO-2 好像会多通信，但算下来还是 reduce-scatter + all-gather，2Ψ，没有变。", "Q2", set()),
+    ("ZeRO-3 的通信量不会因为加卡而变成 2Ψ，始终约为 3Ψ。", "Q3", set()),
+    # a bare answer to a wh-question, and list items after an announcing predicate, borrow the predicate
+    ("问：ZeRO-1 分片了什么？答：梯度和优化器状态。", "Q2", {"shard-target"}),
+    ("分片：Z1 opt+grad，Z2 opt+grad+param。", "Q2", {"shard-target"}),
+    ("分片：Z1 opt，Z2 opt+grad，Z3 opt+grad+param。", "Q2", set()),
+    # notations and numbers
+    ("P_os+g 阶段（ZeRO-2）把参数也切了。", "Q2", {"shard-target"}),
+    ("ZeRO 第二阶段把参数和梯度都分片了。", "Q2", {"shard-target"}),
+    ("按 BF16 算，ZeRO-1 每步通信 2Ψ 个元素，也就是 4Ψ 字节，和 DDP 一样。", "Q2", set()),
+    ("设参数量为 K，DDP 每卡通信 2K；ZeRO-1 为 K（RS）+ K（AG）= 2K。", "Q2", set()),
+    ("设参数量为 K，ZeRO-1 为 2K（RS）+ K（AG）= 3K。", "Q2", {"comm-volume"}),
+    ("ZeRO-3 sends three times as much data as DDP.", "Q3", {"comm-volume"}),
+    ("ZeRO-3 raises the communication of DDP by half.", "Q3", set()),
+    ("Z3 通信 = DDP。", "Q3", {"comm-volume"}),
+    # comparisons, standards and passives
+    ("ZeRO-2 = ZeRO-1 + gradient sharding；comm 不变（RS + AG）。", "Q2", set()),
+    ("ZeRO-2 相比 ZeRO-1 多切了参数。", "Q2", {"shard-target"}),
+    ("Activations don't get sharded by FSDP the way the weights do.", "Q1", set()),
+    ("Activations get sharded by FSDP just like the weights.", "Q1", {"activation-shard"}),
+    ("Parameters are already partitioned from stage 2 on.", "Q2", {"shard-target"}),
+    ("Parameters aren't partitioned until stage 3.", "Q2", set()),
+    ("Going from ZeRO-1 to ZeRO-2, each GPU stops holding the full parameters.", "Q2", {"shard-target"}),
+])
+def test_voices_found_while_growing_the_tuning_set(text, question, expected):
+    assert ids(text, question) == expected

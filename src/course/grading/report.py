@@ -31,6 +31,7 @@ from course.grading.gradebook import gradebook
 from course.grading.rubric import Rubric, code_grade_id, format_points, load_rubric, question_grade_id, rubric_path
 from course.lesson.validate import display_path
 from course.grading.veto_hints import VetoHint, find_veto_hints
+from course.grading.veto_vocabulary import lesson_vocabulary
 from course.grading.vetoes import VetoRecord, add_veto, load_vetoes, veto_path
 
 PASS, FAIL, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
@@ -144,7 +145,8 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
     submissions = read_gradebook(paths.gradebook, rubric, paths.autograded)
     vetoes = load_vetoes(paths.vetoes, rubric, {s.student for s in submissions})
     students = tuple(decide(rubric, s, tuple(v for v in vetoes if v.student == s.student)) for s in submissions)
-    hints = Hints(text={s.submission.student: grader_hints(s.submission) for s in students},
+    vocabulary = lesson_vocabulary(Path(course_root) / load_config(Path(course_root)).lessons_dir, rubric.lesson)
+    hints = Hints(text={s.submission.student: grader_hints(s.submission, vocabulary) for s in students},
                   code=read_code_hints(paths.grade_report, rubric))
     csv_text = render_csv(rubric, students, hints)
     html_text = render_html(rubric, students, hints)
@@ -339,11 +341,15 @@ def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hint
     )
 
 
-def grader_hints(submission: Submission) -> tuple[VetoHint, ...]:
-    """Sentences in the answers that look like a veto item: hints for the grader, never decisions."""
+def grader_hints(submission: Submission, vocabulary: Vocabulary | None) -> tuple[VetoHint, ...]:
+    """Sentences in the answers that look like a veto item: hints for the grader, never decisions.
+
+    The vocabulary is the lesson's own (lessons/lessonNN/veto_hints.yml); without one there are none.
+    """
     if submission.answers is None:
         return ()
-    return tuple(h for qid, text in sorted(submission.answers.items()) for h in find_veto_hints(text, question=qid))
+    return tuple(h for qid, text in sorted(submission.answers.items())
+                 for h in find_veto_hints(text, vocabulary, question=qid))
 
 
 def histogram_svg(totals: list[float], total: float, pass_line: float) -> str:
