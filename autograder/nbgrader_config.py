@@ -1,14 +1,14 @@
 # nbgrader configuration of the course: this folder (autograder/) is the nbgrader course root.
 # Run nbgrader commands from here, e.g. `nbgrader generate_assignment lesson05`. The settings themselves
-# live in the course package (course.assignment.nbgrader_setup), installed with `pip install -e .`.
+# live in the course package (course.nbgrader_hooks.config), installed with `pip install -e .`.
 from pathlib import Path
 
-from course.assignment.nbgrader_setup import configure
+from course.nbgrader_hooks.config import configure
 
 configure(get_config(), Path(__file__).resolve().parent)  # noqa: F821 (nbgrader provides get_config)
 
 # Stock `nbgrader autograde` runs students' code in the grading sandbox and re-checks the code items out of
-# process, as `course grade` does. The sandbox's settings (course.grading.sandbox_execute.GradingSandbox) go
+# process, as `course grade` does. The sandbox's settings (course.nbgrader_hooks.sandbox_execute.GradingSandbox) go
 # here for both commands, e.g.:
 #   c = get_config()
 #   c.GradingSandbox.memory_bytes = 4 * 2**30   # per submission

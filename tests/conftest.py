@@ -19,7 +19,7 @@ def project_root() -> Path:
 @pytest.fixture(scope="session")
 def built_site(project_root: Path) -> Path:
     """_site/ after `course build` of the real lessons (a no-op when already up to date)."""
-    from course.site.pipeline import build_course
+    from course.workflows.build_site import build_course
 
     build_course(project_root)
     return project_root / "_site"

@@ -1,10 +1,10 @@
 """第 5 课's generated figures: 图 5-3 from the reference solution, the ZeRO-3 communication diagram, and the
-lab's measurements shown in the 实测 section. Read by `course build` (course.figures.registry)."""
+lab's measurements shown in the 实测 section. Read by `course build` (course.workflows.draw_figures)."""
 
 from pathlib import Path
 
 from course.errors import CourseError, Location
-from course.figures.registry import FigureSpec, lab_sources, load_solution, measure_lab, package_file
+from course.workflows.draw_figures import FigureSpec, lab_sources, load_solution, measure_lab, package_file
 
 SOLUTION = "solutions/lesson05.py"
 

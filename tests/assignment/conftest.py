@@ -21,7 +21,7 @@ def release_nb(released):
 @pytest.fixture(scope="session")
 def graded(released, tmp_path_factory):
     """Every committed sample submitted as its own student and graded once by `course grade` (the GradeRun)."""
-    from course.assignment.grade_run import grade_assignment
+    from course.workflows.grade import grade_assignment
 
     root = tmp_path_factory.mktemp("graded") / "autograder"
     shutil.copytree(released, root)

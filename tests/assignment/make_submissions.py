@@ -21,8 +21,8 @@ from typing import Callable
 import nbformat
 import yaml
 
-from course.assignment.load_checks import load_checks
 from course.assignment.submissions import cell_by_grade_id, submission
+from course.grading.load_checks import load_checks
 from tests.lessons.lesson05_formulas import expected
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -186,10 +186,10 @@ def fixture_text(name: str, release) -> str:
 
 def release_into(course_root: Path):
     """Generate lesson05's source notebook and release it with stock nbgrader in a scratch COURSE_ROOT."""
-    from course.assignment.grade_run import release
     from course.assignment.make_source import write_assignment_source
-    from course.figures.registry import ensure_figures
     from course.lesson.parse_qmd import parse_lesson
+    from course.workflows.draw_figures import ensure_figures
+    from course.workflows.grade import release
 
     course_root.mkdir(parents=True, exist_ok=True)
     shutil.copytree(ROOT / "lessons" / "lesson05", course_root.parent / "lessons" / "lesson05", dirs_exist_ok=True)

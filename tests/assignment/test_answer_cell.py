@@ -8,11 +8,10 @@ import nbformat
 import pytest
 
 from course.assignment.answer_cell import BEGIN, END, answer_cell
-from course.assignment.stubs import ClearSolutionsWithStubs
 from course.errors import CourseError
-from course.lesson.model import CodeCell, ExercisePair, Lesson
+from course.lesson.model import CodeCell, ExercisePair, Lesson, exercise_pairs
 from course.lesson.parse_qmd import parse_lesson
-from course.lesson.model import exercise_pairs
+from course.nbgrader_hooks.stubs import ClearSolutionsWithStubs
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON = Lesson(Path("lessons/lesson99.qmd"), {"title": "t"}, ())

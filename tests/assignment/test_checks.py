@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from course.assignment.checks import Call, Check, CheckSyntaxError, Result, literal, matches, parse_check
+from course.grading.checks import Call, Check, CheckSyntaxError, Result, literal, matches, parse_check
 
 CALL_A, CALL_B = Call("f", (1,)), Call("f", (2,))
 

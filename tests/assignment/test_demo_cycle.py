@@ -7,14 +7,14 @@ import shutil
 
 import pytest
 
-from course.assignment.demo_cycle import run_cycle
+from course.workflows.demo_cycle import run_cycle
 from tests.assignment.make_submissions import ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
 
 def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys):
-    from course.figures.registry import ensure_figures
+    from course.workflows.draw_figures import ensure_figures
 
     ensure_figures(ROOT)
     for folder in ("lessons", "solutions", "assets", "autograder/rubrics", "autograder/demo"):

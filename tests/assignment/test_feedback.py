@@ -7,9 +7,9 @@ import re
 import nbformat
 import pytest
 
-from course.assignment.cells import HIDDEN_FAILED
-from course.assignment.checks import literal
-from course.assignment.feedback import STATUS, HideHiddenTests
+from course.grading.cells import HIDDEN_FAILED
+from course.grading.checks import literal
+from course.nbgrader_hooks.feedback import STATUS, HideHiddenTests
 from tests.assignment.make_submissions import EXPECTED, SPEC
 
 SOURCE = "check(f(1))\n### BEGIN HIDDEN TESTS\nwith _course.hidden():\n    check(f(1_000_003))\n### END HIDDEN TESTS\nprint('ok')"
@@ -82,7 +82,7 @@ def test_display_outputs_of_other_cells_are_dropped():
 @pytest.fixture(scope="session")
 def feedback(graded):
     """Stock `nbgrader generate_feedback` over the graded samples: student → feedback HTML."""
-    from course.assignment.grade_run import run_nbgrader
+    from course.workflows.grade import run_nbgrader
 
     run_nbgrader(graded.course_root, "generate_feedback", "lesson05", "--force")
     return {p.parts[-3]: p.read_text("utf-8") for p in (graded.course_root / "feedback").glob("*/lesson05/lesson05.html")}

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from course.assignment.demo_cycle import write_submissions
+from course.workflows.demo_cycle import write_submissions
 from tests.assignment.make_submissions import FIXTURES, OUT, ROOT, fixture_text
 
 pytestmark = pytest.mark.slow
@@ -27,4 +27,4 @@ def test_demo_class_is_current(released, tmp_path):
     for path in written:
         committed = ROOT / "autograder" / "demo" / "lesson05" / path.parent.name / path.name
         assert committed.read_text("utf-8") == path.read_text("utf-8"), \
-            "run: .venv/bin/python -m course.assignment.demo_cycle lesson05 --write-submissions"
+            "run: .venv/bin/python -m course.workflows.demo_cycle lesson05 --write-submissions"

@@ -8,9 +8,9 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from course.commands.grade import summary
 from course.grading.gradebook import db_url
 from course.grading.rubric import code_grade_id
+from course.workflows.grade import summary
 from tests.assignment.make_submissions import EXPECTED, FIXTURES
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from course.assignment.load_checks import check_against_lesson, check_against_rubric, load_checks
 from course.errors import CourseError
+from course.grading.load_checks import check_against_lesson, check_against_rubric, load_checks
 from course.grading.rubric import load_rubric
 from course.lesson.model import CodeCell, Div
 from course.lesson.parse_qmd import parse_lesson
@@ -119,7 +119,7 @@ def test_a_misconception_naming_an_unknown_veto_is_named(lesson05):
 
 
 def test_the_course_root_keeps_the_checks_its_source_notebook_was_made_with(released, tmp_path):
-    from course.assignment.load_checks import checks_for_course
+    from course.grading.load_checks import checks_for_course
 
     alone = tmp_path / "grading-server" / "autograder"
     shutil.copytree(released, alone)  # the nbgrader course root without the project around it

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from course.assignment.load_checks import load_checks
 from course.assignment.make_source import prove, source_notebook, source_notebook_node, write_assignment_sources
-from course.site.plan import make_plan
-from course.site.select_variant import select_variant
 from course.errors import CourseError
+from course.grading.load_checks import load_checks
 from course.grading.rubric import load_rubric
 from course.lesson.model import Markdown, exercise_pairs
 from course.lesson.parse_qmd import parse_lesson
+from course.site.plan import make_plan
+from course.site.select_variant import select_variant
 
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = load_rubric(ROOT / "autograder" / "rubrics" / "lesson05.yml")
@@ -83,7 +83,7 @@ def test_a_question_missing_from_the_lesson_is_an_error(lesson):
 
 @pytest.mark.slow
 def test_sources_are_written_when_missing_or_stale_and_left_alone_when_fresh(tmp_path):
-    from course.figures.registry import ensure_figures
+    from course.workflows.draw_figures import ensure_figures
 
     ensure_figures(ROOT)
     for folder in ("lessons", "solutions", "assets", "autograder/rubrics"):
@@ -108,7 +108,7 @@ def test_sources_are_written_when_missing_or_stale_and_left_alone_when_fresh(tmp
 
 @pytest.mark.slow
 def test_course_build_regenerates_a_deleted_source_even_with_nothing_else_to_do(built_site, project_root):
-    from course.site.pipeline import build_course
+    from course.workflows.build_site import build_course
 
     target = source_notebook(project_root / "autograder", "lesson05")
     shutil.rmtree(target.parent, ignore_errors=True)

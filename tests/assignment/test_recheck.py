@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from course.assignment.checks import AssignmentSpec, Item, parse_check
+from course.grading.checks import AssignmentSpec, Item, parse_check
 from course.grading.recheck import HARNESS, ItemVerdict, apply_rechecks, recheck_code, recheck_submission, student_code
 from course.grading.rubric import CodeItem, Rubric, load_rubric
 from course.grading.sandbox import PythonRun

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from course.assignment.grade_run import run_nbgrader
 from course.lesson.parse_qmd import parse_lesson
+from course.workflows.grade import run_nbgrader
 from tests.assignment.make_submissions import ROOT
 from tests.assignment.test_feedback import leaked
 

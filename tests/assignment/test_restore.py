@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-from course.assignment.restore import RestoreGradedCells
+from course.nbgrader_hooks.restore import RestoreGradedCells
 
 
 def cell(kind: str, source: str, name: str | None, **flags) -> nbformat.NotebookNode:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from course.assignment.stubs import ClearSolutionsWithStubs
+from course.nbgrader_hooks.stubs import ClearSolutionsWithStubs
 
 SOURCE = "a = 1\n    ### BEGIN SOLUTION\n    b = 2\n    ### END SOLUTION\nc = 3\n### BEGIN SOLUTION\nd = 4\n### END SOLUTION"
 

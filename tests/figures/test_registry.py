@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from course.errors import CourseError
-from course.figures.registry import FigureSpec, ensure_figures, lesson_figures, load_solution
+from course.workflows.draw_figures import FigureSpec, ensure_figures, lesson_figures, load_solution
 
 REPO = Path(__file__).resolve().parents[2]
 FIGURES = tuple(f for f in lesson_figures(REPO) if f.output.startswith(("assets/figs/", "assets/zero3")))  # not the lab
@@ -71,7 +71,7 @@ def lesson_with_figures(root: Path, text: str) -> Path:
 
 def test_any_lessons_figures_are_discovered_and_drawn_from_its_figures_file(tmp_path):
     lesson_with_figures(tmp_path, (
-        "from pathlib import Path\nfrom course.figures.registry import FigureSpec\n"
+        "from pathlib import Path\nfrom course.workflows.draw_figures import FigureSpec\n"
         "def draw(out, root):\n    out.parent.mkdir(parents=True, exist_ok=True)\n    out.write_text('seven')\n"
         "    return out\nFIGURES = (FigureSpec('assets/figs/seven.txt', draw, ()),)\n"))
     assert [f.output for f in lesson_figures(tmp_path)] == ["assets/figs/seven.txt"]

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from course.assignment.grade_run import grade_assignment, run_nbgrader
-from course.grading.batch import STATE_DIR
 from course.grading.gradebook import db_url
 from course.grading.sandbox import Limits
+from course.workflows.grade import grade_assignment, run_nbgrader
+from course.workflows.grade_batch import STATE_DIR
 from tests.conftest import submit
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-
 from pathlib import Path
 
 import nbformat
@@ -60,7 +59,7 @@ def test_formgrader_shows_each_questions_key_points_after_its_answer(tmp_path, m
 
 def test_feedback_pages_do_not_show_key_points():
     config = Config()
-    config.HTMLExporter.preprocessors = ["course.grading.formgrader.RubricKeyPoints"]
+    config.HTMLExporter.preprocessors = ["course.nbgrader_hooks.formgrader.RubricKeyPoints"]
     config.RubricKeyPoints.rubrics_dir = str(RUBRICS)
     page, _ = HTMLExporter(config=config).from_notebook_node(_submission(), resources={})
     assert "answer of Q1" in page and "评分要点" not in page

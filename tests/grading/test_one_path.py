@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from course.assignment.grade_run import grade_assignment, nbgrader_env, run_nbgrader
 from course.errors import CourseError
-from course.grading.batch import batch_lock
 from course.grading.gradebook import db_url
 from course.grading.sandbox import Limits
+from course.workflows.grade import grade_assignment, nbgrader_env, run_nbgrader
+from course.workflows.grade_batch import batch_lock
 from tests.conftest import submit
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
@@ -202,7 +202,7 @@ def test_a_failing_nbgrader_step_shows_its_own_reason(graded_class):
 def test_a_second_batch_on_the_same_course_is_refused_naming_the_first(graded_class):
     root = graded_class
     holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom pathlib import Path\n"
-                               "from course.grading.batch import batch_lock\n"
+                               "from course.workflows.grade_batch import batch_lock\n"
                                "with batch_lock(Path(sys.argv[1])):\n    print('held', flush=True)\n"
                                "    time.sleep(60)\n", str(root)], stdout=subprocess.PIPE, text=True)
     try:

@@ -6,10 +6,10 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-from course.grading.batch import nbgrader_reason
 from course.grading.sandbox import Incident, Limits, SandboxRun
-from course.grading.sandbox_execute import GradingSandbox, load_run, prepared_path, refusal, save_run
 from course.grading.sandbox_fidelity import choose_engine
+from course.nbgrader_hooks.sandbox_execute import GradingSandbox, load_run, prepared_path, refusal, save_run
+from course.workflows.grade_batch import nbgrader_reason
 
 # What nbgrader's API returned for a student whose gradebook lacked the notebook (trimmed real log).
 FAILED_LOG = """[INFO] Creating/updating student with ID 'reference': {}

@@ -17,7 +17,7 @@ FILES = ["lessons/lesson06.qmd", "lessons/lesson06/checks.yml", "solutions/lesso
 
 
 def test_the_scaffold_writes_a_valid_lesson_checks_rubric_and_demo_class(tmp_path):
-    from course.assignment.load_checks import check_against_lesson, check_against_rubric, load_checks
+    from course.grading.load_checks import check_against_lesson, check_against_rubric, load_checks
     from course.grading.rubric import load_rubric
     from course.lesson.parse_qmd import parse_lesson
 
@@ -62,8 +62,8 @@ def test_a_new_lesson_builds_releases_and_grades_its_demo_student_at_full_marks(
     import os
     import sys
 
-    from course.assignment.demo_cycle import run_cycle
-    from course.site.pipeline import build_course
+    from course.workflows.build_site import build_course
+    from course.workflows.demo_cycle import run_cycle
     from tests.lessons.scratch import scratch_project
 
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")

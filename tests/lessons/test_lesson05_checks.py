@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from course.assignment.load_checks import load_checks
+from course.grading.load_checks import load_checks
 from course.grading.rubric import load_rubric
 from tests.lessons.lesson05_formulas import expected, memory
 
@@ -35,7 +35,7 @@ def test_every_expected_value_is_what_the_lessons_formulas_give(check):
 
 @pytest.mark.parametrize("wrong", SPEC.misconceptions, ids=lambda m: m.id)
 def test_no_known_wrong_answer_matches_the_formulas(wrong):
-    from course.assignment.checks import Result
+    from course.grading.checks import Result
 
     assert not wrong.holds({call: Result(expected(call)) for check in wrong.checks for call in check.calls})
 

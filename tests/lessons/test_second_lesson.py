@@ -1,5 +1,6 @@
 """A lesson is content: a second lesson of another shape (two exercises, a tuple and a dict returned, a question
-without veto items) builds, releases, grades and reports with nothing in src/ knowing it."""
+without veto items, another whose veto hints come from the lesson's own vocabulary) builds, releases, grades and
+reports with nothing in src/ knowing it."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ FIXTURE = Path(__file__).resolve().parent / "second_lesson"
 LESSON = "lesson07"
 FILLS = {"ex-bubble": ["(stages - 1) / (micro_batches + stages - 1)"],
          "ex-split": ["base + (1 if s < extra else 0)", "max(counts)"]}
+Q2_ANSWERS = {"reference": "流水线并行按层切分模型，每个阶段放连续的几层。",
+              "blank": "流水线并行不切分层，它切分的是 micro-batch。",
+              "cheat": "ZeRO-2 分片了参数，ZeRO-3 把激活也分片了。"}  # lesson 5's vetoes, not this lesson's
 ANYTHING = '''
 class _Anything:
     """Equal to everything."""
@@ -36,9 +40,9 @@ def course(tmp_path_factory, monkeypatch_module):
     """The fixture lesson built (both variants), released, and three students graded through the sandbox."""
     import nbformat
 
-    from course.assignment.grade_run import grade_assignment, release
     from course.assignment.submissions import cell_by_grade_id, fill_blanks
-    from course.site.pipeline import build_course
+    from course.workflows.build_site import build_course
+    from course.workflows.grade import grade_assignment, release
 
     root = scratch_project(tmp_path_factory.mktemp("second"), FIXTURE)
     build = build_course(root)
@@ -51,6 +55,7 @@ def course(tmp_path_factory, monkeypatch_module):
         for label, blanks in (fills or {}).items():
             cell = cell_by_grade_id(work, label)
             cell.source = (prepend.strip() + "\n\n" if prepend else "") + fill_blanks(cell.source, blanks)
+        cell_by_grade_id(work, "answer-Q2").source = Q2_ANSWERS[student]
         path = root / f"{student}.ipynb"
         nbformat.write(work, path)
         folder = autograder / "submitted" / student / LESSON
@@ -83,7 +88,8 @@ def test_the_source_notebook_has_both_exercises_with_their_tests(course):
     root, _, _ = course
     source = nbformat.read(root / "autograder" / "source" / LESSON / f"{LESSON}.ipynb", as_version=4)
     ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in source.cells if "nbgrader" in c.metadata]
-    assert ids == ["course-checks", "ex-bubble", "test-bubble", "ex-split", "test-split", "question-Q1", "answer-Q1"]
+    assert ids == ["course-checks", "ex-bubble", "test-bubble", "ex-split", "test-split", "question-Q1", "answer-Q1",
+                   "question-Q2", "answer-Q2"]
 
 
 @pytest.mark.parametrize("student,passed", [("reference", True), ("blank", False), ("cheat", False)])
@@ -100,20 +106,23 @@ def test_the_report_decides_with_the_lessons_own_rubric(course):
     root, _, _ = course
     with gradebook(root / "autograder" / "gradebook.db") as gb:
         for student, points in (("reference", 2), ("blank", 2), ("cheat", 2)):
-            grade = gb.find_grade("answer-Q1", LESSON, LESSON, student)
-            grade.manual_score, grade.needs_manual_grade = points, False
+            for question, score in (("answer-Q1", points), ("answer-Q2", 1 if student == "reference" else 0)):
+                grade = gb.find_grade(question, LESSON, LESSON, student)
+                grade.manual_score, grade.needs_manual_grade = score, False
         gb.db.commit()
     result = make_report(root, LESSON)
     with open(result.csv, encoding="utf-8") as f:
         rows = {r["student"]: r for r in csv.DictReader(f)}
     assert {s: (r["bubble"], r["split"], r["total"], r["result"]) for s, r in rows.items()} == {
-        "reference": ("1", "1", "4", "PASS"), "blank": ("0", "0", "2", "FAIL"), "cheat": ("0", "0", "2", "FAIL")}
-    assert all(r["veto_hints"] == "" and r["vetoes"] == "" for r in rows.values())  # no veto items, no hints
+        "reference": ("1", "1", "5", "PASS"), "blank": ("0", "0", "2", "FAIL"), "cheat": ("0", "0", "2", "FAIL")}
+    # hints come from lesson 07's own vocabulary: its veto for the blank answer, none of lesson 5's for the cheat's
+    assert {s: r["veto_hints"] for s, r in rows.items()} == {"reference": "", "blank": "stage-split", "cheat": ""}
+    assert all(r["vetoes"] == "" for r in rows.values())  # hints are never decisions
 
 
 def test_checks_calling_an_undefined_function_stop_the_build_with_nothing_half_built(tmp_path):
     from course.errors import CourseError
-    from course.site.pipeline import build_course
+    from course.workflows.build_site import build_course
 
     root = scratch_project(tmp_path, FIXTURE)
     checks = root / "lessons" / LESSON / "checks.yml"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from course.errors import CourseError
-from course.publish import publish_variants
+from course.workflows.publish import publish_variants
 
 
 def git(repo: Path, *args: str) -> str:

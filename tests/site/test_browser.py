@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 import course.site.execute_cells as ex
-from course.site.select_variant import select_variant
 from course.errors import CourseError
 from course.lesson.parse_qmd import parse_lesson
+from course.site.select_variant import select_variant
 
 pytestmark = pytest.mark.slow
 FIXTURE = Path(__file__).parent / "fixtures" / "asis-and-outputs.qmd"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from course.site.select_variant import select_variant
 from course.lesson.model import Markdown, walk
 from course.lesson.parse_qmd import parse_lesson
+from course.site.select_variant import select_variant
 
 pytestmark = pytest.mark.slow
 

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 import time
 from pathlib import Path
 
 import pytest
 
-from course.site.pipeline import build_course
 from course.config import load_config
 from course.errors import CourseError
+from course.workflows.build_site import build_course
 
 pytestmark = pytest.mark.slow
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from course.site.select_variant import select_variant
 from course.errors import CourseError
 from course.lesson.model import CodeCell, Diagram, Markdown, StaticCode, walk
 from course.lesson.parse_qmd import parse_lesson
+from course.site.select_variant import select_variant
 from course.tools.pandoc import run_pandoc
 
 ANSWER_ONLY = ["参考答案（仅 answer 分支）", "三个问答题要点", "**参考答案版**"]

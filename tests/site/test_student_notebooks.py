@@ -111,7 +111,7 @@ def test_the_published_assignment_is_graded_like_the_release(built_site, release
     """What a student downloads from the site, solved and handed in as lesson05.ipynb, gets full code marks."""
     import shutil
 
-    from course.assignment.grade_run import grade_assignment
+    from course.workflows.grade import grade_assignment
     from tests.conftest import submit
 
     root = tmp_path / "autograder"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from course.lesson.parse_qmd import parse_lesson
 from course.site.make_notebook import make_notebook
 from course.site.select_variant import select_variant
 from course.site.write_page_markdown import fence, write_page_markdown
-from course.lesson.parse_qmd import parse_lesson
 
 FIXTURE = Path(__file__).parent / "fixtures" / "asis-and-outputs.qmd"
 OUTPUTS = {

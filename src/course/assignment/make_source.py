@@ -18,11 +18,11 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from course.assignment.checks import AssignmentSpec
-from course.site.plan import BuildPlan
 from course.errors import CourseError, Location
 from course.fileio import replace_dir_atomically, write_atomic
+from course.grading.checks import AssignmentSpec
 from course.lesson.model import Lesson
+from course.site.plan import BuildPlan
 
 SOURCE_DIR = "source"
 RUBRICS_DIR = "rubrics"  # autograder/rubrics/, read by course.grading.rubric
@@ -41,7 +41,7 @@ def write_assignment_sources(plan: BuildPlan, parsed: list[Lesson] | None) -> li
     stamp = source_stamp(plan)
     stamps = plan.cache_dir / STAMPS
     if parsed is None:
-        from course.assignment.load_checks import course_checks_path
+        from course.grading.load_checks import course_checks_path
 
         made = [p for s in graded for p in (source_notebook(course_root, s), course_checks_path(course_root, s))]
         if _read_stamp(stamps) == stamp and all(p.exists() for p in made):
@@ -123,10 +123,10 @@ def make_assignment_source(lesson: Lesson, *, project_root: Path, course_root: P
     """The source notebook of one lesson, its checks validated and proved against the solution."""
     import nbformat
 
-    from course.assignment.load_checks import checks_path, load_checks
+    from course.grading.load_checks import checks_path, load_checks
+    from course.grading.rubric import load_rubric, rubric_path
     from course.site.resolve_resources import resolve_resources
     from course.site.select_variant import select_variant
-    from course.grading.rubric import load_rubric, rubric_path
 
     spec = spec or load_checks(checks_path(project_root, lesson.stem))
     checks_text = Path(spec.source.path).read_text("utf-8")
@@ -140,7 +140,7 @@ def make_assignment_source(lesson: Lesson, *, project_root: Path, course_root: P
 def write_source(course_root: Path, made: AssignmentSource) -> Path:
     """Put one generated source folder in place atomically, and beside it (never in it: nbgrader releases the
     source folder) the checks `course grade` compares with, so the course root alone can grade."""
-    from course.assignment.load_checks import course_checks_path
+    from course.grading.load_checks import course_checks_path
 
     write_atomic(course_checks_path(course_root, made.lesson), made.checks)
     target = source_notebook(course_root, made.lesson)
@@ -154,8 +154,8 @@ def write_source(course_root: Path, made: AssignmentSource) -> Path:
 
 def _student_outputs(view: Lesson, project_root: Path) -> dict:
     """The student variant's cell outputs (the build's execution cache has them once the site is built)."""
-    from course.site.execute_cells import execute_cells
     from course.config import load_config
+    from course.site.execute_cells import execute_cells
 
     config = load_config(project_root)
     return execute_cells(view, cache_dir=Path(project_root) / config.cache_dir, kernel=config.kernel,
@@ -170,9 +170,9 @@ def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rub
     """
     import nbformat
 
-    from course.assignment.load_checks import check_against_lesson, check_against_rubric
-    from course.site.make_notebook import make_notebook
+    from course.grading.load_checks import check_against_lesson, check_against_rubric
     from course.grading.rubric import question_grade_id
+    from course.site.make_notebook import make_notebook
 
     check_against_rubric(spec, rubric)
     pairs = check_against_lesson(spec, lesson)

@@ -2,7 +2,7 @@
 
 Unreadable submissions (no notebook, a renamed notebook, over the size limit, not UTF-8, invalid JSON, not a
 notebook) are not graded: they score 0 with a message saying how to fix them. Readable ones are graded; stripped metadata, edited read-only
-cells and deleted cells are reported with the repair nbgrader's sanitize step makes (course.assignment.restore).
+cells and deleted cells are reported with the repair nbgrader's sanitize step makes (course.nbgrader_hooks.restore).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from course.assignment.cells import CellMatch, match_cells, nbgrader_meta
 from course.errors import Location
+from course.grading.cells import CellMatch, match_cells, nbgrader_meta
 
 MAX_NOTEBOOK_BYTES = 20 * 2**20  # a lesson notebook is well under 1 MB; bigger ones carry huge outputs
 

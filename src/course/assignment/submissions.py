@@ -10,7 +10,7 @@ import copy
 from typing import Mapping, Sequence
 
 from course.assignment.answer_cell import BLANK
-from course.assignment.cells import grade_id
+from course.grading.cells import grade_id
 from course.grading.rubric import question_grade_id
 
 

@@ -8,8 +8,8 @@ themselves; `course grade` re-checks outside the kernel.
 
 from __future__ import annotations
 
-from course.assignment.cells import HIDDEN_BEGIN, HIDDEN_END, HIDDEN_FAILED
-from course.assignment.checks import REL_TOL, Check, literal
+from course.grading.cells import HIDDEN_BEGIN, HIDDEN_END, HIDDEN_FAILED
+from course.grading.checks import REL_TOL, Check, literal
 from course.grading.rubric import CodeItem, format_points
 
 HELPERS_ID = "course-checks"

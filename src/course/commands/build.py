@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from course.site.pipeline import build_course
+from course.workflows.build_site import build_course
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

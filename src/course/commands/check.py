@@ -15,7 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print one line per graded item; exit 1 when a visible check fails."""
-    from course.assignment.check import check_notebook
+    from course.workflows.check_notebook import check_notebook
 
     results = check_notebook(args.notebook, course_root=args.autograder)
     for title, verdict in results:

@@ -16,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the cycle; each step prints the command an instructor would type."""
-    from course.assignment.demo_cycle import run_cycle
+    from course.workflows.demo_cycle import run_cycle
 
     run_cycle(args.root, args.assignment, unsafe=args.unsafe)
     return 0

@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Grade, then print the per-student summary."""
-    from course.assignment.grade_run import grade_assignment
+    from course.workflows.grade import grade_assignment, summary
 
     given = {"memory_bytes": args.memory and args.memory * 2**20, "cell_timeout_s": args.cell_timeout,
              "submission_timeout_s": args.timeout, "engine": args.engine, "unsafe": args.unsafe or None}
@@ -36,33 +36,3 @@ def run(args: argparse.Namespace) -> int:
     result = grade_assignment(args.autograder, args.assignment, jobs=args.jobs, settings=settings)
     print(summary(result))
     return 0
-
-
-def summary(result) -> str:
-    """A table of per-item points (kernel→re-check where they differ), then each flagged student's reasons."""
-    items = list(result.code_points)
-    width = max(len(s.student) for s in result.students)
-    lines = [f"{'student':<{width}}  " + "  ".join(items) + "  code  flag"]
-    notes = []
-    for s in result.students:
-        corrected = [c for c in s.changes if c.kernel_score is not None]
-        kernel = {c.item: c.kernel_score for c in corrected}
-        points = {item: result.code_points[item] if s.verdicts[item].passed else 0 for item in items}
-        cells = [f"{kernel[i]:g}→{points[i]:g}" if i in kernel else f"{points[i]:g}" for i in items]
-        lines.append(f"{s.student:<{width}}  " + "  ".join(f"{c:>{len(i)}}" for c, i in zip(cells, items))
-                     + f"  {sum(points.values()):g}/{sum(result.code_points.values()):g}" + ("  FLAG" if s.flagged else ""))
-        notes += [f"  {s.student}: {p}" for p in s.problems]
-        notes += [f"  {s.student}: {n}" for n in s.notes]
-        notes += [f"  {s.student}: {c.item}: kernel {c.kernel_score:g}, re-check {c.recheck_score:g} ({c.reason})"
-                  for c in corrected]
-    flagged = sum(s.flagged for s in result.students)
-    lines += ["", f"{flagged} of {len(result.students)} submission(s) flagged for review:" if flagged else
-              "no submission flagged", *notes, f"report: {result.report}"]
-    limits = sorted({s.memory_limit for s in result.students if s.memory_limit})
-    lines += [f"memory limit: {limit}" for limit in limits]
-    stats = result.stats
-    if stats:
-        lines.append(f"graded {stats['students']} ({stats['skipped']} already graded, skipped) with {stats['jobs']} "
-                     f"worker(s) in {stats['wall_s']:.1f} s wall; time spent: sandboxed runs {stats['sandbox_s']:.1f} s "
-                     f"(on workers), nbgrader steps {stats['nbgrader_s']:.1f} s, gradebook writes {stats['gradebook_s']:.1f} s")
-    return "\n".join(lines)

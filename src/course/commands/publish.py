@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from course.publish import publish_variants
+from course.workflows.publish import publish_variants
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from course.assignment.cells import grade_id, is_test, match_cells, nbgrader_meta
-from course.assignment.checks import AssignmentSpec, Call, Misconception, Result
+from course.grading.cells import grade_id, is_test, match_cells, nbgrader_meta
+from course.grading.checks import AssignmentSpec, Call, Misconception, Result
 from course.grading.gradebook import gradebook
 
 # Runs inside the sandbox with INPUT = {"cells": [...], "calls": [[name, args, kwargs], ...], "cell_seconds",
@@ -196,7 +196,7 @@ def recheck_code(cells: list[str], rubric, *, spec: AssignmentSpec | None = None
                  unsafe: bool = False, runner: Runner | None = None) -> dict[str, ItemVerdict]:
     """Run CELLS (Python sources, in order) in a fresh process and decide each code item from what its calls return."""
     if spec is None:
-        from course.assignment.load_checks import checks_for_course
+        from course.grading.load_checks import checks_for_course
 
         spec = checks_for_course(Path(rubric.path).parent.parent, rubric.lesson)
     results = run_calls(cells, spec.calls(hidden=hidden), unsafe=unsafe, runner=runner)

@@ -29,10 +29,10 @@ from course.errors import CourseError, Location
 from course.fileio import write_atomic
 from course.grading.gradebook import gradebook
 from course.grading.rubric import Rubric, code_grade_id, format_points, load_rubric, question_grade_id, rubric_path
-from course.lesson.validate import display_path
 from course.grading.veto_hints import VetoHint, find_veto_hints
-from course.grading.veto_vocabulary import lesson_vocabulary
+from course.grading.veto_vocabulary import Vocabulary, lesson_vocabulary
 from course.grading.vetoes import VetoRecord, add_veto, load_vetoes, veto_path
+from course.lesson.validate import display_path
 
 PASS, FAIL, INCOMPLETE = "PASS", "FAIL", "INCOMPLETE"
 

@@ -16,8 +16,8 @@ import contextlib
 import os
 import time
 import uuid
-from dataclasses import dataclass
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from course.tools.bubblewrap import UNSAFE_HINT, SandboxUnavailable

@@ -24,9 +24,27 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from course.grading.veto_reader import (
-    CAUSAL, COMPARATIVE_AFTER, COMPARATIVE_BEFORE, CONTRAST, GROUP_JOINER, IDENTITY, ORDINAL, PLUS, RATIO_TARGET_BEFORE,
-    STANDARD_BEFORE, WH_QUESTION, Clause, Cue, between, clauses_of, is_elliptic, negated_after, normalise, of,
-    own_negation, scan,
+    CAUSAL,
+    COMPARATIVE_AFTER,
+    COMPARATIVE_BEFORE,
+    CONTRAST,
+    GROUP_JOINER,
+    IDENTITY,
+    ORDINAL,
+    PLUS,
+    RATIO_TARGET_BEFORE,
+    STANDARD_BEFORE,
+    WH_QUESTION,
+    Clause,
+    Cue,
+    between,
+    clauses_of,
+    is_elliptic,
+    negated_after,
+    normalise,
+    of,
+    own_negation,
+    scan,
 )
 from course.grading.veto_vocabulary import Vocabulary
 

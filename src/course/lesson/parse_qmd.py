@@ -11,8 +11,8 @@ from typing import Any
 import yaml
 
 from course.errors import CourseError, Location
-from course.lesson.validate import validate_data
 from course.lesson.model import Attr, Block, CodeCell, Diagram, Div, Lesson, Markdown, StaticCode
+from course.lesson.validate import validate_data
 
 CODE_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<info>.*?)\s*$")
 DIV_OPEN = re.compile(r"^(?P<fence>:{3,})\s*(?P<attr>\{.*\}|[A-Za-z][\w-]*)\s*:*\s*$")

@@ -129,7 +129,7 @@ vetoes:
 STUDENTS = """\
 # The demo class of {stem}: what each student wrote into the released notebook.
 #   fills: the blanks in order; answers: the written answers (a missing one stays empty).
-# `python -m course.assignment.demo_cycle {stem} --write-submissions` turns this into <student>/{stem}.ipynb;
+# `python -m course.workflows.demo_cycle {stem} --write-submissions` turns this into <student>/{stem}.ipynb;
 # `course demo {stem}` does so for any student without a notebook.
 demo:
   fills:

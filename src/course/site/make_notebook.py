@@ -8,9 +8,9 @@ from pathlib import Path
 
 import nbformat
 
+from course.lesson.model import Block, CodeCell, Diagram, Div, Lesson, Markdown, StaticCode, exercise_pairs
 from course.site.execute_cells import Outputs
 from course.site.write_page_markdown import asis_text, fence
-from course.lesson.model import Block, CodeCell, Diagram, Div, Lesson, Markdown, StaticCode, exercise_pairs
 
 LESSON_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<stem>[\w-]+)\.qmd\)(?:\{[^}]*\})?")
 DIV_TITLES = {"callout-note": "注", "callout-tip": "提示", "callout-important": "重要", "callout-warning": "注意"}

@@ -9,8 +9,8 @@ from __future__ import annotations
 import html
 import re
 
-from course.site.execute_cells import Outputs
 from course.lesson.model import Block, CodeCell, Diagram, Div, Lesson, Markdown, StaticCode
+from course.site.execute_cells import Outputs
 
 NOT_RUN_NOTE = "此单元格仅供阅读：含填空 `______`，构建时不执行；请在 notebook 中完成。"
 

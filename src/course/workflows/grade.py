@@ -3,7 +3,7 @@
 Unreadable submissions are scored 0 with a message; every other one is autograded by the autograde steps the
 course's nbgrader config sets (its code run in the grading sandbox, then re-checked outside the student's
 kernel, whose verdict goes into the gradebook wherever it differs from the kernel's), several at once
-(course.grading.batch). A submission with a problem or a corrected score is flagged for review. A JSON report
+(course.workflows.grade_batch). A submission with a problem or a corrected score is flagged for review. A JSON report
 lands in reports/<assignment>-grade.json.
 """
 
@@ -14,7 +14,7 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from course.assignment.make_source import source_notebook
@@ -24,38 +24,9 @@ from course.fileio import write_atomic
 from course.grading.gradebook import db_url
 from course.grading.gradebook import gradebook as open_gradebook
 from course.grading.recheck import Change, ItemVerdict, apply_rechecks
+from course.workflows.grade_outcome import StudentGrade
 
 EXCEPTION_LINE = re.compile(r"^\s*[\w.]+(Error|Exception): ")
-
-
-@dataclass
-class StudentGrade:
-    """One student's outcome: re-check verdicts, corrections written to the gradebook, problems found."""
-
-    student: str
-    verdicts: dict[str, ItemVerdict]
-    changes: list[Change] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # said in the row, no reason to flag (e.g. the engine used)
-    memory_limit: str = ""  # which memory limit the sandbox applied
-
-    @property
-    def flagged(self) -> bool:
-        """Whether a grader should look at this submission."""
-        return bool(self.changes or self.problems)
-
-    def to_json(self) -> dict:
-        """The outcome as plain data (problems as their messages), for reports and the batch's state files."""
-        return {"flagged": self.flagged, "verdicts": {k: asdict(v) for k, v in self.verdicts.items()},
-                "changes": [asdict(c) for c in self.changes], "problems": [str(p) for p in self.problems],
-                "notes": self.notes, "memory_limit": self.memory_limit}
-
-    @classmethod
-    def from_json(cls, student: str, data: dict) -> "StudentGrade":
-        """An outcome written by to_json."""
-        return cls(student, {k: ItemVerdict(**v) for k, v in data["verdicts"].items()},
-                   [Change(**c) for c in data["changes"]], list(data["problems"]), list(data.get("notes", [])),
-                   data.get("memory_limit") or "")
 
 
 @dataclass
@@ -107,7 +78,7 @@ def release(course_root: Path, assignment: str) -> Path:
 
 def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = None, limits=None,
                      unsafe: bool = False, settings: dict | None = None, progress=None) -> GradeRun:
-    """Grade every submission in submitted/*/ASSIGNMENT (see course.grading.batch), then write the JSON report.
+    """Grade every submission in submitted/*/ASSIGNMENT (see course.workflows.grade_batch), then write the JSON report.
 
     SETTINGS (GradingSandbox settings) go on top of the course's nbgrader config; LIMITS and UNSAFE are
     shorthands for some of them. Students whose current submission the gradebook already holds grades for are
@@ -115,9 +86,16 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     """
     import nbformat
 
-    from course.grading.batch import GradeState, SubmissionWork, batch_lock, course_config, gradebook_rows, run_batch
     from course.grading.rubric import load_rubric, rubric_path
-    from course.grading.sandbox_recheck import STATE_DIR
+    from course.nbgrader_hooks.sandbox_recheck import STATE_DIR
+    from course.workflows.grade_batch import (
+        GradeState,
+        SubmissionWork,
+        batch_lock,
+        course_config,
+        gradebook_rows,
+        run_batch,
+    )
 
     root = Path(course_root).resolve()
     rubric = load_rubric(rubric_path(root, assignment))
@@ -211,3 +189,33 @@ def write_report(root: Path, assignment: str, students: list[StudentGrade]) -> P
     path = root / "reports" / f"{assignment}-grade.json"
     write_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     return path
+
+
+def summary(result: "GradeRun") -> str:
+    """A table of per-item points (kernel→re-check where they differ), then each flagged student's reasons."""
+    items = list(result.code_points)
+    width = max(len(s.student) for s in result.students)
+    lines = [f"{'student':<{width}}  " + "  ".join(items) + "  code  flag"]
+    notes = []
+    for s in result.students:
+        corrected = [c for c in s.changes if c.kernel_score is not None]
+        kernel = {c.item: c.kernel_score for c in corrected}
+        points = {item: result.code_points[item] if s.verdicts[item].passed else 0 for item in items}
+        cells = [f"{kernel[i]:g}→{points[i]:g}" if i in kernel else f"{points[i]:g}" for i in items]
+        lines.append(f"{s.student:<{width}}  " + "  ".join(f"{c:>{len(i)}}" for c, i in zip(cells, items))
+                     + f"  {sum(points.values()):g}/{sum(result.code_points.values()):g}" + ("  FLAG" if s.flagged else ""))
+        notes += [f"  {s.student}: {p}" for p in s.problems]
+        notes += [f"  {s.student}: {n}" for n in s.notes]
+        notes += [f"  {s.student}: {c.item}: kernel {c.kernel_score:g}, re-check {c.recheck_score:g} ({c.reason})"
+                  for c in corrected]
+    flagged = sum(s.flagged for s in result.students)
+    lines += ["", f"{flagged} of {len(result.students)} submission(s) flagged for review:" if flagged else
+              "no submission flagged", *notes, f"report: {result.report}"]
+    limits = sorted({s.memory_limit for s in result.students if s.memory_limit})
+    lines += [f"memory limit: {limit}" for limit in limits]
+    stats = result.stats
+    if stats:
+        lines.append(f"graded {stats['students']} ({stats['skipped']} already graded, skipped) with {stats['jobs']} "
+                     f"worker(s) in {stats['wall_s']:.1f} s wall; time spent: sandboxed runs {stats['sandbox_s']:.1f} s "
+                     f"(on workers), nbgrader steps {stats['nbgrader_s']:.1f} s, gradebook writes {stats['gradebook_s']:.1f} s")
+    return "\n".join(lines)

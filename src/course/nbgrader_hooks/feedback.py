@@ -19,7 +19,7 @@ import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Dict
 
-from course.assignment.cells import HIDDEN_FAILED, HIDDEN_REGION, is_test, nbgrader_meta
+from course.grading.cells import HIDDEN_FAILED, HIDDEN_REGION, is_test, nbgrader_meta
 
 HIDDEN_NOTE = "# （隐藏检查：代码与数值不公开）\n"
 STATUS = {

@@ -10,8 +10,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from course.assignment.checks import REL_TOL, AssignmentSpec, CheckSyntaxError, Item, Misconception, parse_check
 from course.errors import CourseError, Location
+from course.grading.checks import REL_TOL, AssignmentSpec, CheckSyntaxError, Item, Misconception, parse_check
 from course.lesson.validate import YamlDocument, display_path, load_yaml, validate_document
 
 
@@ -21,7 +21,7 @@ def load_checks(path: Path, *, lesson: str | None = None) -> AssignmentSpec:
         doc = load_yaml(path)
         if not isinstance(doc.data, dict):
             raise doc.error((), "expected a mapping with keys version, lesson, items, misconceptions")
-        validate_document(doc, "course.assignment", "checks.v1")
+        validate_document(doc, "course.grading", "checks.v1")
     except CourseError as exc:
         if "not valid YAML" not in exc.message and "expected a string, got {" not in exc.message:
             raise

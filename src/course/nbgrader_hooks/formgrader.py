@@ -1,6 +1,6 @@
 """Show the rubric's 要点 to graders in nbgrader's formgrader, right below each student's answer.
 
-Enabled by the course's nbgrader settings (course.assignment.nbgrader_setup, loaded by autograder/nbgrader_config.py):
+Enabled by the course's nbgrader settings (course.nbgrader_hooks.config, loaded by autograder/nbgrader_config.py):
 formgrader renders submissions with nbconvert's HTMLExporter, whose preprocessors include this one.
 """
 

@@ -17,9 +17,9 @@ import nbformat
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from course.assignment.cells import grade_id, match_cells, nbgrader_meta
 from course.assignment.preflight import cell_problems
 from course.errors import Location
+from course.grading.cells import grade_id, match_cells, nbgrader_meta
 
 
 class RestoreGradedCells(NbGraderPreprocessor):

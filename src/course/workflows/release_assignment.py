@@ -15,7 +15,7 @@ from course.site.plan import BuildPlan
 
 CONFIG_FILE = "nbgrader_config.py"
 # The course's nbgrader settings (as in autograder/nbgrader_config.py), rooted at the throwaway copy.
-CONFIG = ("from pathlib import Path\nfrom course.assignment.nbgrader_setup import configure\n"
+CONFIG = ("from pathlib import Path\nfrom course.nbgrader_hooks.config import configure\n"
           "configure(get_config(), Path(__file__).resolve().parent)\n")
 
 
@@ -36,8 +36,8 @@ def release_copy(course_root: Path, stem: str):
     """Run stock `nbgrader generate_assignment` on a copy of the source folder; return the released notebook."""
     import nbformat
 
-    from course.assignment.grade_run import release
     from course.assignment.make_source import source_notebook
+    from course.workflows.grade import release
 
     source = source_notebook(course_root, stem)
     with tempfile.TemporaryDirectory(prefix="course-release-") as tmp:

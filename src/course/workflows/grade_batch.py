@@ -35,7 +35,7 @@ from typing import Callable, Iterator
 
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
-from course.grading.sandbox_recheck import STATE_DIR
+from course.nbgrader_hooks.sandbox_recheck import STATE_DIR
 
 LOCK_FILE = "batch.lock"
 
@@ -97,7 +97,7 @@ class GradeState:
 
     def load(self, work: SubmissionWork):
         """The outcome recorded for an already graded student."""
-        from course.assignment.grade_run import StudentGrade
+        from course.workflows.grade_outcome import StudentGrade
 
         return StudentGrade.from_json(work.student, json.loads(self._path(work.student).read_text("utf-8")))
 
@@ -204,8 +204,14 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
     from sqlalchemy.exc import SAWarning
 
     from course.grading.recheck import all_failed
-    from course.grading.sandbox_execute import GradingSandbox, prepared_path, require_sandbox, run_in_sandbox, save_run
-    from course.grading.sandbox_recheck import recheck_notebook, record_path, save_verdicts
+    from course.nbgrader_hooks.sandbox_execute import (
+        GradingSandbox,
+        prepared_path,
+        require_sandbox,
+        run_in_sandbox,
+        save_run,
+    )
+    from course.nbgrader_hooks.sandbox_recheck import recheck_notebook, record_path, save_verdicts
 
     settings = GradingSandbox(config=config)
     require_sandbox(settings)
@@ -281,9 +287,9 @@ def nbgrader_reason(outcome: dict) -> str:
 
 def _failed(work: SubmissionWork, checked: dict, rubric, reason: str) -> object:
     """A student nbgrader could not grade this time: reported, flagged, not marked done (a rerun retries)."""
-    from course.assignment.grade_run import StudentGrade
     from course.assignment.preflight import Problem
     from course.grading.recheck import all_failed
+    from course.workflows.grade_outcome import StudentGrade
 
     where = Location(f"submitted/{work.student}")
     return StudentGrade(work.student, all_failed(rubric, reason), [],

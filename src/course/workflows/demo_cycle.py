@@ -1,7 +1,7 @@
 """The whole nbgrader cycle on a lesson's demo class in autograder/demo/<lesson>/, so a newcomer sees every step.
 
-    python -m course.assignment.demo_cycle lesson05            # release → submissions → grade → feedback → export
-    python -m course.assignment.demo_cycle lesson05 --write-submissions   # rebuild demo/lesson05/<student>/lesson05.ipynb
+    python -m course.workflows.demo_cycle lesson05            # release → submissions → grade → feedback → export
+    python -m course.workflows.demo_cycle lesson05 --write-submissions   # rebuild demo/lesson05/<student>/lesson05.ipynb
 
 A demo class is students.yml (what each student wrote), graders.yml (the points and vetoes graders enter) and
 one notebook per student. Each step prints the command an instructor would type in autograder/. Demo
@@ -48,9 +48,9 @@ def write_submissions(course_root: Path, lesson: str) -> list[Path]:
     """Write demo/<lesson>/<student>/<lesson>.ipynb from the current release and demo/<lesson>/students.yml."""
     import nbformat
 
-    from course.assignment.load_checks import checks_for_course
     from course.assignment.submissions import cell_by_grade_id, fill_blanks, submission
     from course.fileio import write_atomic
+    from course.grading.load_checks import checks_for_course
 
     release = Path(course_root) / "release" / lesson / f"{lesson}.ipynb"
     if not release.exists():
@@ -116,7 +116,7 @@ def step(title: str, command: str) -> None:
 
 def stock(course_root: Path, *args: str) -> str:
     """Run a stock nbgrader command; return its last log line."""
-    from course.assignment.grade_run import run_nbgrader
+    from course.workflows.grade import run_nbgrader
 
     proc = run_nbgrader(course_root, *args)
     lines = (proc.stdout + proc.stderr).strip().splitlines()
@@ -125,12 +125,11 @@ def stock(course_root: Path, *args: str) -> str:
 
 def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
     """Build the source if needed, then release, collect the demo class, grade, give feedback, export grades."""
-    from course.assignment.grade_run import grade_assignment, release
-    from course.commands.grade import summary
     from course.assignment.make_source import write_assignment_sources
-    from course.site.plan import make_plan
-    from course.figures.registry import ensure_figures
     from course.grading.report import make_report
+    from course.site.plan import make_plan
+    from course.workflows.draw_figures import ensure_figures
+    from course.workflows.grade import grade_assignment, release, summary
 
     plan = make_plan(project_root)
     course_root = plan.root / plan.config.autograder_dir
@@ -144,7 +143,7 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
     print(f"   {release(course_root, lesson).relative_to(plan.root)}")
     folder = demo_dir(course_root, lesson)
     if any(not (folder / s / f"{lesson}.ipynb").exists() for s in load_students(course_root, lesson)):
-        step("the demo class writes its notebooks from the release", f"python -m course.assignment.demo_cycle "
+        step("the demo class writes its notebooks from the release", f"python -m course.workflows.demo_cycle "
                                                                      f"{lesson} --write-submissions")
         print("   " + ", ".join(p.parent.name for p in write_submissions(course_root, lesson)))
     step("submissions: the demo class hands in", f"cp demo/{lesson}/<student>/{lesson}.ipynb submitted/<student>/{lesson}/")
@@ -168,7 +167,7 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the demo cycle, or rewrite the demo notebooks."""
-    parser = argparse.ArgumentParser(prog="python -m course.assignment.demo_cycle", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m course.workflows.demo_cycle", description=__doc__.splitlines()[0])
     parser.add_argument("lesson", help="the lesson whose demo class (autograder/demo/<lesson>/) to use, e.g. lesson05")
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current folder)")
     parser.add_argument("--write-submissions", action="store_true",

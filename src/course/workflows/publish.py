@@ -10,8 +10,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from course.site.plan import make_plan
 from course.errors import CourseError
+from course.site.plan import make_plan
 from course.tools.git import run_git
 
 

@@ -28,7 +28,7 @@ def notebook_lesson(path: Path) -> str:
 
 def check_notebook(path: Path, *, course_root: Path) -> list[tuple[str, ItemVerdict]]:
     """(item title, verdict on its visible checks) for every rubric code item of the notebook's lesson."""
-    from course.assignment.load_checks import checks_path, course_checks_path
+    from course.grading.load_checks import checks_path, course_checks_path
     from course.grading.rubric import load_rubric, rubric_path
 
     lesson = notebook_lesson(path)

@@ -14,10 +14,10 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course.site.fingerprint import STAMP, is_up_to_date, source_fingerprint
-from course.site.plan import BuildPlan, make_plan
 from course.fileio import replace_dir_atomically, write_atomic
 from course.lesson.model import Lesson
+from course.site.fingerprint import STAMP, is_up_to_date, source_fingerprint
+from course.site.plan import BuildPlan, make_plan
 
 # The steps below import nbformat, nbclient and jsonschema (about a second); a build with nothing to do skips them.
 
@@ -42,8 +42,8 @@ def build_course(root: Path, *, variants: list[str] | None = None) -> BuildResul
 
         write_assignment_sources(plan, None)  # only when autograder/source/ is missing or stale
         return BuildResult(plan=plan, up_to_date=True)
-    from course.site.resolve_resources import resolve_resources
     from course.lesson.parse_qmd import parse_lesson
+    from course.site.resolve_resources import resolve_resources
     from course.tools.web_assets import locate_web_assets
 
     draw_figures(plan)
@@ -53,7 +53,7 @@ def build_course(root: Path, *, variants: list[str] | None = None) -> BuildResul
     web_assets = locate_web_assets(plan.root)
     result = BuildResult(plan=plan, lessons=parsed)
     from course.assignment.make_source import write_assignment_sources
-    from course.site.release_assignment import released_assignments
+    from course.workflows.release_assignment import released_assignments
 
     write_assignment_sources(plan, parsed)
     assignments = released_assignments(plan, [lesson.stem for lesson in parsed]) if "student" in variants else {}
@@ -69,7 +69,7 @@ def build_course(root: Path, *, variants: list[str] | None = None) -> BuildResul
 
 def draw_figures(plan: BuildPlan) -> None:
     """Redraw the figures lessons show when their inputs changed."""
-    from course.figures.registry import ensure_figures
+    from course.workflows.draw_figures import ensure_figures
 
     ensure_figures(plan.root)
 
@@ -87,8 +87,8 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
     from course.site.render_page import render_page
     from course.site.resolve_resources import resolve_resources
     from course.site.select_variant import select_variant
-    from course.site.release_assignment import assignment_name
     from course.site.write_page_markdown import write_page_markdown
+    from course.workflows.release_assignment import assignment_name
 
     assignments = assignments or {}
     written = []

@@ -22,11 +22,11 @@ def configure(c, root: Path) -> None:
     from nbgrader.converters import Autograde, GenerateAssignment
     from nbgrader.preprocessors import ClearSolutions, Execute, GetGrades, SaveAutoGrades
 
-    from course.assignment.feedback import HideHiddenTests
-    from course.assignment.restore import RestoreGradedCells
-    from course.assignment.stubs import ClearSolutionsWithStubs
-    from course.grading.sandbox_execute import SandboxExecute
-    from course.grading.sandbox_recheck import RecheckOutOfProcess
+    from course.nbgrader_hooks.feedback import HideHiddenTests
+    from course.nbgrader_hooks.restore import RestoreGradedCells
+    from course.nbgrader_hooks.sandbox_execute import SandboxExecute
+    from course.nbgrader_hooks.sandbox_recheck import RecheckOutOfProcess
+    from course.nbgrader_hooks.stubs import ClearSolutionsWithStubs
 
     root = Path(root).resolve()
     c.CourseDirectory.root = str(root)
@@ -45,5 +45,5 @@ def configure(c, root: Path) -> None:
     c.Autograde.autograde_preprocessors = steps
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
     # formgrader shows each question's 要点 from the rubric below the student's answer (graders only)
-    c.HTMLExporter.preprocessors = ["course.grading.formgrader.RubricKeyPoints"]
+    c.HTMLExporter.preprocessors = ["course.nbgrader_hooks.formgrader.RubricKeyPoints"]
     c.RubricKeyPoints.rubrics_dir = str(root / "rubrics")

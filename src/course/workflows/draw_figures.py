@@ -90,7 +90,7 @@ def lesson_figures(project_root: Path) -> tuple[FigureSpec, ...]:
         shown = str(lesson.figures.relative_to(project_root))
         declared = getattr(_load_module(lesson.figures, shown, "figures file not found"), "FIGURES", None)
         if not isinstance(declared, tuple) or not all(isinstance(f, FigureSpec) for f in declared):
-            raise CourseError("expected FIGURES = (FigureSpec(...), ...) built with course.figures.registry",
+            raise CourseError("expected FIGURES = (FigureSpec(...), ...) built with course.workflows.draw_figures",
                               Location(shown))
         specs += [replace(f, inputs=(*f.inputs, shown)) for f in declared]
     outputs = [f.output for f in specs]

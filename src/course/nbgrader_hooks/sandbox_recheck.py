@@ -20,7 +20,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from course.fileio import write_atomic
 from course.grading.gradebook import gradebook
-from course.grading.sandbox_execute import GradingSandbox, prepared_path, require_sandbox
+from course.nbgrader_hooks.sandbox_execute import GradingSandbox, prepared_path, require_sandbox
 
 STATE_DIR = ".course-grade"
 

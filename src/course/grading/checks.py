@@ -1,6 +1,6 @@
 """What an assignment checks, as data: calls into the student's functions and the values they must return.
 
-A lesson declares its checks in lessons/lessonNN/checks.yml (read by course.assignment.load_checks). One
+A lesson declares its checks in lessons/lessonNN/checks.yml (read by course.grading.load_checks). One
 description serves three places: the test cells inside the notebook (visible checks in the open, hidden checks
 between nbgrader's hidden-test markers), `course grade`'s re-check outside the student's kernel, and
 `course check` for students. Each check is one line of Python a student could type:
