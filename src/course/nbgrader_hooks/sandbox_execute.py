@@ -86,6 +86,20 @@ def prepared_path(runs_dir: str | Path, student: str, nb, kind: str) -> Path:
     return Path(runs_dir) / f"{student}.{code_digest(nb)[:32]}.{kind}.json"
 
 
+def prepared_or_made(settings: GradingSandbox, student: str, nb, kind: str, load, make):
+    """A result `course grade` prepared on a worker for this notebook (taken, so it is used once), else MAKE() now.
+
+    Making it here is running a student's code, so the sandbox must be available (or `unsafe` set) first.
+    """
+    ready = prepared_path(settings.runs_dir, student, nb, kind) if settings.runs_dir else None
+    if ready is not None and ready.is_file():
+        result = load(ready)
+        ready.unlink()
+        return result
+    require_sandbox(settings)
+    return make()
+
+
 def run_in_sandbox(nb, settings: GradingSandbox) -> SandboxRun:
     """Execute a notebook object in a fresh sandbox with SETTINGS and return the run."""
     from course.grading.sandbox_fidelity import choose_engine
@@ -124,13 +138,7 @@ class SandboxExecute(NbGraderPreprocessor):
         """Attach outputs cell by cell; a sandbox failure (not the student's) stops this submission."""
         settings = GradingSandbox(config=self.config)
         student = resources.get("nbgrader", {}).get("student", "?")
-        ready = prepared_path(settings.runs_dir, student, nb, "run") if settings.runs_dir else None
-        if ready is not None and ready.is_file():
-            run = load_run(ready)
-            ready.unlink()
-        else:
-            require_sandbox(settings)
-            run = run_in_sandbox(nb, settings)
+        run = prepared_or_made(settings, student, nb, "run", load_run, lambda: run_in_sandbox(nb, settings))
         resources.setdefault("nbgrader", {})["sandbox"] = run
         if run.status == "error" or run.executed is None:
             raise CourseError(f"the grading sandbox failed before the student's code ran: {run.reason}")

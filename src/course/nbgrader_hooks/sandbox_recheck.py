@@ -20,7 +20,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from course.fileio import write_atomic
 from course.grading.gradebook import gradebook
-from course.nbgrader_hooks.sandbox_execute import GradingSandbox, prepared_path, require_sandbox
+from course.nbgrader_hooks.sandbox_execute import GradingSandbox, prepared_or_made
 
 STATE_DIR = ".course-grade"
 
@@ -65,16 +65,11 @@ class RecheckOutOfProcess(NbGraderPreprocessor):
             return nb, resources
         settings = GradingSandbox(config=self.config)
         student = info["student"]
-        ready = prepared_path(settings.runs_dir, student, nb, "recheck") if settings.runs_dir else None
-        if ready is not None and ready.is_file():
-            verdicts = load_verdicts(ready)
-            ready.unlink()
-        else:
-            require_sandbox(settings)
-            source = os.path.join(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]),
-                                  f"{info['notebook']}.ipynb")
-            verdicts = recheck_notebook(nb, load_rubric(rubric_file), nbformat.read(source, as_version=4).cells,
-                                        settings)
+        source = os.path.join(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]),
+                              f"{info['notebook']}.ipynb")
+        verdicts = prepared_or_made(
+            settings, student, nb, "recheck", load_verdicts,
+            lambda: recheck_notebook(nb, load_rubric(rubric_file), nbformat.read(source, as_version=4).cells, settings))
         changes = apply_rechecks(info["db_url"], info["assignment"], student, verdicts)
         run = info.get("sandbox")
         incidents = [f"{i.kind} in cell {i.cell_index + 1}: {i.message}" for i in (run.incidents if run else ())]
