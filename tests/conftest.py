@@ -1,4 +1,5 @@
-"""Shared fixtures: the project root, one build of the real course, and a released lesson05 nbgrader course."""
+"""Shared fixtures: the project root, one build of the real course, a released lesson05 nbgrader course and that
+course graded once with every committed sample submission."""
 
 from __future__ import annotations
 
@@ -41,3 +42,24 @@ def submit(root: Path, student: str, notebook: Path, name: str = "lesson05.ipynb
     folder = root / "submitted" / student / "lesson05"
     folder.mkdir(parents=True, exist_ok=True)
     return Path(shutil.copyfile(notebook, folder / name))
+
+
+@pytest.fixture(scope="session")
+def release_nb(released):
+    """The released lesson05 notebook."""
+    import nbformat
+
+    return nbformat.read(released / "release" / "lesson05" / "lesson05.ipynb", as_version=4)
+
+
+@pytest.fixture(scope="session")
+def graded(released, tmp_path_factory):
+    """Every committed sample submitted as its own student and graded once by `course grade` (the GradeRun)."""
+    from course.workflows.grade import grade_assignment
+    from tests.assignment.make_submissions import EXPECTED, FIXTURES, OUT
+
+    root = tmp_path_factory.mktemp("graded") / "autograder"
+    shutil.copytree(released, root)
+    for name in FIXTURES:
+        submit(root, name, OUT / f"{name}.ipynb", EXPECTED[name].get("file", "lesson05.ipynb"))
+    return grade_assignment(root, "lesson05")

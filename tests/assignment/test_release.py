@@ -7,7 +7,7 @@ import pytest
 from course.lesson.parse_qmd import parse_lesson
 from course.workflows.grade import run_nbgrader
 from tests.assignment.make_submissions import ROOT
-from tests.assignment.test_feedback import leaked
+from tests.nbgrader_hooks.test_feedback import leaked
 
 pytestmark = pytest.mark.slow
 

@@ -6,7 +6,7 @@ import pytest
 
 from course.cli import main
 from tests.assignment.make_submissions import OUT, ROOT
-from tests.assignment.test_feedback import leaked
+from tests.nbgrader_hooks.test_feedback import leaked
 
 
 def check(capsys, notebook) -> tuple[int, str]:

@@ -22,7 +22,7 @@ from tests.conftest import submit
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 SAMPLES = Path(__file__).parents[1] / "assignment" / "submissions"
-BATCH = Path(__file__).parent / "fixtures" / "batch"
+BATCH = Path(__file__).parents[1] / "grading" / "fixtures" / "batch"
 WELL_BEHAVED = ["reference", "forgot-extra", "zero2-shards-params", "swapped-comm-volumes", "release"]
 CODE = ["test-formulas", "test-fp32-accum", "test-comm-volume", "test-dp1-cross-check"]
 SMALL = Limits(cell_timeout_s=4, submission_timeout_s=30, memory_bytes=768 * 2**20)
