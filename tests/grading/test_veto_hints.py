@@ -410,3 +410,31 @@ def test_gathering_a_full_copy_is_not_keeping_one():
 ])
 def test_voices_found_while_growing_the_tuning_set(text, question, expected):
     assert ids(text, question) == expected
+
+
+# --- causes found on the demo class's full-marks answers (autograder/demo/lesson05/zhangsan) ------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a clause that only states the number ('，通信量约 Ψ') belongs to the operation the clause before named
+    ("reduce-scatter 让每个 rank 只拿到自己那一片的归约结果，通信量约 Ψ，是 all-reduce（约 2Ψ）的一半。", set()),
+    ("ZeRO-1 的通信量约 Ψ。", {"comm-volume"}),
+    # '，是 all-reduce 的一半' compares the previous clause's party, not the question's stage
+    ("reduce-scatter 的通信量约 Ψ，是 all-reduce（约 2Ψ）的一半。", set()),
+    ("reduce-scatter 的通信量约 2Ψ，是 all-reduce 的一半。", {"comm-volume"}),
+    # 不属于自己的 / 别的 rank 的 say whose gradients, they do not negate the sharding
+    ("ZeRO-2 把梯度也分片：reduce-scatter 之后立刻释放不属于自己的梯度，每卡只存 2Ψ/N_d 的梯度。", set()),
+    ("ZeRO-2 把梯度也分片：归约后释放别的 rank 的梯度。", set()),
+    ("ZeRO-2 不分片梯度。", {"shard-target"}),
+])
+def test_whose_and_which_party_are_read_from_the_clause_before(text, expected):
+    assert ids(text, "Q2") == expected
+
+
+def test_the_demo_classs_full_marks_answers_get_no_hint():
+    """zhangsan's answers are the demo's model answers: a hint there would send a grader after a correct student."""
+    import nbformat
+    notebook = nbformat.read(ROOT / "autograder" / "demo" / "lesson05" / "zhangsan" / "lesson05.ipynb", as_version=4)
+    answers = {c.metadata["nbgrader"]["grade_id"].removeprefix("answer-"): c.source for c in notebook.cells
+               if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("answer-")}
+    assert set(answers) == {"Q1", "Q2", "Q3"}
+    assert [(q, h.veto_id) for q, text in sorted(answers.items()) for h in find_veto_hints(text, LESSON05, q)] == []

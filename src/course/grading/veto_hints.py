@@ -391,8 +391,12 @@ def _identified_op(clause: Clause, vol: Cue) -> str | None:
 
 
 def _is_bare(clause: Clause, vol: Cue) -> bool:
-    """A clause that is only a quantity ('，Ψ' / '(Ψ)'): it belongs to what the previous clause named."""
-    return not re.sub(r"[\s()（）。；;,，]", "", clause.text[:vol.start] + clause.text[vol.end:])
+    """A clause that is only a quantity ('，Ψ' / '(Ψ)' / '，通信量约 Ψ'): it belongs to what the previous clause
+    named; words that only say what the number is (通信量, 约, 是, 共) name nothing of their own."""
+    rest = clause.text[:vol.start] + " " * (vol.end - vol.start) + clause.text[vol.end:]
+    for cue in of(clause.cues, "quantity", "hedge", "total_marker"):
+        rest = rest[:cue.start] + " " * (cue.end - cue.start) + rest[cue.end:]
+    return not re.sub(r"[\s()（）。；;,，的是为约量]", "", rest)
 
 
 def _bound_entity(clause: Clause, vol: Cue) -> tuple[str, object, int, int] | None:
@@ -527,7 +531,8 @@ def _parties(clause: Clause, ctx: Context) -> tuple[Party, Party] | None:
     if not target and (others and all(e[0] == "op" for e in others) or not others and not _bare_ratio(clause)):
         return None  # 'replacing A by B costs nothing extra', '3 × 7B': no comparison of two parties
     b = target[0][1] if target else (others[1][1] if len(others) > 1 else None)
-    elided = re.match(r"\s*(?:比|相比|than|compared)", clause.text, re.I)
+    elided = re.match(r"\s*(?:比|相比|than|compared|(?:约|大约)?(?:是|为|等于)|(?:which\s+)?(?:is|equals))",
+                      clause.text, re.I)  # '，比 all-reduce 少一半' / '，是 all-reduce 的一半': the previous party
     like = ctx.last_party if elided and isinstance(ctx.last_party, type(b)) else None  # compare like with like
     a = others[0][1] if others else (like or ctx.topic or _question_subjects(ctx))
     baseline = ctx.vocab.baseline

@@ -99,7 +99,9 @@ GENERIC: dict[str, tuple[str, object]] = {
                      r"|(?<![假建预])设(?!计|置|备)|(?:令|记)(?=\s*\S{1,8}\s*(?:为|=))"  # a definition: 设参数量为 K
                      + "|" + en_words("let", "denote"), True),
     "zero_number": (r"(?<![\d.\w])(?:0|零)(?![.\d%\w])", True),
-    "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外)|没有?|无法|并非|而非|绝非|未(?!来)|别|无(?!限|穷|论|关|需)"
+    # 不属于/不归 (不属于自己的梯度) and 别的/别人 say whose, not that something is not done
+    "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外|属于|归)|没有?|无法|并非|而非|绝非|未(?!来)|别(?!的|人|处)"
+            r"|无(?!限|穷|论|关|需)"
             rf"|{EN_START}(?:not(?!\s+only)|no|never|cannot|none|neither|nor|without|nothing|nobody){EN_END}|n't"
             rf"|不再|省去|免去|跳过|{EN_START}(?:stops?|stopped|ceases?|ceased)(?=\s+\w+ing){EN_END}"
             rf"|{EN_START}(?:skips?|skipped|avoids?|avoided|omits?|omitted){EN_END}", True),
