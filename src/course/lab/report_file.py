@@ -6,21 +6,20 @@ Kept free of torch so the lesson can read measurements on a machine without the 
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
 
 import jsonschema
 
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
+from course.lesson import validate
 
 SCHEMA_ID = "course/lab/zero-measured/v1"
 
 
 def load_schema() -> dict:
     """The JSON schema of the lab's output file."""
-    text = resources.files("course.lab").joinpath("schema/zero-measured.v1.json").read_text("utf-8")
-    return json.loads(text)
+    return validate.load_schema("course.lab", "zero-measured.v1")
 
 
 def write_report(path: Path, report: dict) -> Path:
