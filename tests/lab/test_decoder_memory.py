@@ -11,18 +11,10 @@ torch = pytest.importorskip("torch")
 
 from course.errors import CourseError  # noqa: E402
 from course.lab.decoder import PRESETS, Decoder  # noqa: E402
-from course.lab.decoder_memory import main, read_record  # noqa: E402
+from course.lab.decoder_memory import main  # noqa: E402
+from course.lab.gpu_memory_file import read_record  # noqa: E402
 
 pytestmark = pytest.mark.torch
-
-
-@pytest.fixture(scope="module")
-def tiny_record(tmp_path_factory) -> dict:
-    """What the measurement writes for the tiny decoder on CPU at sequence lengths 16 and 32."""
-    out = tmp_path_factory.mktemp("decoder") / "gpu_memory.json"
-    argv = ["--preset", "tiny", "--device", "cpu", "--seq-lens", "16", "32", "--batch", "2", "--steps", "2", "--out", str(out)]
-    assert main(argv) == 0
-    return read_record(out)
 
 
 def test_each_static_state_is_its_share_of_16_psi(tiny_record):

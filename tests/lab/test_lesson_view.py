@@ -1,4 +1,4 @@
-"""The 实测 figure, summary and full table come from the lab's report, render in Chinese, and need no torch."""
+"""The 实测 figure, summary and tables come from the lab's report and the GPU measurement, in Chinese, without torch."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import warnings
 import pytest
 
 from course.errors import CourseError
-from course.lab.lesson_view import measured_summary, measured_table, plot_measured_vs_formula, verdict
+from course.lab.lesson_view import gpu_memory_table, measured_summary, measured_table, plot_measured_vs_formula, verdict
 
 
 def test_reading_the_view_does_not_import_torch():
@@ -95,3 +95,46 @@ def test_figure_draws_measured_bars_over_psi_without_missing_glyphs(lab_report_p
     assert "每卡状态显存" in memory_ax.get_ylabel() and "ZeRO-3\n手写" in [t.get_text() for t in memory_ax.get_xticklabels()]
     alt = repr(fig)  # Jupyter's text/plain: the page's and the notebooks' alt text
     assert alt.startswith("柱状图") and "Figure" not in alt and "都落在黑线上" in alt and "0.667" in alt
+
+
+def _rows(table: str) -> list[list[str]]:
+    """The cells of every Markdown table row (header and separator lines included)."""
+    return [[c.strip() for c in line.strip("|").split("|")] for line in table.splitlines() if line.startswith("|")]
+
+
+@pytest.mark.torch
+def test_gpu_table_on_a_cpu_record_shows_counted_bytes_and_no_allocator(tiny_record_path, tiny_record):
+    table = gpu_memory_table(tiny_record_path)
+    rows = {r[0]: r for r in _rows(table)}
+    psi = tiny_record["model"]["psi"]
+    assert rows["参数"][1:4] == ["BF16", "2Ψ", f"{2 * psi / 2**30:.2f}"]
+    assert [rows[name][5] for name in ("参数", "梯度", "合计（模型状态）")] == ["1.0000"] * 3
+    assert rows["优化器状态（master 权重 + Adam m、v）"][1:3] == ["FP32", "12Ψ"]
+    assert {rows[name][6] for name in ("参数", "梯度")} == {"—"}  # a CPU has no caching allocator to read
+    assert [r[0] for r in _rows(table) if r[0].isdigit()] == ["16", "32"]
+    assert f"Ψ = {psi:,}" in table and "CPU（无 CUDA 分配器" in table
+    assert f"torch {tiny_record['provenance']['torch']}" in table and "`python -m course.lab.decoder_memory --preset tiny" in table
+
+
+@pytest.mark.torch
+def test_gpu_table_labels_the_gpu_driver_and_allocator_growth(tmp_path, tiny_record):
+    record = json.loads(json.dumps(tiny_record))
+    record["provenance"].update(device="cuda", gpu="NVIDIA H200", gpu_memory_bytes=150_000_000_000, driver="570.1",
+                                cuda="13.0", date="2026-12-01T01:00:00+00:00")
+    optimizer = record["static"]["optimizer"]
+    optimizer.update(allocator_bytes=optimizer["formula_bytes"] + 512, allocator_ratio=1.00001)
+    long = record["activations"][1]
+    long.update(activation_bytes=3 * 2**30, activation_bytes_per_token_per_layer=2048.0)
+    path = tmp_path / "gpu_memory.json"
+    path.write_text(json.dumps(record), "utf-8")
+    table = gpu_memory_table(path)
+    rows = {r[0]: r for r in _rows(table)}
+    assert rows["优化器状态（master 权重 + Adam m、v）"][7] == "1.0000"
+    assert rows["32"][3:5] == ["3.00", "2.0"]
+    assert "测于 NVIDIA H200（140 GiB），驱动 570.1，CUDA 13.0" in table and "2026-12-01" in table
+
+
+def test_gpu_table_without_a_measurement_says_how_to_make_one(tmp_path):
+    with pytest.raises(CourseError, match=r"gpu_memory\.json: no GPU measurement here; run `python -m course\.lab\.decoder_memory`"):
+        gpu_memory_table(tmp_path / "gpu_memory.json")
+

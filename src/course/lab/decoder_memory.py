@@ -9,38 +9,30 @@ sequence length: the peak the allocator reaches during forward + backward minus 
 
     python -m course.lab.decoder_memory --preset 1.3b --device cuda --out lessons/lesson05/gpu_memory.json
 
-needs torch alone (jsonschema, where installed, validates the file before it is written; `--check FILE`
-validates a copied-back file on the development machine). The result carries its provenance.
+needs torch alone (course.lab.gpu_memory_file writes and reads the file; `--check FILE` validates a
+copied-back file on the development machine). The result carries its provenance.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import platform
 import shlex
 import subprocess
 import sys
 import time
-from importlib import resources
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
-from course.errors import CourseError, Location
-from course.fileio import write_atomic
+from course.errors import CourseError
 from course.lab.decoder import PRESETS, Decoder, DecoderSpec
+from course.lab.gpu_memory_file import SCHEMA_ID, read_record, write_record
 from course.lab.zero_stages import adam_update
 
-SCHEMA_ID = "course/lab/decoder-memory/v1"
 FORMULA_BYTES = {"parameters": 2, "gradients": 2, "optimizer": 12}  # per parameter, as in the lesson
-
-
-def load_schema() -> dict:
-    """The JSON schema of the measurement file."""
-    return json.loads(resources.files("course.lab").joinpath("schema/decoder-memory.v1.json").read_text("utf-8"))
 
 
 class Allocator:
@@ -236,41 +228,6 @@ def measure(spec: DecoderSpec, device: torch.device, *, seq_lens: list[int], bat
         "activations": sequences,
         "wall_seconds": round(time.perf_counter() - started, 2),
     }
-
-
-def validate(record: dict, where: Path) -> None:
-    """Check a record against the schema, naming the file and the place of the first problem."""
-    import jsonschema
-
-    try:
-        jsonschema.validate(record, load_schema())
-    except jsonschema.ValidationError as exc:
-        place = "/".join(str(p) for p in exc.absolute_path) or "top level"
-        raise CourseError(f"at {place}: {exc.message}; expected a {SCHEMA_ID} file", Location(where)) from exc
-
-
-def write_record(record: dict, out: Path) -> bool:
-    """Write the file atomically, validated first where jsonschema is installed; return whether it was validated."""
-    try:
-        validate(record, out)
-        checked = True
-    except ModuleNotFoundError:
-        checked = False
-    write_atomic(out, json.dumps(record, ensure_ascii=False, indent=1) + "\n")
-    return checked
-
-
-def read_record(path: Path) -> dict:
-    """Load and validate a measurement file."""
-    path = Path(path)
-    if not path.is_file():
-        raise CourseError("no GPU measurement here; run `python -m course.lab.decoder_memory` on a GPU", Location(path))
-    try:
-        record = json.loads(path.read_text("utf-8"))
-    except json.JSONDecodeError as exc:
-        raise CourseError(f"not valid JSON ({exc.msg})", Location(path, exc.lineno)) from exc
-    validate(record, path)
-    return record
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -1,4 +1,5 @@
-"""What the lesson's 实测 section shows from assets/lab/zero_measured.json: a figure, a summary, the full table.
+"""What the lesson's 实测 section shows from assets/lab/zero_measured.json (a figure, a summary, the full table)
+and from a committed one-GPU measurement (gpu_memory_table, with its provenance).
 
 The section teaches in that order: the figure, then a compact table (one N, one line per stage or PyTorch
 implementation, in units of Ψ) with one sentence per deviation saying its cause, and last the full table for
@@ -19,6 +20,7 @@ from matplotlib.figure import Figure
 
 from course.errors import CourseError
 from course.figures.zero_memory import find_cjk_font
+from course.lab.gpu_memory_file import read_record
 from course.lab.report_file import read_report
 
 MISSING_GLYPH = r"Glyph \d+ .* missing from font"
@@ -308,3 +310,53 @@ def plot_measured_vs_formula(path: Path | str) -> LabFigure:
         )
     fig.png()  # fail now, not in the notebook, if a label has a glyph the font lacks
     return fig
+
+
+STATE_LABELS = {
+    "parameters": ("参数", "BF16"),
+    "gradients": ("梯度", "BF16"),
+    "optimizer": ("优化器状态（master 权重 + Adam m、v）", "FP32"),
+    "total": ("合计（模型状态）", ""),
+}
+
+
+def _gib(n: int | None) -> str:
+    """Bytes in GiB to two decimals; a dash where the device has no allocator to read."""
+    return "—" if n is None else f"{n / 2**30:.2f}"
+
+
+def _ratio(x: float | None) -> str:
+    """A measured/formula ratio to four decimals, or a dash."""
+    return "—" if x is None else f"{x:.4f}"
+
+
+def _provenance_line(record: dict) -> str:
+    """Where, when and how the measurement was taken, as the table's caption says it."""
+    origin = record["provenance"]
+    if origin["device"] == "cuda":
+        machine = f"{origin['gpu']}（{origin['gpu_memory_bytes'] / 2**30:.0f} GiB），驱动 {origin['driver'] or '未知'}，CUDA {origin['cuda']}"
+    else:
+        machine = "CPU（无 CUDA 分配器，只有按张量计的字节）"
+    return (f"测于 {machine}；torch {origin['torch']}，Python {origin['python']}；{origin['date'][:10]}；"
+            f"命令 `{origin['command']}`。")
+
+
+def gpu_memory_table(path: Path | str) -> MarkdownText:
+    """The one-GPU measurement: static bytes per state against 2Ψ/2Ψ/12Ψ, activations per sequence length, provenance."""
+    record = read_record(Path(path))
+    model = record["model"]
+    lines = [f"解码器模型 Ψ = {_n(model['psi'])}（{model['layers']} 层，d = {model['d_model']}，词表 {_n(model['vocab'])}），"
+             f"每个序列长度训练 {record['steps_per_sequence_length']} 步：", "",
+             "| 状态 | 精度 | 公式 | 公式 (GiB) | 按张量计 (GiB) | 比值 | 分配器增长 (GiB) | 比值 |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, (label, precision) in STATE_LABELS.items():
+        row = record["static"][name]
+        lines.append(f"| {label} | {precision} | {row['formula']} | {_gib(row['formula_bytes'])} | {_gib(row['counted_bytes'])} "
+                     f"| {_ratio(row['counted_ratio'])} | {_gib(row['allocator_bytes'])} | {_ratio(row['allocator_ratio'])} |")
+    lines += ["", "| 序列长度 s | 批 b | 为反向保存的激活 (GiB) | 峰值 − 静态 (GiB) | 每 token 每层 (KiB) |", "|---|---|---|---|---|"]
+    for seq in record["activations"]:
+        per = seq["activation_bytes_per_token_per_layer"]
+        lines.append(f"| {seq['seq_len']} | {seq['batch']} | {_gib(seq['saved_for_backward_bytes'])} | {_gib(seq['activation_bytes'])} "
+                     f"| {'—' if per is None else f'{per / 1024:.1f}'} |")
+    lines += ["", f"- {_provenance_line(record)}"]
+    return MarkdownText("\n".join(lines) + "\n")
