@@ -142,6 +142,30 @@ def validate_data(data: Any, package: str, name: str, where: Location, what: str
         raise CourseError(f"{what} {key}: {explain(errors[0])}", where)
 
 
+def read_json_file(path: Path, package: str, name: str, *, missing: str, remedy: str = "") -> dict:
+    """Load a JSON data file and check it against its schema; each failure names the file, the place and the fix."""
+    path = Path(path)
+    if not path.is_file():
+        raise CourseError(missing, Location(path))
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except json.JSONDecodeError as exc:
+        raise CourseError(f"not valid JSON ({exc.msg}){remedy}", Location(path, exc.lineno)) from exc
+    check_json_data(data, path, package, name, remedy=remedy)
+    return data
+
+
+def check_json_data(data: Any, path: Path, package: str, name: str, *, remedy: str = "") -> None:
+    """Check data meant for a JSON file against its schema, naming the file and the place of the likeliest problem."""
+    import jsonschema
+
+    err = jsonschema.exceptions.best_match(_errors(data, package, name))
+    if err is not None:
+        where = "/".join(str(p) for p in err.absolute_path) or "top level"
+        expected = load_schema(package, name)["$id"]
+        raise CourseError(f"at {where}: {err.message}; expected a {expected} file{remedy}", Location(path))
+
+
 def _error_line(doc: YamlDocument, err) -> int:
     """The line a schema error points at: the unknown key itself, else the value at the path."""
     path = tuple(err.absolute_path)
