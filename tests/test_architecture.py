@@ -1,4 +1,5 @@
-"""The package's dependencies point one way: no import cycles, and the library never imports the command line.
+"""The package's dependencies point one way: no import cycles, and the library never imports the command line;
+and the engine knows no lesson: src/ names none, and a lesson's own code (its drawing modules) stays with it.
 
 Imports are read from the sources (module level and inside functions alike: a lazy import is still a dependency),
 so a cycle fails here before it fails at import time in some rarely used order.
@@ -7,10 +8,16 @@ so a cycle fails here before it fails at import time in some rarely used order.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
+from course.lesson.discover import FIGURES
+
 SRC = Path(__file__).resolve().parents[1] / "src"
+LESSONS = SRC.parent / "lessons"
 CLI = ("course.cli", "course.commands", "course.__main__")
+LESSON_NAME = re.compile(r"lesson_?\d+|第\s*\d+\s*课", re.IGNORECASE)
+EXAMPLE = ("e.g.", "如")  # "e.g. lesson05" in a help text illustrates an argument; it is not knowledge of a lesson
 
 
 def module_name(path: Path) -> str:
@@ -100,3 +107,76 @@ def test_cycle_finder_finds_a_planted_cycle():
     """The checker itself: a three-module loop is reported, a chain is not."""
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": {"c"}}) == []
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """ids of the docstring constants of a module and its classes and functions: prose, not code."""
+    owners = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    return {id(node.body[0].value) for node in ast.walk(tree) if isinstance(node, owners) and node.body
+            and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+
+
+def _code_words(source: str) -> list[str]:
+    """Every name and string the code uses, in source order (docstrings and comments left out)."""
+    tree = ast.parse(source)
+    skip = _docstrings(tree)
+    found: list[tuple[int, int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            words = [node.value]
+        elif isinstance(node, ast.Name):
+            words = [node.id]
+        elif isinstance(node, ast.Attribute):
+            words = [node.attr]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            words = [node.name]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            words = [getattr(node, "module", None) or "", *(alias.name for alias in node.names)]
+        else:
+            continue
+        found += [(node.lineno, node.col_offset, word) for word in words if word]
+    return [word for *_, word in sorted(found)]
+
+
+def lesson_names_in(source: str) -> list[str]:
+    """Lessons the code names (lesson05, lesson_5, 第 5 课), except as an example after 'e.g.' or '如'."""
+    return [m[0] for word in _code_words(source) for m in LESSON_NAME.finditer(word)
+            if not any(mark in word[: m.start()] for mark in EXAMPLE)]
+
+
+def lesson_modules() -> set[str]:
+    """The lessons' own Python modules (drawing code beside figures.py), by module name."""
+    return {p.stem for p in LESSONS.glob("*/*.py") if p.name != FIGURES}
+
+
+def test_src_code_names_no_lesson():
+    """Adding a lesson never needs src/: no module, name or string of the engine refers to a particular lesson."""
+    offenders = {str(p.relative_to(SRC)): names for p in sorted(SRC.rglob("*.py"))
+                 if (names := lesson_names_in(p.read_text("utf-8")))}
+    assert offenders == {}
+
+
+def test_src_names_no_lessons_own_module():
+    """A lesson's drawing code lives beside the lesson; the engine neither holds nor mentions a module of that name."""
+    modules = lesson_modules()
+    assert {"zero_memory", "zero3_comm_flow"} <= modules  # lesson 5's drawing code, moved out of src/
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(modules))) + r")\b")
+    offenders = sorted(f"{p.relative_to(SRC)}: {m[0]}" for p in (SRC / "course").rglob("*")
+                       if p.is_file() and "__pycache__" not in p.parts
+                       for m in pattern.finditer(p.read_text("utf-8", errors="replace")))
+    assert offenders == []
+    assert [str(p.relative_to(SRC)) for p in SRC.rglob("*.py") if p.stem in modules] == []
+
+
+def test_lesson_name_finder_sees_code_and_ignores_prose_and_examples():
+    """The checker itself: a lesson in an import, a name or a path is found; docstrings, comments, examples are not."""
+    planted = '''"""Module docstring about lesson05."""
+# a comment about lesson 5
+import solutions.lesson05
+def for_lesson5():
+    """Draws 第 5 课."""
+    return "solutions/lesson05.py"
+HELP = "the lesson, e.g. lesson05"
+TITLE = "第 6 课：张量并行"
+'''
+    assert lesson_names_in(planted) == ["lesson05", "lesson5", "lesson05", "第 6 课"]

@@ -11,7 +11,8 @@ from course.errors import CourseError
 from course.lesson.scaffold import scaffold_lesson
 
 ROOT = Path(__file__).resolve().parents[2]
-FILES = ["lessons/lesson06.qmd", "lessons/lesson06/checks.yml", "solutions/lesson06.py",
+FILES = ["lessons/lesson06.qmd", "lessons/lesson06/checks.yml", "lessons/lesson06/figures.py",
+         "lessons/lesson06/scale_chart.py", "solutions/lesson06.py",
          "autograder/rubrics/lesson06.yml", "autograder/demo/lesson06/students.yml",
          "autograder/demo/lesson06/graders.yml"]
 
@@ -29,6 +30,24 @@ def test_the_scaffold_writes_a_valid_lesson_checks_rubric_and_demo_class(tmp_pat
     check_against_rubric(spec, rubric)
     assert list(check_against_lesson(spec, lesson)) == ["ex-scale"]
     assert [v.id for v in rubric.vetoes] == ["mutates-input"]
+
+
+def test_the_scaffold_declares_a_figure_with_the_authors_api_drawn_from_the_solution(tmp_path):
+    from course.workflows.draw_figures import ensure_figures, lesson_figures
+
+    scaffold_lesson(tmp_path, "lesson06", "第 6 课：张量并行")
+    figures = (tmp_path / "lessons" / "lesson06" / "figures.py").read_text("utf-8")
+    assert "from course.figures.declare import" in figures and "from course.workflows" not in figures
+    [spec] = lesson_figures(tmp_path)
+    assert spec.output == "assets/figs/lesson06-scale.png"
+    assert spec.inputs[:2] == ("solutions/lesson06.py", "lessons/lesson06/scale_chart.py")
+    assert "](../assets/figs/lesson06-scale.png)" in (tmp_path / "lessons" / "lesson06.qmd").read_text("utf-8")
+    [png] = ensure_figures(tmp_path)
+    first = png.read_bytes()
+    assert first.startswith(b"\x89PNG")
+    solution = tmp_path / "solutions" / "lesson06.py"
+    solution.write_text(solution.read_text("utf-8").replace("v * factor", "v * factor * 2"), "utf-8")
+    assert ensure_figures(tmp_path) == [png] and png.read_bytes() != first  # drawn from the solution
 
 
 @pytest.mark.parametrize("name", ["lesson6", "lesson00", "Lesson06", "lesson106"])

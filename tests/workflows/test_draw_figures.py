@@ -10,21 +10,26 @@ from pathlib import Path
 import pytest
 
 from course.errors import CourseError
-from course.workflows.draw_figures import FigureSpec, ensure_figures, lesson_figures, load_solution
+from course.figures.declare import FigureSpec
+from course.workflows.draw_figures import ensure_figures, lesson_figures
 
 REPO = Path(__file__).resolve().parents[2]
-FIGURES = tuple(f for f in lesson_figures(REPO) if f.output.startswith(("assets/figs/", "assets/zero3")))  # not the lab
 PNG = "assets/figs/train_zero_memory.png"
 SVG = "assets/zero3_comm_flow.svg"
+LAB = "assets/lab/zero_measured.json"
+
+
+def drawn_figures(root: Path) -> tuple[FigureSpec, ...]:
+    """ROOT's declared figures, without the lab's measurements (minutes of training, tested in tests/lab)."""
+    return tuple(f for f in lesson_figures(root) if f.output != LAB)
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A project root holding copies of every figure input."""
-    for spec in FIGURES:
+    """A project root holding lesson 5 and copies of every figure input that lies in the repository."""
+    shutil.copytree(REPO / "lessons", tmp_path / "lessons", ignore=shutil.ignore_patterns("__pycache__"))
+    for spec in drawn_figures(REPO):
         for relative in spec.inputs:
-            if Path(relative).is_absolute():
-                continue  # a figure module: read from the installed course package
             (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(REPO / relative, tmp_path / relative)
     return tmp_path
@@ -44,21 +49,21 @@ def _counted(specs: tuple[FigureSpec, ...], calls: list[str]) -> tuple[FigureSpe
 
 
 def _ensure(project: Path) -> list[str]:
-    """Run ensure_figures on the real registry; return which outputs were drawn."""
+    """Run ensure_figures on the project's own declarations; return which outputs were drawn."""
     calls: list[str] = []
-    drawn = ensure_figures(project, specs=_counted(FIGURES, calls))
+    drawn = ensure_figures(project, specs=_counted(drawn_figures(project), calls))
     assert sorted(str(p.relative_to(project)) for p in drawn) == sorted(calls)
     return calls
 
 
-def test_lesson5_declares_its_figures_and_the_lab_with_their_inputs():
+def test_lesson5_declares_its_figures_and_the_lab_with_their_inputs_relative_to_the_project():
     outputs = {spec.output: spec.inputs for spec in lesson_figures(REPO)}
-    assert set(outputs) == {PNG, SVG, "assets/lab/zero_measured.json"}
-    assert "solutions/lesson05.py" in outputs[PNG]
-    assert [Path(i).name for i in outputs[PNG] if Path(i).is_absolute()] == ["zero_memory.py"]
-    assert [Path(i).name for i in outputs[SVG] if Path(i).is_absolute()] == ["zero3_comm_flow.py"]
-    assert all("lessons/lesson05/figures.py" in inputs for inputs in outputs.values())
-    assert all(Path(i).is_file() for spec in FIGURES for i in spec.inputs if Path(i).is_absolute())
+    assert set(outputs) == {PNG, SVG, LAB}
+    assert outputs[PNG] == ("solutions/lesson05.py", "lessons/lesson05/zero_memory.py", "src/course/figures/render.py",
+                            "lessons/lesson05/figures.py")
+    assert outputs[SVG] == ("lessons/lesson05/zero3_comm_flow.py", "lessons/lesson05/figures.py")
+    assert "src/course/lab/run_lab.py" in outputs[LAB] and outputs[LAB][-1] == "lessons/lesson05/figures.py"
+    assert all((REPO / i).is_file() for inputs in outputs.values() for i in inputs)
 
 
 def lesson_with_figures(root: Path, text: str) -> Path:
@@ -71,7 +76,7 @@ def lesson_with_figures(root: Path, text: str) -> Path:
 
 def test_any_lessons_figures_are_discovered_and_drawn_from_its_figures_file(tmp_path):
     lesson_with_figures(tmp_path, (
-        "from pathlib import Path\nfrom course.workflows.draw_figures import FigureSpec\n"
+        "from pathlib import Path\nfrom course.figures.declare import FigureSpec\n"
         "def draw(out, root):\n    out.parent.mkdir(parents=True, exist_ok=True)\n    out.write_text('seven')\n"
         "    return out\nFIGURES = (FigureSpec('assets/figs/seven.txt', draw, ()),)\n"))
     assert [f.output for f in lesson_figures(tmp_path)] == ["assets/figs/seven.txt"]
@@ -84,7 +89,8 @@ def test_any_lessons_figures_are_discovered_and_drawn_from_its_figures_file(tmp_
 
 def test_a_figures_file_without_figures_is_named(tmp_path):
     lesson_with_figures(tmp_path, "FIGURES = ['not a spec']\n")
-    with pytest.raises(CourseError, match=r"expected FIGURES = \(FigureSpec\(...\), ...\)") as error:
+    with pytest.raises(CourseError, match=r"expected FIGURES = \(FigureSpec\(...\), ...\) built with "
+                                          r"course\.figures\.declare") as error:
         lesson_figures(tmp_path)
     assert str(error.value.where) == "lessons/lesson07/figures.py"
 
@@ -118,17 +124,30 @@ def test_editing_the_solution_redraws_only_the_memory_chart_from_the_edited_file
     assert (project / PNG).read_bytes() != before  # drawn from this project's solution, not the installed one
 
 
-def test_editing_a_figure_module_redraws_that_figure(project, tmp_path_factory):
-    [svg_spec] = [s for s in FIGURES if s.output == SVG]
-    module = tmp_path_factory.mktemp("pkg") / "zero3_comm_flow.py"
-    shutil.copyfile(svg_spec.inputs[0], module)
-    specs = tuple(dataclasses.replace(s, inputs=(str(module),)) if s is svg_spec else s for s in FIGURES)
-    calls: list[str] = []
-    ensure_figures(project, specs=_counted(specs, calls))
-    calls.clear()
-    module.write_text(module.read_text("utf-8") + "\n", "utf-8")
-    ensure_figures(project, specs=_counted(specs, calls))
-    assert calls == [SVG]
+def test_editing_the_lessons_drawing_module_redraws_that_figure_from_the_edited_code(project):
+    _ensure(project)
+    module = project / "lessons" / "lesson05" / "zero3_comm_flow.py"
+    text = module.read_text("utf-8")
+    assert '"计算", "#dcfce7"' in text
+    module.write_text(text.replace('"计算", "#dcfce7"', '"计算", "#bbf7d0"'), "utf-8")
+    assert _ensure(project) == [SVG]
+    assert "#bbf7d0" in (project / SVG).read_text("utf-8")  # drawn by the project's lesson folder, not the repository's
+
+
+def test_a_lessons_drawing_code_beside_its_figures_file_is_an_input(tmp_path):
+    lesson_with_figures(tmp_path, (
+        "from pathlib import Path\nfrom course.figures.declare import FigureSpec\n"
+        "def draw(out, root):\n    from .chart import draw\n    return draw(out)\n"
+        "FIGURES = (FigureSpec('assets/figs/seven.txt', draw, (Path(__file__).parent / 'chart.py',)),)\n"))
+    chart = tmp_path / "lessons" / "lesson07" / "chart.py"
+    chart.write_text("def draw(out):\n    out.parent.mkdir(parents=True, exist_ok=True)\n"
+                     "    out.write_text('seven')\n    return out\n", "utf-8")
+    [spec] = lesson_figures(tmp_path)
+    assert spec.inputs == ("lessons/lesson07/chart.py", "lessons/lesson07/figures.py")
+    assert ensure_figures(tmp_path) == [tmp_path / "assets" / "figs" / "seven.txt"]
+    chart.write_text(chart.read_text("utf-8").replace("'seven'", "'seven, redrawn'"), "utf-8")
+    assert ensure_figures(tmp_path) == [tmp_path / "assets" / "figs" / "seven.txt"]
+    assert (tmp_path / "assets" / "figs" / "seven.txt").read_text() == "seven, redrawn"
 
 
 def test_a_deleted_image_is_redrawn(project):
@@ -154,7 +173,7 @@ def test_cache_dir_comes_from_course_config(project):
 def test_a_missing_input_names_the_file(project):
     (project / "solutions" / "lesson05.py").unlink()
     with pytest.raises(CourseError) as error:
-        ensure_figures(project, specs=FIGURES)
+        ensure_figures(project, specs=drawn_figures(project))
     assert str(error.value.where) == "solutions/lesson05.py"
     assert PNG in error.value.message
 
@@ -162,10 +181,5 @@ def test_a_missing_input_names_the_file(project):
 def test_a_solution_without_the_memory_function_is_named(project):
     (project / "solutions" / "lesson05.py").write_text("def other():\n    return 0\n", "utf-8")
     with pytest.raises(CourseError, match="zero_memory_per_gpu") as error:
-        ensure_figures(project, specs=FIGURES)
+        ensure_figures(project, specs=drawn_figures(project))
     assert str(error.value.where) == "solutions/lesson05.py"
-
-
-def test_load_solution_reads_the_given_project(project):
-    (project / "solutions" / "lesson05.py").write_text("MARK = 'tmp project'\n", "utf-8")
-    assert load_solution(project, "solutions/lesson05.py").MARK == "tmp project"

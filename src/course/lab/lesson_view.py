@@ -19,7 +19,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from course.errors import CourseError
-from course.figures.zero_memory import find_cjk_font
+from course.figures.render import find_cjk_font
 from course.lab.gpu_memory_file import read_record
 from course.lab.report_file import read_report
 

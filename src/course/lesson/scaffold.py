@@ -1,8 +1,8 @@
 """`course new lessonNN --title …`: the files of a new lesson that builds, releases and grades out of the box.
 
 Like `quarto create` or `nbgrader quickstart`: an exercise with a blank and its reference solution, its checks
-(a visible and a hidden case, one known wrong answer), one question, a rubric with a veto item, and a demo
-class of one student. Every file is new: an existing one stops the command before anything is written.
+(a visible and a hidden case, one known wrong answer), a figure drawn from the solution (figures.py declaring it,
+the drawing code beside it), one question, a rubric with a veto item, and a demo class of one student. Every file is new: an existing one stops the command before anything is written.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ jupyter: python3
 ## 本课目标
 
 （在这里写本课要讲清楚的内容。）
+
+![`scale` 把每个元素乘以 `factor`（本图由 `lessons/{stem}/figures.py` 从参考答案画出）](../assets/figs/{stem}-scale.png)
 
 ## 代码填空题
 
@@ -73,6 +75,63 @@ SOLUTION = """\
 def scale(values: list, factor: float) -> list:
     \"\"\"返回每个元素乘以 factor 后的新列表（不修改原列表）。\"\"\"
     return [v * factor for v in values]
+"""
+
+FIGURES = """\
+\"\"\"{stem}'s figures drawn from code, read by `course build` (course.workflows.draw_figures).
+
+Each FigureSpec names the image, the function that draws it and the files it is made from: the build redraws it
+only when one of them, or this file, changed. The drawing code lives beside this file and is imported relatively
+inside the draw function, so declaring the figures stays cheap.
+\"\"\"
+
+from pathlib import Path
+
+from course.figures.declare import FigureSpec, load_solution, package_file
+
+HERE = Path(__file__).parent
+SOLUTION = "solutions/{stem}.py"
+
+
+def draw_scale(out_path: Path, project_root: Path) -> Path:
+    \"\"\"The chart from this project's reference solution, so page and solution never disagree.\"\"\"
+    from .scale_chart import draw_scale_chart
+
+    return draw_scale_chart(out_path, load_solution(project_root, SOLUTION).scale)
+
+
+FIGURES = (
+    FigureSpec("assets/figs/{stem}-scale.png", draw_scale,
+               (SOLUTION, HERE / "scale_chart.py", package_file("course.figures.render"))),
+)
+"""
+
+CHART = """\
+\"\"\"{stem}'s chart: scale's output beside its input, computed by the reference solution figures.py passes in.\"\"\"
+
+from pathlib import Path
+
+import matplotlib
+
+from course.figures.render import agg_figure, find_cjk_font, render_png
+from course.fileio import write_atomic
+
+VALUES = [1, 2, 3, 4]
+FACTOR = 2
+
+
+def draw_scale_chart(out_path: Path, scale) -> Path:
+    \"\"\"Bars of VALUES and of scale(VALUES, FACTOR) with Chinese labels, written as PNG bytes that repeat.\"\"\"
+    with matplotlib.rc_context({{"font.family": [find_cjk_font()]}}):
+        fig = agg_figure(figsize=(5, 3), dpi=120, layout="constrained")
+        ax = fig.add_subplot()
+        xs = range(len(VALUES))
+        ax.bar([x - 0.2 for x in xs], VALUES, width=0.4, label="输入")
+        ax.bar([x + 0.2 for x in xs], scale(VALUES, FACTOR), width=0.4, label=f"scale(输入, {{FACTOR}})")
+        ax.set_xticks(xs, [f"第 {{x + 1}} 个" for x in xs])
+        ax.set_title(f"scale：每个元素乘以 factor = {{FACTOR}}")
+        ax.legend(frameon=False)
+    return write_atomic(Path(out_path), render_png(fig))
 """
 
 CHECKS = """\
@@ -164,6 +223,8 @@ def scaffold_lesson(project_root: Path, name: str, title: str) -> list[Path]:
     files = {
         lessons / f"{name}.qmd": LESSON,
         lessons / name / "checks.yml": CHECKS,
+        lessons / name / "figures.py": FIGURES,
+        lessons / name / "scale_chart.py": CHART,
         root / "solutions" / f"{name}.py": SOLUTION,
         autograder / "rubrics" / f"{name}.yml": RUBRIC,
         autograder / "demo" / name / "students.yml": STUDENTS,

@@ -1,98 +1,53 @@
-"""The generated assets lessons show (figures, the lab's measurements), what each is made from, and remaking
-only those whose inputs changed.
+"""The generated assets lessons show (figures, the lab's measurements): discovering what each lesson declares,
+and remaking only those whose inputs changed.
 
-Each lesson declares its own in lessons/lessonNN/figures.py: a tuple FIGURES of FigureSpec, built with the
-helpers here (load_solution, package_file, lab_sources). Each asset's inputs (the reference solution it plots,
-the code that draws or measures it, the figures.py itself) are hashed; the hash of the last successful run is
-kept in the course cache (figures.json), so a rebuild with nothing changed does nothing.
+Each lesson declares its own in lessons/lessonNN/figures.py: a tuple FIGURES of FigureSpec (course.figures.declare;
+the lab's measurements through course.lab.lesson_asset), drawn by code kept beside it in the lesson's data folder.
+Each asset's inputs (the reference solution it plots, the code that draws or measures it, the figures.py itself)
+are hashed; the hash of the last successful run is kept in the course cache (figures.json), so a rebuild with
+nothing changed does nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from types import ModuleType
 
 from course.config import load_config
-from course.errors import CourseError, Location, ToolMissing
+from course.errors import CourseError, Location
+from course.figures.declare import FigureSpec
 from course.fileio import write_atomic
+from course.lesson.data_modules import load_data_module
 
 MANIFEST = "figures.json"
 
 
-@dataclass(frozen=True)
-class FigureSpec:
-    """One generated figure: where it goes, how to draw it, and the project files its content depends on."""
-
-    output: str  # project-relative path of the image
-    draw: Callable[[Path, Path], Path]  # draw(out_path, project_root) -> out_path
-    inputs: tuple[str, ...]  # files (project-relative, or absolute for package modules) the image depends on
-
-
-def load_solution(project_root: Path, relative: str) -> ModuleType:
-    """Load a reference solution from this project's file (not whatever `solutions` is on sys.path)."""
-    return _load_module(Path(project_root) / relative, relative, "reference solution not found; the figures are "
-                                                                  "computed from it")
-
-
-def _load_module(path: Path, shown: str, missing: str) -> ModuleType:
-    """Import one project file under a private name."""
-    name = "_course_project_" + shown.replace("/", "_").replace(".", "_")
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except FileNotFoundError:
-        raise CourseError(missing, Location(shown)) from None
-    return module
-
-
-def lab_sources() -> tuple[str, ...]:
-    """Every source file of the lab package: its measurements change only when they do."""
-    lab = Path(__file__).resolve().parents[1] / "lab"
-    return tuple(str(p) for p in sorted(lab.rglob("*")) if p.suffix in (".py", ".json"))
-
-
-def package_file(module: str) -> str:
-    """A module's own file (e.g. course.figures.zero_memory): an input wherever the course package is installed."""
-    return str(Path(importlib.util.find_spec(module).origin))
-
-
-def measure_lab(out_path: Path, project_root: Path) -> Path:
-    """The lab's measurements of ZeRO-0..3 on torch.distributed, shown in a lesson's 实测 section."""
-    try:
-        from course.lab.run_lab import run_lab
-    except ImportError as exc:
-        raise ToolMissing(f"the lesson's 实测 section needs the lab ({exc}); install it with "
-                          "pip install -e '.[lab]' (torch==2.13.0; run `make`)") from None
-    report = run_lab(out=out_path)
-    failed = [c for c in report["checks"] if not c["ok"]]
-    if failed:
-        raise CourseError(f"the lab's measurements disagree with the formulas in {len(failed)} check(s); "
-                          f"run `course lab` to see them", Location(out_path))
-    return out_path
+def _project_relative(project_root: Path, path: str | Path) -> str:
+    """An input as hashed: project-relative where it lies in the project, so moving the checkout redraws nothing."""
+    path = Path(path)
+    if path.is_absolute() and path.is_relative_to(project_root):
+        return path.relative_to(project_root).as_posix()
+    return str(path)
 
 
 def lesson_figures(project_root: Path) -> tuple[FigureSpec, ...]:
     """Every lesson's declared figures, each also depending on the figures.py that declares it."""
     from course.lesson.discover import discover_lessons
 
-    project_root = Path(project_root)
+    project_root = Path(project_root).resolve()
     lessons_dir = project_root / load_config(project_root).lessons_dir
     specs: list[FigureSpec] = []
     for lesson in discover_lessons(lessons_dir) if lessons_dir.is_dir() else ():
         if lesson.figures is None:
             continue
         shown = str(lesson.figures.relative_to(project_root))
-        declared = getattr(_load_module(lesson.figures, shown, "figures file not found"), "FIGURES", None)
+        declared = getattr(load_data_module(lesson.data_dir, "figures", shown), "FIGURES", None)
         if not isinstance(declared, tuple) or not all(isinstance(f, FigureSpec) for f in declared):
-            raise CourseError("expected FIGURES = (FigureSpec(...), ...) built with course.workflows.draw_figures",
+            raise CourseError("expected FIGURES = (FigureSpec(...), ...) built with course.figures.declare",
                               Location(shown))
-        specs += [replace(f, inputs=(*f.inputs, shown)) for f in declared]
+        specs += [replace(f, inputs=(*(_project_relative(project_root, i) for i in f.inputs), shown)) for f in declared]
     outputs = [f.output for f in specs]
     if len(set(outputs)) != len(outputs):
         twice = sorted({o for o in outputs if outputs.count(o) > 1})

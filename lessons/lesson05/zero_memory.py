@@ -1,25 +1,22 @@
 """图 5-3: per-GPU static memory of ZeRO-0..3, split into parameters / gradients / optimizer states.
 
 Every number in the figure comes from the lesson's reference solution, ``zero_memory_per_gpu`` in
-``solutions/lesson05.py``, so the chart and the code students check against can never disagree.
+``solutions/lesson05.py`` (figures.py passes in this project's), so the chart and the code students check
+against can never disagree. Drawn with course.figures.render: CJK labels, no pyplot state, stable PNG bytes.
 """
 
 from __future__ import annotations
 
-import importlib
-import io
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
-from matplotlib import font_manager
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from course.errors import CourseError, Location, ToolMissing
+from course.errors import CourseError, Location
+from course.figures.render import agg_figure, find_cjk_font, render_png
 from course.fileio import write_atomic
 
 MemoryFn = Callable[..., float]
@@ -35,8 +32,6 @@ SHARDED_BY_STAGE = (
     "optimizer states and gradients",
     "optimizer states, gradients and parameters",
 )
-CJK_FONTS = ("Noto Sans CJK SC", "Source Han Sans SC")
-MISSING_GLYPH = r"Glyph \d+ .* missing from font"  # matplotlib's warning, made an error
 
 STAGE_LABELS = ("ZeRO-0\n朴素 DP", "ZeRO-1\n分片优化器状态", "ZeRO-2\n+ 分片梯度", "ZeRO-3\n+ 分片参数（FSDP）")
 # (legend label, StageMemory field, colour), bottom of the stack first
@@ -56,17 +51,6 @@ class StageMemory:
     grads: float
     optimizer: float
     total: float
-
-
-def reference_memory_fn() -> MemoryFn:
-    """Import the reference solution's formula, the single source of truth for the figure."""
-    try:
-        return importlib.import_module("solutions.lesson05").zero_memory_per_gpu
-    except ModuleNotFoundError as exc:
-        raise CourseError(
-            f"cannot import solutions.lesson05 ({exc}); run from the project root or pass memory_fn",
-            Location("solutions/lesson05.py"),
-        ) from exc
 
 
 def _full_replicas(memory_fn: MemoryFn, num_params: float) -> tuple[float, float]:
@@ -114,18 +98,6 @@ def zero_memory_components(memory_fn: MemoryFn, num_params: float, dp: int) -> t
     return tuple(stages)
 
 
-def find_cjk_font() -> str:
-    """Name a Simplified-Chinese font matplotlib knows, or say how to install one."""
-    known = {entry.name for entry in font_manager.fontManager.ttflist}
-    for name in CJK_FONTS:
-        if name in known:
-            return name
-    raise ToolMissing(
-        f"no Chinese font for figure labels (looked for {', '.join(CJK_FONTS)}): "
-        f"apt-get install fonts-noto-cjk, then remove matplotlib's font cache in {matplotlib.get_cachedir()}"
-    )
-
-
 def _gb(value: float) -> str:
     """Format GB for a label: 112, 38.5, 26.25, 1.75 (no banker's rounding of 26.25 to 26.2)."""
     return f"{value:.4g}"
@@ -159,8 +131,7 @@ def _draw_bars(ax, stages: tuple[StageMemory, ...]) -> None:
 def zero_memory_figure(stages: tuple[StageMemory, ...], *, num_params: float, dp: int, font: str) -> Figure:
     """Lay out 图 5-3 on an Agg canvas (no pyplot, so no global figure state)."""
     with matplotlib.rc_context({"font.family": [font], "mathtext.fontset": "dejavusans"}):
-        fig = Figure(figsize=(8, 5.2), dpi=150, layout="constrained")
-        FigureCanvasAgg(fig)
+        fig = agg_figure(figsize=(8, 5.2), dpi=150, layout="constrained")
         ax = fig.add_subplot()
         _draw_bars(ax, stages)
         ax.set_xticks(range(len(stages)), STAGE_LABELS[: len(stages)], fontsize=11)
@@ -180,23 +151,8 @@ def zero_memory_figure(stages: tuple[StageMemory, ...], *, num_params: float, dp
     return fig
 
 
-def render_png(fig: Figure) -> bytes:
-    """Render to PNG bytes, failing on any glyph the font lacks and omitting the version stamp for stable bytes."""
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.filterwarnings("error", message=MISSING_GLYPH, category=UserWarning)
-        try:
-            fig.savefig(buffer, format="png", metadata={"Software": None})
-        except UserWarning as exc:
-            raise CourseError(f"figure text has a glyph its font cannot draw: {exc}") from exc
-    return buffer.getvalue()
-
-
-def draw_zero_memory(
-    out_path: Path, *, num_params: float = 7e9, dp: int = 8, memory_fn: MemoryFn | None = None
-) -> Path:
-    """Draw 图 5-3 to out_path (PNG) from the reference solution's memory formula."""
-    memory_fn = memory_fn or reference_memory_fn()
+def draw_zero_memory(out_path: Path, memory_fn: MemoryFn, *, num_params: float = 7e9, dp: int = 8) -> Path:
+    """Draw 图 5-3 to out_path (PNG) from the reference solution's memory formula MEMORY_FN."""
     stages = zero_memory_components(memory_fn, num_params, dp)
     fig = zero_memory_figure(stages, num_params=num_params, dp=dp, font=find_cjk_font())
     return write_atomic(Path(out_path), render_png(fig))

@@ -1,13 +1,19 @@
-"""The ZeRO-3 communication diagram: valid SVG, the three Ψ-labelled communications, one row per layer."""
+"""The ZeRO-3 communication diagram (lessons/lesson05/zero3_comm_flow.py): valid SVG, the three Ψ-labelled
+communications, one row per layer."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 from matplotlib import font_manager
 
-from course.figures.zero3_comm_flow import draw_zero3_comm_flow, zero3_comm_flow_svg
+from course.lesson.data_modules import load_data_module
+
+ROOT = Path(__file__).resolve().parents[2]
+flow = load_data_module(ROOT / "lessons" / "lesson05", "zero3_comm_flow", "lessons/lesson05/zero3_comm_flow.py")
+draw_zero3_comm_flow, zero3_comm_flow_svg = flow.draw_zero3_comm_flow, flow.zero3_comm_flow_svg
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 
