@@ -10,8 +10,6 @@ figure is a matplotlib Figure (no pyplot state) that displays as PNG and whose t
 
 from __future__ import annotations
 
-import io
-import warnings
 from pathlib import Path
 
 import matplotlib
@@ -19,11 +17,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from course.errors import CourseError
-from course.figures.render import find_cjk_font
+from course.figures.render import find_cjk_font, render_png
 from course.lab.gpu_memory_file import read_record
 from course.lab.report_file import read_report
 
-MISSING_GLYPH = r"Glyph \d+ .* missing from font"
 IMPLEMENTATIONS = ("manual", "fsdp2_reshard", "fsdp2_no_reshard", "zero_redundancy_optimizer")
 SHORT_LABELS = {
     "fsdp2_reshard": "FSDP2\n重分片",
@@ -58,11 +55,8 @@ class LabFigure(Figure):
 
     def png(self) -> bytes:
         """PNG bytes; a glyph missing from the font is an error, not a tofu box in the lesson."""
-        buffer = io.BytesIO()
-        with matplotlib.rc_context(self.rc), warnings.catch_warnings():
-            warnings.filterwarnings("error", message=MISSING_GLYPH)
-            self.savefig(buffer, format="png", metadata={"Software": None})
-        return buffer.getvalue()
+        with matplotlib.rc_context(self.rc):
+            return render_png(self)
 
     def _repr_png_(self) -> bytes:
         return self.png()
