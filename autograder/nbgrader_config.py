@@ -7,8 +7,9 @@ from course.nbgrader_hooks.config import configure
 
 configure(get_config(), Path(__file__).resolve().parent)  # noqa: F821 (nbgrader provides get_config)
 
-# Stock `nbgrader autograde` runs students' code in the grading sandbox and re-checks the code items out of
-# process, as `course grade` does. The sandbox's settings (course.nbgrader_hooks.sandbox_execute.GradingSandbox) go
+# Stock `nbgrader autograde` grades as `course grade` does: one run per course at a time (the batch lock),
+# damaged submissions scored 0 with their reason, students' code run in the grading sandbox and the code items
+# re-checked out of process, problems flagged and written to reports/<assignment>-grade.json. The sandbox's settings (course.nbgrader_hooks.sandbox_execute.GradingSandbox) go
 # here for both commands, e.g.:
 #   c = get_config()
 #   c.GradingSandbox.memory_bytes = 4 * 2**30   # per submission

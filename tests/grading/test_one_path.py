@@ -1,11 +1,12 @@
 """One grading path: stock `nbgrader autograde` with the course config grades exactly as `course grade` does.
 
-Also: the gradebook is the truth for resuming, nbgrader's own failure reasons reach the rows, and one batch
-runs per course at a time.
+Also: the gradebook is the truth for resuming, nbgrader's own failure reasons reach the rows, and one grading run
+per course at a time, whichever command starts it. Damaged and repaired submissions: test_one_path_damaged.py.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -19,7 +20,7 @@ from course.errors import CourseError
 from course.grading.gradebook import db_url
 from course.grading.sandbox import Limits
 from course.workflows.grade import grade_assignment, nbgrader_env, run_nbgrader
-from course.workflows.grade_batch import batch_lock
+from course.workflows.grade_batch import course_config, nbgrader_api
 from tests.conftest import submit
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
@@ -199,28 +200,63 @@ def test_a_failing_nbgrader_step_shows_its_own_reason(graded_class):
     assert "No notebooks found" in problems and "above traceback" not in problems
 
 
-def test_a_second_batch_on_the_same_course_is_refused_naming_the_first(graded_class):
+HOLD = ("import sys, time\nfrom pathlib import Path\nfrom course.nbgrader_hooks.batch_lock import batch_lock\n"
+        "with batch_lock(Path(sys.argv[1]), sys.argv[2]):\n    print('held', flush=True)\n    time.sleep(60)\n")
+
+
+def hold_lock(root: Path, command: str) -> subprocess.Popen:
+    """Another process holding the course's batch lock as COMMAND."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(root), command], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def autograded_files(root: Path) -> dict[Path, bytes]:
+    """Every file under autograded/ with its bytes."""
+    return {p: p.read_bytes() for p in sorted((root / "autograded").rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("other", ["course grade lesson05", "nbgrader autograde lesson05"])
+def test_while_another_run_grades_the_course_both_commands_refuse_and_change_nothing(graded_class, other):
     root = graded_class
-    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom pathlib import Path\n"
-                               "from course.workflows.grade_batch import batch_lock\n"
-                               "with batch_lock(Path(sys.argv[1])):\n    print('held', flush=True)\n"
-                               "    time.sleep(60)\n", str(root)], stdout=subprocess.PIPE, text=True)
+    before, files = graded(root), autograded_files(root)
+    holder = hold_lock(root, other)
     try:
-        assert holder.stdout.readline().strip() == "held"
-        with pytest.raises(CourseError, match=rf"pid {holder.pid}"):
+        with pytest.raises(CourseError, match=rf"pid {holder.pid}, `{other}`"):
             grade_assignment(root, "lesson05", jobs=1)
+        stock = run_nbgrader(root, "autograde", "lesson05", "--force", check=False)
     finally:
         holder.kill()
         holder.wait()
-    # the holder died without cleaning up (SIGKILL): its lock file is stale and the next batch simply runs
-    assert grade_assignment(root, "lesson05", jobs=1).stats["skipped"] == 2
+    log = stock.stdout + stock.stderr
+    assert stock.returncode != 0 and f"pid {holder.pid}, `{other}`" in log and "wait for that run to finish" in log
+    assert "Converting notebook" not in log  # stopped before grading anyone
+    assert graded(root) == before and autograded_files(root) == files  # --force removed no earlier output
+    # the holder died without cleaning up (SIGKILL): its lock file is stale and the next run simply takes it
+    again = run_nbgrader(root, "autograde", "lesson05", "--force", check=False)
+    assert again.returncode == 0, (again.stdout + again.stderr)[-3000:]
+    assert graded(root) == before
+    assert grade_assignment(root, "lesson05", jobs=1).stats["students"] == 0  # course grade's own autograde agrees
 
 
-def test_the_lock_is_released_on_error(tmp_path):
-    with pytest.raises(RuntimeError), batch_lock(tmp_path):
-        raise RuntimeError("boom")
-    with batch_lock(tmp_path) as path:
-        assert f"pid {os.getpid()}" in path.read_text()
+def test_an_in_process_autograde_takes_the_lock_and_gives_it_back(graded_class):
+    """nbgrader's API in a long-lived process (formgrader's autograde button) holds the lock only while it grades."""
+    root = graded_class
+    api = nbgrader_api(course_config(root, {}))
+    holder = hold_lock(root, "course grade lesson05")
+    try:
+        busy = api.autograde("lesson05", "reference", force=True, create=True)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert not busy["success"] and f"pid {holder.pid}" in busy["log"]
+    done = api.autograde("lesson05", "reference", force=True, create=True)
+    assert done["success"], done.get("log", "")[-3000:]
+    fd = os.open(root / ".course-grade" / "batch.lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises BlockingIOError if the API still held it
+    finally:
+        os.close(fd)
 
 
 def test_a_changed_submission_is_graded_again(graded_class):

@@ -367,3 +367,15 @@ def test_a_grader_confirms_a_veto_on_a_code_item(course):
     assert record.question == "formulas"
     result = make_report(root, "lesson05")
     assert _rows(result.csv)["ada"]["vetoes"] == "shard-target" and _rows(result.csv)["ada"]["result"] == "FAIL"
+
+
+def test_what_grading_found_wrong_is_shown_in_the_students_section(course):
+    root = course({"ada": {"scores": {k: 0 for k in FULL}}, "bob": {"scores": FULL}}, vetoes=None)
+    (root / "autograder" / "reports").mkdir(parents=True, exist_ok=True)
+    problem = "submitted/ada/lesson05/lesson05.ipynb, line 3: not valid JSON (Expecting ',' delimiter, column 5)"
+    data = {"ada": {"flagged": True, "verdicts": {}, "changes": [], "problems": [problem]},
+            "bob": {"flagged": False, "verdicts": {}, "changes": [], "problems": []}}
+    (root / "autograder" / "reports" / "lesson05-grade.json").write_text(json.dumps(data), "utf-8")
+    html = make_report(root, "lesson05").html.read_text("utf-8")
+    assert "评分时发现的问题" in _section(html, "ada") and "not valid JSON" in _section(html, "ada")
+    assert "评分时发现的问题" not in _section(html, "bob")

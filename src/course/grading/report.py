@@ -4,7 +4,8 @@ final, explained grade per student (autograder/reports/lessonNN.csv and .html).
 Result rules: any veto → FAIL whatever the points; any item still waiting for a grader → INCOMPLETE;
 otherwise the total against the rubric's pass line. Scores are nbgrader's own (Grade.score,
 SubmittedAssignment.score), never recomputed. Veto hints come from the answers' sentences and from the code:
-the mistakes `course grade`'s re-check diagnosed (reports/<lesson>-grade.json) with their evidence. Hints are
+the mistakes the re-check diagnosed (reports/<lesson>-grade.json, written by every autograde run) with their
+evidence; the same file says what grading found wrong with a submission (a damaged file, edited cells). Hints are
 never decisions; a grader confirms one with `course report lesson05 --veto STUDENT ITEM VETO --note …`.
 """
 
@@ -146,10 +147,11 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
     vetoes = load_vetoes(paths.vetoes, rubric, {s.student for s in submissions})
     students = tuple(decide(rubric, s, tuple(v for v in vetoes if v.student == s.student)) for s in submissions)
     vocabulary = lesson_vocabulary(Path(course_root) / load_config(Path(course_root)).lessons_dir, rubric.lesson)
+    outcomes = read_grade_report(paths.grade_report, rubric)
     hints = Hints(text={s.submission.student: grader_hints(s.submission, vocabulary) for s in students},
-                  code=read_code_hints(paths.grade_report, rubric))
+                  code=read_code_hints(outcomes, rubric))
     csv_text = render_csv(rubric, students, hints)
-    html_text = render_html(rubric, students, hints)
+    html_text = render_html(rubric, students, hints, read_grading_problems(outcomes))
     csv_path = write_atomic(paths.out_dir / f"{assignment}.csv", csv_text)
     html_path = write_atomic(paths.out_dir / f"{assignment}.html", html_text)
     return ReportResult(csv_path, html_path, students)
@@ -293,8 +295,8 @@ def _name(item: ItemScore) -> str:
 # ---------------------------------------------------------------- writing
 
 
-def read_code_hints(grade_report: Path, rubric: Rubric) -> dict[str, tuple[CodeHint, ...]]:
-    """Student → the diagnoses `course grade` wrote for their failed code items ({} before any grading run)."""
+def read_grade_report(grade_report: Path, rubric: Rubric) -> dict[str, dict]:
+    """Student → outcome, as the autograde steps wrote reports/<lesson>-grade.json ({} before any grading run)."""
     try:
         data = json.loads(Path(grade_report).read_text("utf-8"))
     except FileNotFoundError:
@@ -302,14 +304,25 @@ def read_code_hints(grade_report: Path, rubric: Rubric) -> dict[str, tuple[CodeH
     except (OSError, ValueError) as exc:
         raise CourseError(f"not readable as the re-check's JSON report ({exc}); rerun `course grade {rubric.lesson}`",
                           Location(display_path(grade_report))) from None
+    return {student: outcome for student, outcome in data.items() if isinstance(outcome, dict)} \
+        if isinstance(data, dict) else {}
+
+
+def read_code_hints(outcomes: dict[str, dict], rubric: Rubric) -> dict[str, tuple[CodeHint, ...]]:
+    """Student → the diagnoses the re-check wrote for their failed code items."""
     titles = {c.id: c.title for c in rubric.code_items}
     hints = {}
-    for student, outcome in data.items() if isinstance(data, dict) else ():
-        verdicts = outcome.get("verdicts", {}) if isinstance(outcome, dict) else {}
+    for student, outcome in outcomes.items():
+        verdicts = outcome.get("verdicts", {})
         hints[student] = tuple(CodeHint(item, titles[item], d["id"], d["name"], d["evidence"], d.get("veto"))
                                for item, verdict in verdicts.items() if item in titles and not verdict.get("passed")
                                for d in verdict.get("diagnoses", ()))
     return hints
+
+
+def read_grading_problems(outcomes: dict[str, dict]) -> dict[str, tuple[str, ...]]:
+    """Student → what grading found wrong with the submission (why it is flagged; why a damaged one scored 0)."""
+    return {student: tuple(str(p) for p in outcome.get("problems", ())) for student, outcome in outcomes.items()}
 
 
 def render_csv(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints) -> str:
@@ -326,8 +339,12 @@ def render_csv(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints
     return out.getvalue()
 
 
-def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints) -> str:
-    """A self-contained page: class summary with histogram and pass rate, then one section per student."""
+def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints,
+                problems: dict[str, tuple[str, ...]]) -> str:
+    """A self-contained page: class summary with histogram and pass rate, then one section per student.
+
+    PROBLEMS (student → what grading found wrong with the file) explain a flag, or a damaged file's zero.
+    """
     template = resources.files("course.grading").joinpath("templates", "report.html").read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["points"] = format_points
@@ -338,6 +355,7 @@ def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hint
         histogram=Markup(histogram_svg(graded, rubric.total, rubric.pass_line)),
         hints={s.submission.student: hints.text.get(s.submission.student, ()) for s in students},
         code_hints={s.submission.student: hints.code.get(s.submission.student, ()) for s in students},
+        problems={s.submission.student: problems.get(s.submission.student, ()) for s in students},
     )
 
 

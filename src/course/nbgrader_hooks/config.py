@@ -1,11 +1,14 @@
 """The course's nbgrader settings, applied by autograder/nbgrader_config.py to nbgrader's config object.
 
 Everything lives under the course root (autograder/): gradebook, exchange, exported grades. Stock nbgrader
-steps are kept and these course steps are added: per-region stubs when releasing, restoring lost graded
-cells before autograding, running the students' code in the grading sandbox instead of nbgrader's Execute
-and re-checking the code items out of process after SaveAutoGrades (so stock `nbgrader autograde` grades
-exactly as `course grade` does), hiding hidden tests in feedback, and the rubric's 要点 beside answers in
-formgrader. The sandbox's limits and its unsafe switch are settings of GradingSandbox, e.g.
+steps are kept and these course steps are added: per-region stubs when releasing; for autograding, one run
+per course at a time under the batch lock, damaged submissions scored 0 with the reason instead of failing
+(both: the exporter course.nbgrader_hooks.autograde_run), restoring lost graded cells, running the students'
+code in the grading sandbox instead of nbgrader's Execute and re-checking the code items out of process after
+SaveAutoGrades, which also flags repaired submissions and writes each outcome to the grade report — so stock
+`nbgrader autograde` (and formgrader's autograde) leaves exactly the gradebook, flags and report
+`course grade` does; hiding hidden tests in feedback, and the rubric's 要点 beside answers in formgrader.
+The sandbox's limits and its unsafe switch are settings of GradingSandbox, e.g.
 `c.GradingSandbox.memory_bytes = 4 * 2**30` or `c.GradingSandbox.unsafe = True` in nbgrader_config.py.
 """
 
@@ -22,6 +25,7 @@ def configure(c, root: Path) -> None:
     from nbgrader.converters import Autograde, GenerateAssignment
     from nbgrader.preprocessors import ClearSolutions, Execute, GetGrades, SaveAutoGrades
 
+    from course.nbgrader_hooks.autograde_run import CourseAutogradeExporter
     from course.nbgrader_hooks.feedback import HideHiddenTests
     from course.nbgrader_hooks.restore import RestoreGradedCells
     from course.nbgrader_hooks.sandbox_execute import SandboxExecute
@@ -37,6 +41,7 @@ def configure(c, root: Path) -> None:
     c.ClearSolutions.text_stub = ""  # written answers start empty under their question
     stock = GenerateAssignment.class_traits()["preprocessors"].default()
     c.GenerateAssignment.preprocessors = [ClearSolutionsWithStubs if p is ClearSolutions else p for p in stock]
+    c.Autograde.exporter_class = CourseAutogradeExporter
     sanitize = Autograde.class_traits()["sanitize_preprocessors"].default()
     c.Autograde.sanitize_preprocessors = [RestoreGradedCells, *sanitize]
     steps = Autograde.class_traits()["autograde_preprocessors"].default()

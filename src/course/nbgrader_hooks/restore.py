@@ -6,6 +6,8 @@ test cell cannot be turned into an ungraded one; a deleted read-only or graded c
 written answer) is re-inserted from the source after its predecessor, so nothing waits for manual grading
 forever (jupyter/nbgrader#1682). OverwriteCells then restores edited test code and hidden tests from the
 gradebook as usual. A deleted code answer cell is not re-inserted: the student's other code cells still run.
+What was repaired is reported (and the submission flagged) by RecheckOutOfProcess, which checks the submitted
+file the way `course grade` does.
 """
 
 from __future__ import annotations
@@ -17,8 +19,6 @@ import nbformat
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from course.assignment.preflight import cell_problems
-from course.errors import Location
 from course.grading.cells import grade_id, match_cells, nbgrader_meta
 
 
@@ -33,9 +33,6 @@ class RestoreGradedCells(NbGraderPreprocessor):
                             f"{info['notebook']}.ipynb")
         source = nbformat.read(path, as_version=4)
         match = match_cells(nb.cells, source.cells)
-        where = Location(f"{info.get('student', '?')}/{info['notebook']}.ipynb")
-        for problem in cell_problems(match, source.cells, where):
-            self.log.warning("%s", problem)
         graded = [c for c in source.cells if grade_id(c)]
         for cell in graded:
             if grade_id(cell) in match.index:

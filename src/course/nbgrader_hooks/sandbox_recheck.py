@@ -1,10 +1,12 @@
-"""nbgrader autograde step after SaveAutoGrades: the out-of-process re-check, the flag and the student's record.
+"""nbgrader autograde step after SaveAutoGrades: the out-of-process re-check, the flag and the student's outcome.
 
 The course's nbgrader config runs it in every autograde (stock `nbgrader autograde` and `course grade`
 alike): the code items are re-checked in a second sandbox (course.grading.recheck) — or the re-check
 `course grade` made ahead on a worker is picked up from GradingSandbox.runs_dir —, the verdicts that differ
-from the kernel's go into the gradebook, a submission the sandbox stopped or the re-check corrected is flagged,
-and what happened is written to .course-grade/<assignment>/records/<student>.json for `course grade`'s rows.
+from the kernel's go into the gradebook, and a submission is flagged when the re-check corrected it, the
+sandbox stopped it, or its file had lost or changed graded cells (stripped metadata, edited read-only cells,
+deleted cells: course.assignment.preflight, checked on the submitted file). The outcome goes to the student's
+record and the grade report (course.nbgrader_hooks.outcome), where `course grade` and `course report` read it.
 """
 
 from __future__ import annotations
@@ -18,16 +20,12 @@ import nbformat
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from course.assignment.preflight import Problem, preflight
+from course.errors import Location
 from course.fileio import write_atomic
 from course.grading.gradebook import gradebook
+from course.nbgrader_hooks.outcome import StudentGrade, save_outcome
 from course.nbgrader_hooks.sandbox_execute import GradingSandbox, prepared_or_made
-
-STATE_DIR = ".course-grade"
-
-
-def record_path(course_root: Path | str, assignment: str, student: str) -> Path:
-    """Where the autograde step leaves what happened to one student's submission."""
-    return Path(course_root) / STATE_DIR / assignment / "records" / f"{student}.json"
 
 
 def recheck_notebook(nb, rubric, source_cells: list, settings: GradingSandbox) -> dict:
@@ -67,23 +65,27 @@ class RecheckOutOfProcess(NbGraderPreprocessor):
         student = info["student"]
         source = os.path.join(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]),
                               f"{info['notebook']}.ipynb")
+        source_cells = nbformat.read(source, as_version=4).cells
         verdicts = prepared_or_made(
             settings, student, nb, "recheck", load_verdicts,
-            lambda: recheck_notebook(nb, load_rubric(rubric_file), nbformat.read(source, as_version=4).cells, settings))
+            lambda: recheck_notebook(nb, load_rubric(rubric_file), source_cells, settings))
         changes = apply_rechecks(info["db_url"], info["assignment"], student, verdicts)
         run = info.get("sandbox")
-        incidents = [f"{i.kind} in cell {i.cell_index + 1}: {i.message}" for i in (run.incidents if run else ())]
+        folder = coursedir.format_path(coursedir.submitted_directory, student, info["assignment"])
+        shown = os.path.relpath(folder, coursedir.root)
+        problems = [*preflight(Path(folder), f"{info['notebook']}.ipynb", source_cells, shown_as=shown).problems,
+                    *(Problem(Location(shown), f"{i.kind} in cell {i.cell_index + 1}: {i.message}")
+                      for i in (run.incidents if run else ()))]
         notes = [run.engine_reason] if run is not None and run.engine_reason else []
-        if changes or incidents:
+        grade = StudentGrade(student, verdicts, changes, problems, notes, (run.memory_limit if run else None) or "")
+        if grade.flagged:
             self._flag(info)
+        for problem in problems:
+            self.log.warning("%s: %s", student, problem)
         for change in changes:
             self.log.warning("%s: %s: kernel %s, re-check %s (%s)", student, change.item, change.kernel_score,
                              change.recheck_score, change.reason)
-        record = {"verdicts": {k: asdict(v) for k, v in verdicts.items()}, "changes": [asdict(c) for c in changes],
-                  "incidents": incidents, "notes": notes,
-                  "engine": run.engine if run else None, "memory_limit": run.memory_limit if run else None}
-        write_atomic(record_path(coursedir.root, info["assignment"], student),
-                     json.dumps(record, ensure_ascii=False, indent=1))
+        save_outcome(coursedir.root, info["assignment"], grade)
         return nb, resources
 
     @staticmethod

@@ -3,13 +3,13 @@
 Unreadable submissions are scored 0 with a message; every other one is autograded by the autograde steps the
 course's nbgrader config sets (its code run in the grading sandbox, then re-checked outside the student's
 kernel, whose verdict goes into the gradebook wherever it differs from the kernel's), several at once
-(course.workflows.grade_batch). A submission with a problem or a corrected score is flagged for review. A JSON report
-lands in reports/<assignment>-grade.json.
+(course.workflows.grade_batch). A submission with a problem or a corrected score is flagged for review. Both
+are done by the same nbgrader hooks stock `nbgrader autograde` runs; each student's outcome lands in
+reports/<assignment>-grade.json.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -18,13 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from course.assignment.make_source import source_notebook
-from course.assignment.preflight import Preflight, Problem, preflight
+from course.assignment.preflight import preflight
 from course.errors import CourseError, Location
-from course.fileio import write_atomic
-from course.grading.gradebook import db_url
 from course.grading.gradebook import gradebook as open_gradebook
-from course.grading.recheck import Change, ItemVerdict, apply_rechecks
-from course.workflows.grade_outcome import StudentGrade
+from course.nbgrader_hooks.outcome import StudentGrade
 
 EXCEPTION_LINE = re.compile(r"^\s*[\w.]+(Error|Exception): ")
 
@@ -87,15 +84,9 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     import nbformat
 
     from course.grading.rubric import load_rubric, rubric_path
-    from course.nbgrader_hooks.sandbox_recheck import STATE_DIR
-    from course.workflows.grade_batch import (
-        GradeState,
-        SubmissionWork,
-        batch_lock,
-        course_config,
-        gradebook_rows,
-        run_batch,
-    )
+    from course.nbgrader_hooks.batch_lock import batch_lock
+    from course.nbgrader_hooks.outcome import STATE_DIR, merge_into_report
+    from course.workflows.grade_batch import GradeState, SubmissionWork, course_config, gradebook_rows, run_batch
 
     root = Path(course_root).resolve()
     rubric = load_rubric(rubric_path(root, assignment))
@@ -115,25 +106,18 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
                  **({"unsafe": True} if unsafe else {}), **(settings or {}),
                  "runs_dir": str(root / STATE_DIR / assignment / "runs")}
     config = course_config(root, overrides)
-    with batch_lock(root):
+    with batch_lock(root, f"course grade {assignment}"):
         state = GradeState(root, assignment)
         rows = gradebook_rows(root, assignment)
         work = [SubmissionWork(f.parent.name, f, state.digest(f)) for f in folders]
         todo = [w for w in work if not state.is_done(w, rows)]
         checked = {w.student: preflight(w.folder, f"{assignment}.ipynb", source_cells,
                                         shown_as=f"submitted/{w.student}/{assignment}") for w in todo}
-
-        def finish(w, verdicts: dict | None, record: dict) -> StudentGrade:
-            """Settle one student's flag, zeros and state file: the last step of grading them."""
-            grade = grade_student(root, assignment, w.student, checked[w.student], verdicts, record)
-            state.commit(w, grade)
-            return grade
-
         batch = run_batch(root, assignment, todo, checked, config=config, rubric=rubric, source_cells=source_cells,
-                          finish=finish, jobs=jobs, progress=progress)
+                          state=state, jobs=jobs, progress=progress)
         done = [state.load(w) for w in work if w not in todo]
-    students = sorted([*batch.students, *done], key=lambda g: g.student)
-    report = write_report(root, assignment, students)
+        students = sorted([*batch.students, *done], key=lambda g: g.student)
+        report = merge_into_report(root, assignment, students)
     stats = {**batch.stats, "skipped": len(done)}
     return GradeRun(root, assignment, {c.id: c.points for c in rubric.code_items}, students, report, stats)
 
@@ -153,42 +137,6 @@ def require_assignment_in_gradebook(root: Path, assignment: str) -> None:
         except MissingEntry:
             raise CourseError(f"the gradebook has no assignment {assignment!r} (replaced or restored from an "
                               f"older copy?): {fix}", Location(gradebook)) from None
-
-
-def grade_student(root: Path, assignment: str, student: str, pre: Preflight, verdicts: dict | None,
-                  record: dict) -> StudentGrade:
-    """One student's outcome from autograde's RECORD; an unreadable submission (VERDICTS given) fails every item."""
-    if verdicts is not None:
-        changes = apply_rechecks(db_url(root / "gradebook.db"), assignment, student, verdicts)
-        grade = StudentGrade(student, verdicts, changes, list(pre.problems))
-    else:
-        where = Location(f"submitted/{student}/{assignment}")
-        grade = StudentGrade(student, {k: ItemVerdict(**v) for k, v in record["verdicts"].items()},
-                             [Change(**c) for c in record["changes"]],
-                             [*pre.problems, *(Problem(where, i) for i in record["incidents"])],
-                             list(record["notes"]), record["memory_limit"] or "")
-    settle(root / "gradebook.db", assignment, student, unreadable=pre.notebook is None, flag=grade.flagged)
-    return grade
-
-
-def settle(gradebook: Path, assignment: str, student: str, *, unreadable: bool, flag: bool) -> None:
-    """Flag the submission for review; an unreadable one also gets 0 for every answer nobody can grade."""
-    with open_gradebook(gradebook) as gb:
-        submission = gb.update_or_create_submission(assignment, student)
-        for notebook in submission.notebooks:
-            notebook.flagged = notebook.flagged or flag
-            for grade in notebook.grades if unreadable else ():
-                if grade.manual_score is None:
-                    grade.auto_score, grade.needs_manual_grade = 0.0, False
-        gb.db.commit()
-
-
-def write_report(root: Path, assignment: str, students: list[StudentGrade]) -> Path:
-    """reports/<assignment>-grade.json: per student the verdicts, corrections, problems and the flag."""
-    data = {s.student: s.to_json() for s in students}
-    path = root / "reports" / f"{assignment}-grade.json"
-    write_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-    return path
 
 
 def summary(result: "GradeRun") -> str:

@@ -8,18 +8,20 @@ For each submission, in order:
    out-of-process re-check of the code items (JOBS workers at once); both land in GradingSandbox.runs_dir;
 2. this process runs nbgrader's autograde for that student in-process; SandboxExecute and RecheckOutOfProcess
    pick up the worker's files, so nbgrader's SaveAutoGrades scores and writes the gradebook exactly as stock
-   autograde does, and the re-check corrects and flags it the same way;
+   autograde does, and the re-check corrects, flags and records it the same way; a submission that cannot be
+   read is scored 0 with its reason by the very function stock autograde's run uses
+   (course.nbgrader_hooks.autograde_run.grade_unreadable);
 3. the student's state file is written atomically with the grades the gradebook now holds.
 
 The gradebook is the truth: a state file only lets a rerun skip a student while the gradebook still holds
 exactly the grades recorded in it for the same submission content (a replaced, restored or deleted gradebook,
-or a changed submission, means grading again). One batch per course at a time (batch_lock).
+or a changed submission, means grading again). One grading run per course at a time: the batch holds the
+course's batch lock (course.nbgrader_hooks.batch_lock), which stock `nbgrader autograde` takes too, so neither
+command writes the gradebook while the other does; the in-process autograde steps share the batch's lock.
 """
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -31,13 +33,10 @@ import warnings
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
-from course.errors import CourseError, Location
+from course.errors import Location
 from course.fileio import write_atomic
-from course.nbgrader_hooks.sandbox_recheck import STATE_DIR
-
-LOCK_FILE = "batch.lock"
+from course.nbgrader_hooks.outcome import STATE_DIR, StudentGrade
 
 
 @dataclass(frozen=True)
@@ -89,44 +88,15 @@ class GradeState:
         return isinstance(state, dict) and state.get("digest") == work.digest \
             and state.get("gradebook") == rows.get(work.student)
 
-    def commit(self, work: SubmissionWork, grade) -> None:
+    def commit(self, work: SubmissionWork, grade: StudentGrade) -> None:
         """Record the student as graded, with the grades the gradebook holds now (atomically: all or nothing)."""
         row = gradebook_rows(self.root, self.assignment, work.student).get(work.student)
         write_atomic(self._path(work.student), json.dumps({"digest": work.digest, "gradebook": row,
                                                            **grade.to_json()}, ensure_ascii=False))
 
-    def load(self, work: SubmissionWork):
+    def load(self, work: SubmissionWork) -> StudentGrade:
         """The outcome recorded for an already graded student."""
-        from course.workflows.grade_outcome import StudentGrade
-
         return StudentGrade.from_json(work.student, json.loads(self._path(work.student).read_text("utf-8")))
-
-
-@contextlib.contextmanager
-def batch_lock(course_root: Path) -> Iterator[Path]:
-    """Hold the course's batch lock (a file with the holder's pid); refuse, naming the holder, when it is taken.
-
-    The lock is an flock on the file, so it goes with the process on any exit, SIGKILL included; a file left
-    by a process that is gone is stale and simply taken over.
-    """
-    path = Path(course_root) / STATE_DIR / LOCK_FILE
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "unknown pid"
-            raise CourseError(f"another `course grade` is grading this course ({holder}); wait for it to finish "
-                              "or stop it, then run this again", Location(path)) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()}, started {time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode(), 0)
-        try:
-            yield path
-        finally:
-            os.ftruncate(fd, 0)
-    finally:
-        os.close(fd)  # releases the flock
 
 
 @dataclass
@@ -199,11 +169,12 @@ def sanitize(config, assignment: str, student: str, notebook_path: Path):
 
 
 def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], checked: dict, *, config, rubric,
-              source_cells, finish: Callable, jobs: int | None, progress=None) -> BatchResult:
-    """Grade TODO: prepare on JOBS workers, autograde and FINISH each student here, in order."""
+              source_cells, state: GradeState, jobs: int | None, progress=None) -> BatchResult:
+    """Grade TODO: prepare on JOBS workers, autograde each student here, in order, and commit them to STATE."""
     from sqlalchemy.exc import SAWarning
 
-    from course.grading.recheck import all_failed
+    from course.nbgrader_hooks.autograde_run import grade_unreadable
+    from course.nbgrader_hooks.outcome import record_path
     from course.nbgrader_hooks.sandbox_execute import (
         GradingSandbox,
         prepared_path,
@@ -211,7 +182,7 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
         run_in_sandbox,
         save_run,
     )
-    from course.nbgrader_hooks.sandbox_recheck import recheck_notebook, record_path, save_verdicts
+    from course.nbgrader_hooks.sandbox_recheck import recheck_notebook, save_verdicts
 
     settings = GradingSandbox(config=config)
     require_sandbox(settings)
@@ -242,7 +213,8 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
         for work in todo:
             pre = checked[work.student]
             if pre.notebook is None:
-                grade = finish(work, all_failed(rubric, pre.problems[0].message), {})
+                grade = grade_unreadable(api.coursedir, assignment, work.student, pre.problems[0])
+                state.commit(work, grade)
                 bar.step(work.student, "unreadable: " + pre.problems[0].message[:60])
                 result.students.append(grade)
                 continue
@@ -259,8 +231,8 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
                 result.students.append(_failed(work, checked, rubric, f"nbgrader autograde failed: {reason}"))
                 continue
             t = time.perf_counter()
-            data = json.loads(record.read_text("utf-8"))
-            grade = finish(work, None, data)
+            grade = StudentGrade.from_json(work.student, json.loads(record.read_text("utf-8")))
+            state.commit(work, grade)
             result.stats["gradebook_s"] += time.perf_counter() - t
             bar.step(work.student, "flagged" if grade.flagged else "ok")
             result.students.append(grade)
@@ -285,11 +257,10 @@ def nbgrader_reason(outcome: dict) -> str:
     return (raised or [ln for ln in lines if ln] or ["no output"])[-1][:500]
 
 
-def _failed(work: SubmissionWork, checked: dict, rubric, reason: str) -> object:
+def _failed(work: SubmissionWork, checked: dict, rubric, reason: str) -> StudentGrade:
     """A student nbgrader could not grade this time: reported, flagged, not marked done (a rerun retries)."""
     from course.assignment.preflight import Problem
     from course.grading.recheck import all_failed
-    from course.workflows.grade_outcome import StudentGrade
 
     where = Location(f"submitted/{work.student}")
     return StudentGrade(work.student, all_failed(rubric, reason), [],

@@ -1,0 +1,121 @@
+"""The whole autograde run, as the course's nbgrader config shapes it: one locked batch, damaged files scored 0.
+
+nbgrader's Autograde converter makes its exporter once per run, right before its loop over the submissions;
+the course's config names this exporter (`c.Autograde.exporter_class`), which wraps that loop:
+1. it takes the course's batch lock for the whole loop (course.nbgrader_hooks.batch_lock); when another run
+   holds it, nbgrader stops before touching anything, with the holder's pid and command;
+2. it looks at every submission folder the run covers (course.assignment.preflight) and scores the ones that
+   cannot be graded (no notebook, renamed, over the size limit, not UTF-8, invalid JSON, not a notebook) 0
+   with the reason (grade_unreadable), leaving them out of nbgrader's loop, where reading them would fail the
+   student without writing a grade;
+3. nbgrader's own loop grades the rest.
+`course grade` runs nbgrader's autograde in-process per student while holding the lock itself (taking it again
+there is a no-op) and scores unreadable submissions with the same grade_unreadable, so both commands leave the
+same gradebook, flags and grade report.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+from nbconvert.exporters import NotebookExporter
+from nbgrader.converters import Autograde, NbGraderException
+
+from course.assignment.preflight import Problem, preflight
+from course.grading.gradebook import gradebook
+from course.nbgrader_hooks.batch_lock import BatchBusy, batch_lock
+from course.nbgrader_hooks.outcome import StudentGrade, save_outcome
+
+
+def grade_unreadable(coursedir, assignment: str, student: str, problem: Problem) -> StudentGrade:
+    """Score a submission nobody can grade: 0 for every grade nobody graded by hand, flagged, with PROBLEM as reason.
+
+    Output autograded from an earlier submission is removed, so neither feedback nor the report shows work that
+    is not this submission's.
+    """
+    from course.grading.recheck import all_failed
+    from course.grading.rubric import load_rubric, rubric_path
+
+    rubric_file = rubric_path(Path(coursedir.root), assignment)
+    verdicts = all_failed(load_rubric(rubric_file), problem.message) if rubric_file.is_file() else {}
+    with gradebook(coursedir.db_url) as gb:
+        gb.update_or_create_student(student)
+        submission = gb.update_or_create_submission(assignment, student)
+        for notebook in submission.notebooks:
+            notebook.flagged = True
+            for grade in notebook.grades:
+                if grade.manual_score is None:
+                    grade.auto_score, grade.needs_manual_grade = 0.0, False
+        gb.db.commit()
+    shutil.rmtree(coursedir.format_path(coursedir.autograded_directory, student, assignment), ignore_errors=True)
+    outcome = StudentGrade(student, verdicts, [], [problem])
+    save_outcome(coursedir.root, assignment, outcome)
+    return outcome
+
+
+def source_cells(coursedir, assignment: str) -> list:
+    """The cells of source/<assignment>/<assignment>.ipynb, what submissions are checked against ([] without it)."""
+    path = Path(coursedir.format_path(coursedir.source_directory, ".", assignment)) / f"{assignment}.ipynb"
+    return nbformat.read(path, as_version=4).cells if path.is_file() else []
+
+
+def submission_folders(coursedir) -> dict[str, tuple[str, str]]:
+    """Every submission folder the run covers (with a notebook or not) → (student, assignment)."""
+    pattern = coursedir.format_path(coursedir.submitted_directory, "(?P<student>.*)", "(?P<assignment>.*)",
+                                    escape=True)
+    excluded = set(filter(None, coursedir.student_id_exclude.split(",")))
+    found = {}
+    for folder in glob.glob(coursedir.format_path(coursedir.submitted_directory, coursedir.student_id,
+                                                  coursedir.assignment_id)):
+        match = re.fullmatch(pattern, folder)
+        if match and os.path.isdir(folder) and match["student"] not in excluded:
+            found[folder] = (match["student"], match["assignment"])
+    return found
+
+
+class CourseAutogradeExporter(NotebookExporter):
+    """nbgrader's notebook exporter, which also makes the Autograde run that creates it one locked batch."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        converter = self.parent
+        if isinstance(converter, Autograde):
+            loop = converter.convert_notebooks
+            converter.convert_notebooks = lambda: self.run_locked(converter, loop)
+
+    def run_locked(self, converter: Autograde, loop) -> None:
+        """Under the batch lock: score the unreadable submissions, then run nbgrader's loop on the others."""
+        coursedir = converter.coursedir
+        try:
+            with batch_lock(Path(coursedir.root), f"nbgrader autograde {coursedir.assignment_id}"):
+                for folder in self.score_unreadable(coursedir):
+                    converter.assignments.pop(folder, None)
+                loop()
+        except BatchBusy as exc:
+            self.log.error("%s", exc)
+            raise NbGraderException(str(exc)) from None
+
+    def score_unreadable(self, coursedir) -> list[str]:
+        """Score 0 every submission preflight cannot read (with its reason); return their folders."""
+        from nbgrader.api import MissingEntry
+
+        unreadable, cells = [], {}
+        for folder, (student, assignment) in sorted(submission_folders(coursedir).items()):
+            if assignment not in cells:
+                cells[assignment] = source_cells(coursedir, assignment)
+            checked = preflight(Path(folder), f"{assignment}.ipynb", cells[assignment],
+                                shown_as=os.path.relpath(folder, coursedir.root))
+            if checked.notebook is not None:
+                continue
+            try:
+                grade_unreadable(coursedir, assignment, student, checked.problems[0])
+            except MissingEntry:  # no such assignment in the gradebook: nbgrader's loop says so for each student
+                continue
+            self.log.warning("%s: not graded, scored 0: %s", student, checked.problems[0])
+            unreadable.append(folder)
+        return unreadable

@@ -1,0 +1,82 @@
+"""One student's grading outcome, written by the autograde steps for whichever command ran them.
+
+Every autograde of the course (stock `nbgrader autograde`, formgrader's button, `course grade`) ends with the
+same outcome per student, written in two places: the student's record (.course-grade/<assignment>/records/,
+what `course grade` reads back after running nbgrader's autograde in-process) and the student's entry in
+reports/<assignment>-grade.json (what `course report` and the feedback read: verdicts, diagnoses, problems).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from course.assignment.preflight import Problem
+from course.fileio import write_atomic
+from course.grading.recheck import Change, ItemVerdict
+
+STATE_DIR = ".course-grade"
+
+
+@dataclass
+class StudentGrade:
+    """One student's outcome: re-check verdicts, corrections written to the gradebook, problems found."""
+
+    student: str
+    verdicts: dict[str, ItemVerdict]
+    changes: list[Change] = field(default_factory=list)
+    problems: list[Problem | str] = field(default_factory=list)  # str once read back from JSON
+    notes: list[str] = field(default_factory=list)  # said in the row, no reason to flag (e.g. the engine used)
+    memory_limit: str = ""  # which memory limit the sandbox applied
+
+    @property
+    def flagged(self) -> bool:
+        """Whether a grader should look at this submission."""
+        return bool(self.changes or self.problems)
+
+    def to_json(self) -> dict:
+        """The outcome as plain data (problems as their messages), for reports, records and state files."""
+        return {"flagged": self.flagged, "verdicts": {k: asdict(v) for k, v in self.verdicts.items()},
+                "changes": [asdict(c) for c in self.changes], "problems": [str(p) for p in self.problems],
+                "notes": self.notes, "memory_limit": self.memory_limit}
+
+    @classmethod
+    def from_json(cls, student: str, data: dict) -> "StudentGrade":
+        """An outcome written by to_json."""
+        return cls(student, {k: ItemVerdict(**v) for k, v in data["verdicts"].items()},
+                   [Change(**c) for c in data["changes"]], list(data["problems"]), list(data.get("notes", [])),
+                   data.get("memory_limit") or "")
+
+
+def record_path(course_root: Path | str, assignment: str, student: str) -> Path:
+    """Where the autograde steps leave what happened to one student's submission."""
+    return Path(course_root) / STATE_DIR / assignment / "records" / f"{student}.json"
+
+
+def grade_report_path(course_root: Path | str, assignment: str) -> Path:
+    """reports/<assignment>-grade.json: every student's latest outcome, read by `course report` and the feedback."""
+    return Path(course_root) / "reports" / f"{assignment}-grade.json"
+
+
+def save_outcome(course_root: Path | str, assignment: str, grade: StudentGrade) -> None:
+    """Write one student's record and put the same outcome in the grade report."""
+    write_atomic(record_path(course_root, assignment, grade.student),
+                 json.dumps(grade.to_json(), ensure_ascii=False, indent=1))
+    merge_into_report(course_root, assignment, [grade])
+
+
+def merge_into_report(course_root: Path | str, assignment: str, grades: list[StudentGrade]) -> Path:
+    """Replace these students' entries in the grade report, keeping everyone else's (atomically).
+
+    Only ever called under the course's batch lock, so two runs never interleave their updates. A report that
+    is not a JSON object (damaged by hand) is started afresh: it is derived data, rebuilt as students are graded.
+    """
+    path = grade_report_path(course_root, assignment)
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    data = data if isinstance(data, dict) else {}
+    data.update({g.student: g.to_json() for g in grades})
+    return write_atomic(path, json.dumps(dict(sorted(data.items())), ensure_ascii=False, indent=2) + "\n")
