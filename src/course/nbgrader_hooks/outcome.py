@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from course.assignment.preflight import Problem
+from course.errors import CourseError, Location
 from course.fileio import write_atomic
 from course.grading.recheck import Change, ItemVerdict
 
@@ -70,13 +71,29 @@ def merge_into_report(course_root: Path | str, assignment: str, grades: list[Stu
     """Replace these students' entries in the grade report, keeping everyone else's (atomically).
 
     Only ever called under the course's batch lock, so two runs never interleave their updates. A report that
-    is not a JSON object (damaged by hand) is started afresh: it is derived data, rebuilt as students are graded.
+    cannot be read (damaged by hand) is rebuilt from the students' records, so no one's outcome is lost.
     """
     path = grade_report_path(course_root, assignment)
     try:
         data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
+    except FileNotFoundError:
         data = {}
-    data = data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        data = None
+    data = data if isinstance(data, dict) else outcomes_from_records(course_root, assignment)
     data.update({g.student: g.to_json() for g in grades})
     return write_atomic(path, json.dumps(dict(sorted(data.items())), ensure_ascii=False, indent=2) + "\n")
+
+
+def outcomes_from_records(course_root: Path | str, assignment: str) -> dict[str, dict]:
+    """Every student's last outcome as the per-student records hold it (each written atomically by save_outcome)."""
+    course_root = Path(course_root)
+    folder = record_path(course_root, assignment, "_").parent
+    outcomes = {}
+    for path in sorted(folder.glob("*.json")):
+        try:
+            outcomes[path.stem] = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CourseError(f"grading record cannot be read ({exc}); delete it and grade that student again "
+                              "with --force", Location(str(path.relative_to(course_root)))) from exc
+    return outcomes
