@@ -22,6 +22,10 @@ from pathlib import Path
 
 from course.tools.bubblewrap import UNSAFE_HINT, SandboxUnavailable
 
+# The kernel's view of this process: its mounts and its cgroup per hierarchy (read where a cgroup is made).
+MOUNTINFO = Path("/proc/self/mountinfo")
+OWN_CGROUPS = Path("/proc/self/cgroup")
+
 # Joins each cgroup whose cgroup.procs file is named before "--", then becomes the real command after it.
 _JOIN_SCRIPT = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
 
@@ -34,7 +38,7 @@ def needs_process_cgroup() -> bool:
 def _cgroup_mounts(controller: str) -> list[tuple[str, Path]]:
     """(kind, mount point) for each cgroup v2 mount and each v1 mount of CONTROLLER."""
     mounts = []
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+    for line in MOUNTINFO.read_text().splitlines():
         fields, _, rest = line.partition(" - ")
         fstype, _source, options = (rest.split() + ["", "", ""])[:3]
         mount_point = Path(fields.split()[4])
@@ -47,7 +51,7 @@ def _cgroup_mounts(controller: str) -> list[tuple[str, Path]]:
 
 def _own_cgroup(kind: str, controller: str) -> str:
     """This process's cgroup path in the v1 hierarchy of CONTROLLER or in the v2 one."""
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
+    for line in OWN_CGROUPS.read_text().splitlines():
         _id, controllers, path = line.split(":", 2)
         if (kind == "v1" and controller in controllers.split(",")) or (kind == "v2" and _id == "0"):
             return path
