@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import veto_hints as bench
-from benchmarks.veto_hints import FIXTURES, load_answers, predictions, score
+from benchmarks.veto_hints import FIXTURES, VOICES, load_answers, load_tuning, predictions, score
 from course.errors import CourseError
 from course.grading.veto_hints import VetoHint, find_veto_hints
 from course.grading.veto_vocabulary import lesson_vocabulary, load_vocabulary
@@ -301,20 +301,30 @@ def test_the_report_asks_the_lessons_own_vocabulary(tmp_path):
 
 
 def test_labelled_answers_cover_every_veto_and_many_voices():
-    answers = load_answers()
-    assert len(answers) >= 500
+    answers = load_tuning()
+    assert len(answers) == len(load_answers(FIXTURES)) + len(load_answers(VOICES)) >= 800
     positives = Counter(v for a in answers for v in a["expected"])
     assert all(positives[v] >= 20 for v in VETO_IDS), positives
     kinds = {a["kind"] for a in answers}
     assert {"terse", "long", "mixed", "formula", "hedged", "english"} <= kinds, kinds
 
 
-def test_precision_and_recall_per_veto_on_the_tuning_set_are_at_least_0_9():
-    answers = load_answers()
+@pytest.mark.parametrize("path", [FIXTURES], ids=["own"])
+def test_precision_and_recall_per_veto_on_each_tuning_file_are_at_least_0_9(path):
+    answers = load_answers(path)
     predicted = predictions(answers, LESSON05)
     for veto_id in VETO_IDS:
         s = score(answers, predicted, veto_id)
-        assert s.precision >= 0.9 and s.recall >= 0.9, (veto_id, s)
+        assert s.precision >= 0.9 and s.recall >= 0.9, (path.name, veto_id, s)
+
+
+def test_an_answer_id_in_two_tuning_files_is_reported(tmp_path, monkeypatch):
+    one, two = tmp_path / "one.yml", tmp_path / "two.yml"
+    for f in (one, two):
+        f.write_text("- {id: x-1, text: 'ZeRO-3', question: Q1, kind: terse, expected: []}\n", encoding="utf-8")
+    monkeypatch.setattr(bench, "TUNING", {"own": one, "voices": two})
+    with pytest.raises(CourseError, match=r"two\.yml, cell x-1: answer id also appears in one\.yml"):
+        load_tuning()
 
 
 def test_malformed_labels_are_reported_with_file_and_answer(tmp_path: Path):
@@ -334,12 +344,14 @@ def test_the_benchmark_scores_the_untouched_split_apart_and_never_prints_its_ans
     monkeypatch.setattr(bench, "UNTOUCHED", untouched)
     assert bench.main(["--show-errors"]) == 0
     out = capsys.readouterr().out
-    assert "untouched  comm-volume          1   1   0   0     1.000  1.000" in out
-    assert "untouched  activation-shard     0   0   1   0     0.000  1.000" in out
-    assert "untouched  terse                2     1  missed - / flagged activation-shard×1" in out
-    assert "untouched  english              1     1  missed - / flagged -" in out
+    assert "untouched       comm-volume          1   1   0   0     1.000  1.000" in out
+    assert "untouched       activation-shard     0   0   1   0     0.000  1.000" in out
+    assert "untouched       terse                2     1  missed - / flagged activation-shard×1" in out
+    assert "untouched       english              1     1  missed - / flagged -" in out
     assert "ZeRO-3 分片激活" not in out  # the untouched answers are scored, never shown
-    assert "tuning     answers:" in out
+    tuning = {name: len(load_answers(path)) for name, path in bench.TUNING.items()}
+    assert f"tuning          answers: {sum(tuning.values())}" in out
+    assert all(f"{f'tuning ({name})':15} answers: {n}" in out for name, n in tuning.items())
 
 
 # --- voices: formulas, hedges, terse and long answers -----------------------------------------
