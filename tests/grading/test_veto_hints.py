@@ -450,3 +450,62 @@ def test_the_demo_classs_full_marks_answers_get_no_hint():
                if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("answer-")}
     assert set(answers) == {"Q1", "Q2", "Q3"}
     assert [(q, h.veto_id) for q, text in sorted(answers.items()) for h in find_veto_hints(text, LESSON05, q)] == []
+
+
+# --- causes found on the voices file (tests/grading/fixtures/veto_answers_voices.yml) ---------------------------
+
+@pytest.mark.parametrize(("text", "question", "expected"), [
+    # mentions of collectives are a composition only where a sum or a total is written
+    ("prefetch 提前一层 AG，把两次 AG 藏进计算。", "Q3", set()),
+    ("ZeRO-3 = 三次 all-gather，共 3Ψ。", "Q3", {"comm-volume"}),
+    # one clause that lists the step right is the composition; the next names its operations again
+    ("ZeRO-1 用 RS + AG 代替 all-reduce：RS 梯度 Ψ，再 AG 参数 Ψ，合计 2Ψ。", "Q2", set()),
+    # '快两倍是 RS 只有 AR 一半的量': the first 是 frames the clause, AR is the compared-with party
+    ("“快两倍”是 RS 只有 AR 一半的量。", "Q2", set()),
+    ("“快两倍”是 RS 只有 AR 两倍的量。", "Q2", {"comm-volume"}),
+    # a pronoun compares the party just named
+    ("RS 很省，因为它只是 AR 的一半。", "Q2", set()),
+    # a share per item ('每项 ≈ Ψ', 'Ψ each') is not the step's total; a bare '每卡 ≈ Ψ' may be the item's
+    ("3Ψ = 前向 AG + 反向 AG + RS，每项 ≈ Ψ。", "Q3", set()),
+    ("Three pieces, ≈Ψ each: forward all-gather, backward all-gather and the reduce-scatter.", "Q3", set()),
+    ("reduce-scatter 就够了，每卡 ≈ Ψ。", "Q2", set()),
+    ("ZeRO-3 = 前向 all-gather Ψ + 反向 reduce-scatter Ψ，共 2Ψ。", "Q3", {"comm-volume"}),
+    # what a colon announces is what the quantity after it is about
+    ("- reduce-scatter：每卡收发约 Ψ。", "Q2", set()),
+])
+def test_quantities_bind_to_what_the_clause_lists_or_announces(text, question, expected):
+    assert ids(text, question) == expected
+
+
+@pytest.mark.parametrize(("text", "question", "expected"), [
+    # a step's fresh output is not the stored state
+    ("更新完以后各卡手里是不同的 1/N 新参数，于是再 all-gather 一次。", "Q2", set()),
+    ("ZeRO-1 每卡只保存 1/N 的参数。", "Q2", {"shard-target"}),
+    # a collective noun ('模型状态') is some of its members, not each one
+    ("ZeRO-1/2：它们只切模型状态，激活各卡不同。", "Q1", set()),
+    ("阶段一切 OS+G，阶段二切 OS+G+P。", "Q2", {"shard-target"}),
+    # '每卡一份相同的拷贝' describes the baseline's redundancy
+    ("ZeRO-1 不切梯度。参数/梯度/优化器状态每卡一份相同的拷贝。", "Q2", set()),
+    ("ZeRO-2 的梯度每卡一份完整的拷贝。", "Q2", {"shard-target"}),
+    # not replicated (different data) is not partitioned
+    ("Activations aren't replicated across DP ranks.", "Q1", set()),
+    ("Activations are partitioned across DP ranks.", "Q1", {"activation-shard"}),
+    # a buffer is transient; keeping only its own shard is not 'shards only this object'
+    ("ZeRO-3 需要单层全量参数缓冲。", "Q3", set()),
+    ("ZeRO-2 saves gradient memory by keeping only its own shard.", "Q2", set()),
+    # '用不到的梯度' is a modifier, not the predicate's negation
+    ("ZeRO-2 把 RS 后用不到的梯度分片直接释放。", "Q2", set()),
+    ("ZeRO-2 不把梯度分片。", "Q2", {"shard-target"}),
+    # 'not necessarily fast' names nothing and borrows no predicate
+    ("ZeRO-3 shards gradients. So ZeRO-3 makes training fit, not necessarily fast.", "Q3", set()),
+    # an aside is cut at its commas
+    ("SHARD_GRAD_OP 对应 ZeRO-2（梯度和优化器状态分片，参数不切）。", "Q2", set()),
+    # receiving a full copy is not keeping one; 'X 是因为 Y' is one clause
+    ("ZeRO-1 没必要让每卡都拿到完整的平均梯度。", "Q2", set()),
+    ("ZeRO-1 能替换 all-reduce 是因为它只更新自己那部分参数。", "Q2", set()),
+    # a limit said of one part only
+    ("ZeRO-3 每卡静态状态 16Ψ/N_d——但趋近 0 的只是这一项，所以总显存不会无限下降。", "Q3", set()),
+    ("ZeRO-3 的总显存趋近 0。", "Q3", {"unbounded-scaling"}),
+])
+def test_partition_and_limit_claims_read_by_their_cause(text, question, expected):
+    assert ids(text, question) == expected

@@ -100,7 +100,7 @@ GENERIC: dict[str, tuple[str, object]] = {
                      + "|" + en_words("let", "denote"), True),
     "zero_number": (r"(?<![\d.\w])(?:0|零)(?![.\d%\w])", True),
     # 不属于/不归 (不属于自己的梯度) and 别的/别人 say whose, not that something is not done
-    "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外|属于|归)|没有?|无法|并非|而非|绝非|未(?!来)|别(?!的|人|处)"
+    "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外|属于|归|[到了着上]\s*的)|没有?|无法|并非|而非|绝非|未(?!来)|别(?!的|人|处)"
             r"|无(?!限|穷|论|关|需)"
             rf"|{EN_START}(?:not(?!\s+only)|no|never|cannot|none|neither|nor|without|nothing|nobody){EN_END}|n't"
             rf"|不再|省去|免去|跳过|{EN_START}(?:stops?|stopped|ceases?|ceased)(?=\s+\w+ing){EN_END}"
@@ -144,7 +144,7 @@ COMPARATIVE_BEFORE = (r"(?:比|相比于?|相较于?|较之?|对比|不同于|�
                                  r"in\s+addition\s+to", "beyond")
                       + r")\s*$")
 COMPARATIVE_AFTER = r"^\s*(?:的)?\s*(?:基础上|之上|相比|相较|比较|比起来)|^\s*\+"  # 'ZeRO-2 = ZeRO-1 + X': a base
-RATIO_TARGET_BEFORE = (r"(?:比|是|为|与|和|跟|同|较|相比于?|对比|"
+RATIO_TARGET_BEFORE = (r"(?:比|是|为|与|和|跟|同|较|相比于?|对比|只有|仅有|只占|相当于|"
                        + en_words("than", "of", "to", "as", "with") + r")\s*(?:的)?\s*$")
 ORDINAL = r"(?:第[一二三四1-4]个?|(?:the\s+)?(?:first|second|third|other|remaining)|another|剩下的?|另一个?)\s*$"  # a part
 IDENTITY = r"^\s*(?:的)?\s*(?:是|就是|来自|来源于|=|is|comes from|is due to)\s*"  # '多出来的 Ψ 是 X'
@@ -273,8 +273,8 @@ def _cut_points(sentence: str) -> dict[int, str]:
             since = max((c for c in cuts if c <= m.start()), default=0)
             if m.group(0) == "而" and re.search(r"因为|由于|因", sentence[since:m.start()]):
                 continue  # '不会因为加卡而变成 2Ψ': one clause, one negation
-            if m.group(0) in ("因为", "由于") and re.search(r"(?:不|不会|不是|并非|并不)\s*$", sentence[:m.start()]):
-                continue
+            if m.group(0) in ("因为", "由于") and re.search(r"(?:不|不会|不是|并非|并不|是)\s*$", sentence[:m.start()]):
+                continue  # 'X 是因为 Y': one clause, X's reason
             if m.start() > 0 and depth[m.start()] == 0:
                 cuts[m.start()] = cuts.get(m.start()) or kind
     return cuts
@@ -430,8 +430,9 @@ def _sentence_clauses(masked: str, original: str, index: int, lexicon: Lexicon) 
         for m in asides:
             host = next((piece[c.start:c.end] for c in reversed(cues)
                          if c.kind in HOST_KINDS and c.end <= m.start()), "")
-            text = f"{host} {m.group(1)}".strip()
-            out.append(Clause(text, original, "", scan(text, lexicon), whole, index, aside=True))
+            for part in re.split(f"[{CLAUSE_PUNCT}]", m.group(1)):  # '(梯度和优化器状态分片，参数不 reshard)'
+                text = f"{host} {part}".strip()
+                out.append(Clause(text, original, "", scan(text, lexicon), whole, index, aside=True))
     return out
 
 
@@ -479,6 +480,8 @@ def is_elliptic(clause: Clause, predicate_kinds: tuple[str, ...]) -> bool:
     if of(clause.cues, *predicate_kinds) or clause.introduces:
         return False
     bare = clause.text.strip(" 。，,.!！?？")
-    return (clause.opener in ("replace_pos", "replace_neg") or bool(re.search(ELLIPSIS_END, bare, re.I))
+    names = bool(of(clause.cues, "object", "subject"))  # 'not activations' names what it replaces; 'not fast' does not
+    return ((clause.opener in ("replace_pos", "replace_neg") or bool(re.match(r"^(?:不是|并非|not)\b", bare))) and names
+            or bool(re.search(ELLIPSIS_END, bare, re.I))
             or bool(re.match(INCLUSION, bare, re.I))
-            or bool(re.match(ANSWER, bare)) or bool(re.match(r"^(?:不是|并非|not)\b", bare)))
+            or bool(re.match(ANSWER, bare)))
