@@ -94,6 +94,7 @@ class Context:
     answer_kinds: frozenset[str] = frozenset()  # cue kinds anywhere in the answer
     prev_entity: tuple | None = None  # the last subject/operation/phase of the clause just read
     introduced: bool = False  # the clause just read ends with a colon ('- reduce-scatter：…')
+    ranks: frozenset[int] = frozenset()  # rank counts the answer states ('N_d = 8')
     wh_answer: bool = False  # this sentence answers a wh-question ('分片了什么？答：梯度')
     listing: int | None = None  # sentence whose items follow an introducing predicate ('分片：Z1 opt，Z2 …')
     listing_sharded: bool = True  # whether that predicate says its items are partitioned
@@ -479,8 +480,11 @@ def _subject_values(subjects: frozenset[str] | None, vocab: Vocabulary) -> tuple
 
 def _volume_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
     """Quantities (kΨ) that do not match the entity they are bound to."""
-    found, prev_end = [], 0
+    found, prev_end, memory_end = [], 0, -1
     for vol in of(clause.cues, "volume"):
+        if _object_memory(clause, vol, prev_end, memory_end):
+            prev_end = memory_end = vol.end
+            continue
         if _skippable_volume(clause, vol, ctx):
             prev_end = vol.end
             continue
@@ -500,10 +504,23 @@ def _volume_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
         if bound is None:
             continue
         what, allowed = bound
-        if (vol.value in allowed) == negated:
+        if (vol.value in allowed or _exact_form(vol.value, allowed, ctx)) == negated:
             found.append(("quantity", f"{what} 的{ctx.vocab.quantity_name}应为 {_fmt(allowed, ctx.vocab)}，"
                                       f"此句给出 {_fmt({vol.value}, ctx.vocab)}"))
     return found
+
+
+def _object_memory(clause: Clause, vol: Cue, prev_end: int, memory_end: int) -> bool:
+    """'梯度 2Ψ → 2Ψ/N' / '优化器状态 12Ψ': an object's memory, not a collective's volume ('AG 参数 Ψ' is one)."""
+    if memory_end >= 0 and re.fullmatch(r"\s*(?:→|->|降到|降至|变成|变为|to)\s*", clause.text[memory_end:vol.start], re.I):
+        return True
+    before = [c for c in clause.cues if prev_end <= c.start and c.end <= vol.start and c.kind in ("object", "op")]
+    return bool(before) and before[-1].kind == "object" and not of(before, "op") and vol.start - before[-1].end <= 3
+
+
+def _exact_form(value: float, allowed: set[float], ctx: Context) -> bool:
+    """'N_d = 8 时 AR = 1.75Ψ': the exact ring volume (N−1)/N of an allowed one, for an N the answer states."""
+    return any(abs(value - a * (n - 1) / n) < 1e-9 for a in allowed for n in ctx.ranks)
 
 
 def _fmt(values: set[float], vocab: Vocabulary) -> str:
@@ -803,7 +820,10 @@ def find_veto_hints(text: str, vocab: Vocabulary | None, question: str | None = 
     """Sentences of a student's answer that look like a veto item (hints for a grader, not verdicts)."""
     if vocab is None:
         return []
-    ctx = Context(vocab, question, answer_kinds=frozenset(c.kind for c in scan(normalise(text)[0], vocab.lexicon)))
+    plain = normalise(text)[0]
+    ranks = frozenset(int(n) for n in re.findall(rf"(?:{vocab.divisor})\s*=\s*(\d+)(?![\d.])", plain) if int(n) > 1) \
+        if vocab.divisor else frozenset()
+    ctx = Context(vocab, question, answer_kinds=frozenset(c.kind for c in scan(plain, vocab.lexicon)), ranks=ranks)
     hints: dict[tuple[str, str], VetoHint] = {}
 
     def add(kind: str, sentence: str, reason: str) -> None:

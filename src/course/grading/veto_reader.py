@@ -74,9 +74,11 @@ GENERIC: dict[str, tuple[str, object]] = {
                     rf"{EN_END}", True),
     "limit": (r"(?:趋|接|逼)(?:近|向|于)(?:于)?\s*(?:0|零)"
               r"|(?:降|减|缩|压)(?:低|少|小)?(?:到|至|为)\s*(?:几乎|接近)?\s*(?:为)?\s*(?:0|零)(?![.\d])"
-              r"|(?:降|减|缩)?(?:低|少|小)?(?:到|至)?\s*任意(?:低|小)|无限(?:降低|下降|减少|缩小|小|低|省)|归零|[→>]\s*0(?![.\d])"
+              r"|(?:降|减|缩)?(?:低|少|小)?(?:到|至)?\s*任意(?:低|小)|(?:压|降|减|缩)(?:到|至)[^，。；]{0,6}任意(?:值|大小|程度)"
+              r"|(?:基本|几乎)?(?:可以|可)忽略(?:不计)?|(?:几乎|基本)(?:都)?(?:是)?全?空(?:的)?(?![间])"
+              r"|无限(?:降低|下降|减少|缩小|小|低|省)|归零|[→>]\s*0(?![.\d])"
               rf"|{EN_START}arbitrar(?:y|ily){EN_END}(?!\s+(?:large|long|big))"
-              r"|(?:goes|go|drops?|falls?|shrinks?|tends?|approach(?:es)?)"
+              rf"|{EN_START}negligible{EN_END}|(?:goes|go|drops?|falls?|shrinks?|tends?|approach(?:es)?)"
               r"\s+(?:to\s+)?zero|(?:to|towards?) zero|vanish\w*|unbounded|without (?:limit|bound)"
               r"|(?:没有|无)(?:下限|下界|底)|no (?:lower )?(?:bound|floor)|no(?=\s+memory\s+wall)"
               r"|(?:想|要)(?:要)?多小(?:就)?有多小|(?:压|降|减|缩)(?:到|至)足够(?:小|低)"
@@ -137,6 +139,7 @@ ELLIPSIS_END = (r"(?:能|可以|可|会|行|是|也一样|也是一样|同样|�
                 + r")\s*(?:的|了|呢|啊|not)?\s*$")
 INCLUSION = r"^(?:包括|包含|连同|以及|including|along with|as well as)"  # '…分片，包括激活' borrows the predicate
 WH_QUESTION = r"什么|哪些|哪个|哪几|哪一|(?<![A-Za-z])(?:what|which)(?![A-Za-z])"
+TENTATIVE = r"吧|我(?:觉得|猜|理解|认为|估计)|应该|大概|可能|(?<![A-Za-z])I (?:think|guess|suppose)(?![A-Za-z])"
 ANSWER = r"^\s*(?:答案是|答：|回答是)?\s*(?:绝对|当然|肯定|并)?\s*(?:不|没)?\s*(?:能|可以|会|行|是的?|对)\s*(?:的|了)?\s*$"
 COMPARATIVE_BEFORE = (r"(?:比|相比于?|相较于?|较之?|对比|不同于|区别于|像|如同|(?<!不)同(?!样)|倍|×|直到|从|"
                       + en_words("than", r"compared\s+(?:to|with)", "versus", r"vs\.?", "over", "like", "unlike",
@@ -400,9 +403,17 @@ def clauses_of(text: str, lexicon: Lexicon) -> Iterable[tuple[Clause, bool]]:
     blanked = _blank_quotes(plain)
     for index, (start, end, term) in enumerate(_sentence_spans(blanked)):
         masked, original = blanked[start:end], text[origin[start][0]:origin[end - 1][1]].strip()
-        question = bool(term) and term in "？?" or bool(re.search(r"[吗呢]\s*$", masked))
+        question = (bool(term) and term in "？?" and not _tentative(masked)) or bool(re.search(r"[吗呢]\s*$", masked))
         for clause in _mark_reported(_sentence_clauses(masked, original, index, lexicon)):
             yield clause, question
+
+
+def _tentative(sentence: str) -> bool:
+    """'…应该几乎不占显存了吧？' asserts with doubt: a hedge or 吧, and no question word, 吗 or A-not-A."""
+    if re.search(rf"{WH_QUESTION}|吗|是不是|能不能|会不会|可不可以|有没有|为什么|怎么|多少|(?<![A-Za-z])(?:why|how)(?![A-Za-z])",
+                 sentence, re.I):
+        return False
+    return bool(re.search(TENTATIVE, sentence, re.I))
 
 
 def _continues_list(piece: str, cues: list[Cue]) -> bool:
