@@ -1,6 +1,9 @@
 """Precision and recall of lesson 5's veto hints per veto id, on the tuning and the untouched split.
 
-tuning:    tests/grading/fixtures/veto_answers.yml, the answers the rules were written and tuned on.
+tuning:    the answers the rules were written and tuned on, scored together and per file:
+           own:    tests/grading/fixtures/veto_answers.yml, written by the rules' author;
+           voices: tests/grading/fixtures/veto_answers_voices.yml, written by another author in other
+                   voices (long, quoting, hedged, formula-dense) without seeing the rules.
 untouched: tests/grading/fixtures/veto_answers_heldout.yml when it exists, written independently and
            never looked at while tuning; only counts are printed for it, never its answers.
 An answer counts as predicted positive for a veto id when any hint carries that id. Per kind (the
@@ -24,9 +27,12 @@ from course.grading.veto_vocabulary import Vocabulary, lesson_vocabulary
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "grading" / "fixtures" / "veto_answers.yml"
+VOICES = ROOT / "tests" / "grading" / "fixtures" / "veto_answers_voices.yml"
+TUNING = {"own": FIXTURES, "voices": VOICES}  # the tuning split's files, reported together and apart
 UNTOUCHED = ROOT / "tests" / "grading" / "fixtures" / "veto_answers_heldout.yml"
 LESSON = "lesson05"
 REQUIRED = ("id", "text", "question", "expected", "kind")
+W = len("tuning (voices)")  # width of the split column
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,19 @@ def load_answers(path: Path = FIXTURES, ids: tuple[str, ...] | None = None) -> l
     return answers
 
 
+def load_tuning(ids: tuple[str, ...] | None = None) -> list[dict]:
+    """Every tuning answer, from all the tuning files (an id may appear in only one of them)."""
+    answers, where = [], {}
+    for name, path in TUNING.items():
+        for answer in load_answers(path, ids):
+            if answer["id"] in where:
+                raise CourseError(f"answer id also appears in {where[answer['id']].name}; expected unique ids",
+                                  Location(path, cell=str(answer["id"])))
+            where[answer["id"]] = path
+            answers.append(answer)
+    return answers
+
+
 def predictions(answers: list[dict], vocab: Vocabulary) -> dict[str, set[str]]:
     """Answer id → veto ids with at least one hint."""
     return {a["id"]: {h.veto_id for h in find_veto_hints(a["text"], vocab, a["question"])} for a in answers}
@@ -99,19 +118,19 @@ def score(answers: list[dict], predicted: dict[str, set[str]], veto_id: str) -> 
 
 def table(splits: dict[str, list[dict]], predicted: dict[str, set[str]], ids: tuple[str, ...]) -> str:
     """Precision/recall per veto id, one block per split."""
-    lines = [f"{'split':10} {'veto':18} {'n+':>3} {'tp':>3} {'fp':>3} {'fn':>3} {'precision':>9} {'recall':>6}"]
+    lines = [f"{'split':{W}} {'veto':18} {'n+':>3} {'tp':>3} {'fp':>3} {'fn':>3} {'precision':>9} {'recall':>6}"]
     for split, answers in splits.items():
         for veto_id in ids:
             s = score(answers, predicted, veto_id)
-            lines.append(f"{split:10} {veto_id:18} {s.tp + s.fn:>3} {s.tp:>3} {s.fp:>3} {s.fn:>3} "
+            lines.append(f"{split:{W}} {veto_id:18} {s.tp + s.fn:>3} {s.tp:>3} {s.fp:>3} {s.fn:>3} "
                          f"{s.precision:>9.3f} {s.recall:>6.3f}")
-        lines.append(f"{split:10} answers: {len(answers)}")
+        lines.append(f"{split:{W}} answers: {len(answers)}")
     return "\n".join(lines)
 
 
 def confusion(splits: dict[str, list[dict]], predicted: dict[str, set[str]]) -> str:
     """Per split and kind: answers, exact, and which veto ids were missed or falsely flagged (counts)."""
-    lines = [f"{'split':10} {'kind':18} {'n':>3} {'exact':>5}  missed / falsely flagged"]
+    lines = [f"{'split':{W}} {'kind':18} {'n':>3} {'exact':>5}  missed / falsely flagged"]
     for split, answers in splits.items():
         by_kind: dict[str, list[dict]] = defaultdict(list)
         for a in answers:
@@ -125,7 +144,7 @@ def confusion(splits: dict[str, list[dict]], predicted: dict[str, set[str]]) -> 
                 for v in predicted[a["id"]] - set(a["expected"]):
                     false[v] += 1
             exact = sum(set(a["expected"]) == predicted[a["id"]] for a in group)
-            lines.append(f"{split:10} {kind:18} {len(group):>3} {exact:>5}  "
+            lines.append(f"{split:{W}} {kind:18} {len(group):>3} {exact:>5}  "
                          f"missed {_counts(missed)} / flagged {_counts(false)}")
     return "\n".join(lines)
 
@@ -148,15 +167,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     vocab = load_vocabulary()
     ids = veto_ids(vocab)
-    splits = {"tuning": load_answers(FIXTURES, ids)}
+    files = {f"tuning ({name})": load_answers(path, ids) for name, path in TUNING.items()}
+    splits = {"tuning": load_tuning(ids), **files}
     if UNTOUCHED.exists():
         splits["untouched"] = load_answers(UNTOUCHED, ids)
     else:
         print(f"(no untouched split: {UNTOUCHED.relative_to(ROOT)} does not exist)")
     predicted: dict[str, set[str]] = {}
     for split, answers in splits.items():
+        if split in files:  # the files are parts of the tuning split, already predicted
+            continue
         predicted.update({f"{split}:{k}": v for k, v in predictions(answers, vocab).items()})
         splits[split] = [{**a, "id": f"{split}:{a['id']}"} for a in answers]
+    for split, answers in files.items():
+        splits[split] = [{**a, "id": f"tuning:{a['id']}"} for a in answers]
     print(table(splits, predicted, ids))
     print()
     print(confusion(splits, predicted))

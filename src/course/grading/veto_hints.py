@@ -56,6 +56,9 @@ ELIDED_OBJECT_WORDS = (r"它们|它|这些|那些|其|也|还|都|全部|全|就
                        r"(?![A-Za-z])")
 MEMORY_TALK = frozenset({"memory", "static", "total", "object", "fraction", "partition", "whole"})
 Party = frozenset | str  # a group of subjects, or an operation
+FRESH_BEFORE = r"(?:新|(?<![A-Za-z])(?:new|updated|fresh))\s*(?:的)?\s*$"
+PER_RANK = r"每(?:张)?卡|每个\s*rank|(?<![A-Za-z])(?:per|each)[\s-](?:GPU|rank|device)(?![A-Za-z])"  # says whose
+PRONOUN = r"它|(?<![A-Za-z])(?:it|this|that)(?![A-Za-z])"  # '因为它只是 AR 的一半': the party just named
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,8 @@ class Context:
     prev_ops: tuple[str, ...] = ()  # the operations of the clause just read
     answer_kinds: frozenset[str] = frozenset()  # cue kinds anywhere in the answer
     prev_entity: tuple | None = None  # the last subject/operation/phase of the clause just read
+    introduced: bool = False  # the clause just read ends with a colon ('- reduce-scatter：…')
+    ranks: frozenset[int] = frozenset()  # rank counts the answer states ('N_d = 8')
     wh_answer: bool = False  # this sentence answers a wh-question ('分片了什么？答：梯度')
     listing: int | None = None  # sentence whose items follow an introducing predicate ('分片：Z1 opt，Z2 …')
     listing_sharded: bool = True  # whether that predicate says its items are partitioned
@@ -164,6 +169,8 @@ class ShardClaim:
     sharded: bool
     exclusive: bool
     agent: str
+    groups: tuple[frozenset[str], ...] = ()  # objects named by a group word ('模型状态'): some of them, not each
+    partitioned: bool = True  # said to be split, not only 'not replicated' (which different data are too)
 
 
 def _predicates(clause: Clause) -> list[Cue]:
@@ -182,8 +189,8 @@ def _predicates(clause: Clause) -> list[Cue]:
             continue  # '由每卡完整变为每卡 1/N_d': the state before the change
         if cue.kind == "whole" and (transient or (between(clause.cues, "op", 0, cue.start) and not storage)):
             continue
-        if cue.kind != "whole" and between(clause.cues, "usage", 0, cue.start) and not storage:
-            continue
+        if between(clause.cues, "usage", 0, cue.start) and not storage:
+            continue  # '只需要 1/N 的梯度' / '拿到完整的梯度': what a rank receives or uses, not what it stores
         preds.append(cue)
     return preds
 
@@ -201,6 +208,8 @@ def _assign_objects(clause: Clause, preds: list[Cue], objects: list[Cue]) -> dic
         if re.search(STANDARD_BEFORE, clause.text[:obj.start], re.I) or between(clause.cues, "exclusion", obj.start - 12,
                                                                                  obj.start):
             continue  # '1/N_d of everything except activations': excluded
+        if re.search(FRESH_BEFORE, clause.text[:obj.start], re.I):
+            continue  # '1/N 新参数' / 'the updated parameters': a step's fresh output, not the stored state
         nearest = min(preds, key=lambda p: max(p.start - obj.end, obj.start - p.end, 0))
         owned[nearest].append(obj)
     return owned
@@ -243,8 +252,12 @@ def _shard_claims(clause: Clause, ctx: Context) -> list[ShardClaim]:
         announced = ctx.announced[1] if ctx.announced[0] == clause.index else frozenset()  # '差别在梯度：…'
         objects = _objects_of(objs) or (ctx.frame.objects if inherits else announced)
         sharded = (pred.kind != "whole") != negated_after(clause, prev_end, pred)
-        claims.append(ShardClaim(_subject_before(clause, pred.start, ctx), objects, sharded,
-                                 _exclusive(clause, pred, prev_end), agent))
+        subjects = _subject_before(clause, pred.start, ctx)
+        if pred.kind == "whole" and not _subject(clause) and of(clause.cues, "same") and ctx.vocab.baseline:
+            subjects = frozenset({ctx.vocab.baseline})  # '每卡一份相同的拷贝': the redundancy of the baseline
+        groups = tuple(c.value for c in objs if c.value in ctx.vocab.collective)
+        claims.append(ShardClaim(subjects, objects, sharded, _exclusive(clause, pred, prev_end), agent, groups,
+                                 pred.kind != "whole"))
         prev_end = pred.end
     return [c for c in claims if c.objects]
 
@@ -254,18 +267,22 @@ def _check_shard(claim: ShardClaim, vocab: Vocabulary) -> list[tuple[str, str]]:
     found = []
     names = vocab.object_names
     forbidden = claim.objects & vocab.never_partitioned
-    if forbidden and claim.sharded and claim.agent == "own":
+    if forbidden and claim.sharded and claim.partitioned and claim.agent == "own":
         what = "、".join(names[o] for o in sorted(forbidden))
         found.append(("forbidden-partition", f"此句说{what}被分片；" + vocab.reasons.get("forbidden-partition", "")))
     for subject in sorted(claim.subjects or ()):
         truth = vocab.subjects[subject].partitions
         name = vocab.subjects[subject].name
-        for obj in sorted(claim.objects & vocab.partitionable):
+        grouped = frozenset().union(*claim.groups)
+        for group in claim.groups:  # 'ZeRO-1/2 只切模型状态': some of the group, the way the stage does
+            if claim.sharded and not group & truth or not claim.sharded and group <= truth:
+                found.append(("partition", f"{name} 分片的对象与此句所说不符"))
+        for obj in sorted((claim.objects - grouped) & vocab.partitionable):
             if (obj in truth) != claim.sharded:
                 verb = "不分片" if claim.sharded else "分片"
                 found.append(("partition", f"{name} {verb}{names[obj]}，此句说法相反"))
         missing = truth - claim.objects
-        if claim.exclusive and claim.sharded and missing:
+        if claim.exclusive and claim.sharded and missing and not claim.groups:
             found.append(("partition", f"此句说 {name} 只分片这些对象，但它还分片{'、'.join(names[o] for o in sorted(missing))}"))
     return found
 
@@ -355,21 +372,40 @@ def _distributed_ops(ctx: Context) -> tuple[str, ...]:
 
 def _accepted_for(clause: Clause, vol: Cue, ctx: Context) -> tuple[str, set[float]] | None:
     """What the quantity is about and which values the lesson allows for it (None: unsure)."""
-    vocab = ctx.vocab
     role = _role(clause, vol)
-    if role == "total":
-        return _total_binding(clause, vol, ctx)
+    if role != "total":
+        return _item_binding(clause, vol, ctx, role)
+    total = _total_binding(clause, vol, ctx)
+    unnamed = _bound_entity(clause, vol) is None and not _subject(clause)
+    if unnamed and of(clause.cues, "distributive", "distributive_weak"):
+        return _item_binding(clause, vol, ctx, role)  # '每项 ≈ Ψ' / '≈Ψ each': a share, not a total
+    if not (unnamed and (_is_bare(clause, vol) or ctx.introduced)):
+        return total
+    if len(ctx.prev_ops) > 1 and not ctx.introduced:  # 'AG + RS，共 2Ψ' sums what was listed: the topic's total
+        return total
+    item = _item_binding(clause, vol, ctx, role)  # '，每卡 ≈ Ψ' may be the item's or the total
+    if item is None or total is None:
+        return item or total
+    return f"{total[0]}/{item[0]}", total[1] | item[1]
+
+
+def _item_binding(clause: Clause, vol: Cue, ctx: Context, role: str) -> tuple[str, set[float]] | None:
+    """What a quantity that is not a total is about: its entity, the items just listed, or the topic."""
+    vocab = ctx.vocab
     entity = _bound_entity(clause, vol)
     weak = len(ctx.prev_ops) > 1 and between(clause.cues, "distributive_weak", 0, vol.start)
-    if entity is None and (weak or between(clause.cues, "distributive", 0, vol.start) and ctx.last_ops):
+    each = between(clause.cues, "distributive", 0, vol.end + 6)  # 'Ψ each' / '各 Ψ'
+    if entity is None and each and not ctx.last_ops:
+        return None  # a share of items not named yet ('Three pieces, Ψ each: …')
+    if entity is None and (weak or each and ctx.last_ops):
         ops = _distributed_ops(ctx)
         values = {vocab.op_volume[o] for o in ops}
         return ("、".join(ops), values) if len(values) == 1 else None
     if entity is None and _is_bare(clause, vol) and len(ctx.prev_ops) > 1:  # 'RS + AG，2Ψ': the sum or a part
         listed = {vocab.op_volume[o] for o in ctx.prev_ops}
         return "所列集合通信", listed | {sum(vocab.op_volume[o] for o in ctx.prev_ops)}
-    if entity is None and _is_bare(clause, vol) and ctx.prev_entity:  # 'all-gather 参数，Ψ': apposition
-        entity = ctx.prev_entity
+    if entity is None and (_is_bare(clause, vol) or ctx.introduced) and ctx.prev_entity:
+        entity = ctx.prev_entity  # 'all-gather 参数，Ψ': apposition; '- RS：每卡 Ψ': what the colon announced
     if entity is None:
         return None if role == "component" else _subject_values(ctx.topic or _question_subjects(ctx), vocab)
     kind, value, start, _ = entity
@@ -396,7 +432,7 @@ def _is_bare(clause: Clause, vol: Cue) -> bool:
     rest = clause.text[:vol.start] + " " * (vol.end - vol.start) + clause.text[vol.end:]
     for cue in of(clause.cues, "quantity", "hedge", "total_marker"):
         rest = rest[:cue.start] + " " * (cue.end - cue.start) + rest[cue.end:]
-    return not re.sub(r"[\s()（）。；;,，的是为约量]", "", rest)
+    return not re.sub(rf"[\s()（）。；;,，的是为约量又也]|{PER_RANK}", "", rest, flags=re.I)
 
 
 def _bound_entity(clause: Clause, vol: Cue) -> tuple[str, object, int, int] | None:
@@ -444,8 +480,11 @@ def _subject_values(subjects: frozenset[str] | None, vocab: Vocabulary) -> tuple
 
 def _volume_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
     """Quantities (kΨ) that do not match the entity they are bound to."""
-    found, prev_end = [], 0
+    found, prev_end, memory_end = [], 0, -1
     for vol in of(clause.cues, "volume"):
+        if _object_memory(clause, vol, prev_end, memory_end):
+            prev_end = memory_end = vol.end
+            continue
         if _skippable_volume(clause, vol, ctx):
             prev_end = vol.end
             continue
@@ -465,10 +504,23 @@ def _volume_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
         if bound is None:
             continue
         what, allowed = bound
-        if (vol.value in allowed) == negated:
+        if (vol.value in allowed or _exact_form(vol.value, allowed, ctx)) == negated:
             found.append(("quantity", f"{what} 的{ctx.vocab.quantity_name}应为 {_fmt(allowed, ctx.vocab)}，"
                                       f"此句给出 {_fmt({vol.value}, ctx.vocab)}"))
     return found
+
+
+def _object_memory(clause: Clause, vol: Cue, prev_end: int, memory_end: int) -> bool:
+    """'梯度 2Ψ → 2Ψ/N' / '优化器状态 12Ψ': an object's memory, not a collective's volume ('AG 参数 Ψ' is one)."""
+    if memory_end >= 0 and re.fullmatch(r"\s*(?:→|->|降到|降至|变成|变为|to)\s*", clause.text[memory_end:vol.start], re.I):
+        return True
+    before = [c for c in clause.cues if prev_end <= c.start and c.end <= vol.start and c.kind in ("object", "op")]
+    return bool(before) and before[-1].kind == "object" and not of(before, "op") and vol.start - before[-1].end <= 3
+
+
+def _exact_form(value: float, allowed: set[float], ctx: Context) -> bool:
+    """'N_d = 8 时 AR = 1.75Ψ': the exact ring volume (N−1)/N of an allowed one, for an N the answer states."""
+    return any(abs(value - a * (n - 1) / n) < 1e-9 for a in allowed for n in ctx.ranks)
 
 
 def _fmt(values: set[float], vocab: Vocabulary) -> str:
@@ -525,6 +577,8 @@ def _parties(clause: Clause, ctx: Context) -> tuple[Party, Party] | None:
     """
     ents = _possessed(clause, [e for e in _entities(clause) if e[0] in ("subject", "op")])
     target = [e for e in ents if re.search(RATIO_TARGET_BEFORE, clause.text[:e[2]], re.I)]
+    if len(target) > 1 and target[0] is ents[0]:  # '快两倍是 RS 只有 AR 的一半': the first 是 frames the clause
+        target = target[1:]
     others = [e for e in ents if e not in target]
     if any(e[0] == "subject" for e in ents):
         others = [e for e in others if e[0] == "subject"]
@@ -533,7 +587,8 @@ def _parties(clause: Clause, ctx: Context) -> tuple[Party, Party] | None:
     b = target[0][1] if target else (others[1][1] if len(others) > 1 else None)
     elided = re.match(r"\s*(?:比|相比|than|compared|(?:约|大约)?(?:是|为|等于)|(?:which\s+)?(?:is|equals))",
                       clause.text, re.I)  # '，比 all-reduce 少一半' / '，是 all-reduce 的一半': the previous party
-    like = ctx.last_party if elided and isinstance(ctx.last_party, type(b)) else None  # compare like with like
+    pronoun = not others and re.search(PRONOUN, clause.text[:target[0][2] if target else len(clause.text)], re.I)
+    like = ctx.last_party if (elided or pronoun) and isinstance(ctx.last_party, type(b)) else None  # like with like
     a = others[0][1] if others else (like or ctx.topic or _question_subjects(ctx))
     baseline = ctx.vocab.baseline
     if b is None and isinstance(a, frozenset) and baseline and a != frozenset({baseline}):
@@ -630,6 +685,19 @@ def _in_parts(ops: Counter[str], vocab: Vocabulary) -> Counter[str]:
     return out
 
 
+def _listed_ops(clauses: list[Clause], vocab: Vocabulary) -> Counter[str]:
+    """The operations some clauses list, counted ('两次 AG'), sums written as their parts."""
+    listed: Counter[str] = Counter()
+    for c in clauses:
+        for op in of(c.cues, "op"):
+            if not re.search(r"(?:那次|这次|那个|这个|该|(?<![A-Za-z])(?:that|this))\s*$", c.text[:op.start], re.I):
+                listed[op.value] += int(_op_count(c, op.start))  # '多出来那次 AG' refers back, it adds none
+    for whole, parts in vocab.op_parts.items():  # 'all-reduce = RS + AG' is a derivation, not three collectives
+        if parts and whole in listed and all(p in listed for p in parts):
+            del listed[whole]
+    return _in_parts(listed, vocab)
+
+
 def _composition_hints(clauses: list[Clause], ctx: Context) -> list[tuple[str, str, str]]:
     """A sentence that lists a subject's whole step (its operations add up to the step's total) but wrongly.
 
@@ -643,22 +711,18 @@ def _composition_hints(clauses: list[Clause], ctx: Context) -> list[tuple[str, s
     if len(subjects) != 1 or len(next(iter(subjects))) != 1 or not asserted:
         return []
     (subject,) = next(iter(subjects))
-    listed: Counter[str] = Counter()
-    for c in asserted:
-        for op in of(c.cues, "op"):
-            if not re.search(r"(?:那次|这次|那个|这个|该|(?<![A-Za-z])(?:that|this))\s*$", c.text[:op.start], re.I):
-                listed[op.value] += int(_op_count(c, op.start))  # '多出来那次 AG' refers back, it adds none
-    for whole, parts in vocab.op_parts.items():  # 'all-reduce = RS + AG' is a derivation, not three collectives
-        if parts and whole in listed and all(p in listed for p in parts):
-            del listed[whole]
-    listed = _in_parts(listed, vocab)
     step = _in_parts(Counter(s.op for s in vocab.subjects[subject].step), vocab)
+    listed = _listed_ops(asserted, vocab)
+    if any(_listed_ops([c], vocab) == step for c in asserted):
+        return []  # one clause lists the step right; the others name its operations again ('RS + AG：RS Ψ，AG Ψ')
     total = vocab.step_volume(subject)
     said = sum(vocab.op_volume[o] * n for o, n in listed.items())
     stated = {v.value for c in asserted for v in of(c.cues, "volume")}  # '3Ψ = AG + RS + AR' states the total
     summed = any(re.search(PLUS, c.text) for c in asserted)
     adds_up = abs(said - total) < 1e-9 if total is not None else False
-    if sum(listed.values()) < 2 or total is None or listed == step or not (adds_up or summed and total in stated):
+    # only a written sum or a stated total makes the mentions a composition ('提前 AG，藏住两次 AG' is none)
+    if (sum(listed.values()) < 2 or total is None or listed == step or not (summed or stated)
+            or not (adds_up or summed and total in stated)):
         return []
     parts = " + ".join(f"{n}×{o}" for o, n in sorted(step.items()))
     return [("quantity", asserted[0].sentence, f"{vocab.subjects[subject].name} 的 {_fmt({total}, vocab)} 由 "
@@ -683,8 +747,8 @@ def _limit_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
         negated = own_negation(clause)
     else:
         return []
-    if negated:
-        return []
+    if negated or limit and between(clause.cues, "only", limit[0].end, len(clause.text)):
+        return []  # '趋近 0 的只是这一项': the limit is said of one part only
     if limit and not capacity and not any(c.kind in ("memory", "total", "static") for c in clause.sentence_cues):
         return []
     own_topic = of(clause.cues, "object", "memory", "total", "static")
@@ -741,9 +805,12 @@ def _advance(clause: Clause, ctx: Context) -> None:
         ctx.listing = None
     if ctx.listing != clause.index or clause.introduces:  # a list item keeps the announced predicate
         ctx.frame = _frame_after(clause, ctx)
+    if clause.aside:  # a parenthetical remark leaves what the clause before it listed and named
+        return
     ops = tuple(c.value for c in of(clause.cues, "op"))
     ctx.last_ops, ctx.prev_ops = ops or ctx.last_ops, ops
     ctx.prev_entity = (_entities(clause) or [None])[-1]
+    ctx.introduced = clause.introduces
     ents = _possessed(clause, [e for e in _entities(clause) if e[0] in ("subject", "op")])
     if ents:
         ctx.last_party = ents[0][1]
@@ -753,7 +820,10 @@ def find_veto_hints(text: str, vocab: Vocabulary | None, question: str | None = 
     """Sentences of a student's answer that look like a veto item (hints for a grader, not verdicts)."""
     if vocab is None:
         return []
-    ctx = Context(vocab, question, answer_kinds=frozenset(c.kind for c in scan(normalise(text)[0], vocab.lexicon)))
+    plain = normalise(text)[0]
+    ranks = frozenset(int(n) for n in re.findall(rf"(?:{vocab.divisor})\s*=\s*(\d+)(?![\d.])", plain) if int(n) > 1) \
+        if vocab.divisor else frozenset()
+    ctx = Context(vocab, question, answer_kinds=frozenset(c.kind for c in scan(plain, vocab.lexicon)), ranks=ranks)
     hints: dict[tuple[str, str], VetoHint] = {}
 
     def add(kind: str, sentence: str, reason: str) -> None:

@@ -74,9 +74,11 @@ GENERIC: dict[str, tuple[str, object]] = {
                     rf"{EN_END}", True),
     "limit": (r"(?:趋|接|逼)(?:近|向|于)(?:于)?\s*(?:0|零)"
               r"|(?:降|减|缩|压)(?:低|少|小)?(?:到|至|为)\s*(?:几乎|接近)?\s*(?:为)?\s*(?:0|零)(?![.\d])"
-              r"|(?:降|减|缩)?(?:低|少|小)?(?:到|至)?\s*任意(?:低|小)|无限(?:降低|下降|减少|缩小|小|低|省)|归零|[→>]\s*0(?![.\d])"
+              r"|(?:降|减|缩)?(?:低|少|小)?(?:到|至)?\s*任意(?:低|小)|(?:压|降|减|缩)(?:到|至)[^，。；]{0,6}任意(?:值|大小|程度)"
+              r"|(?:基本|几乎)?(?:可以|可)忽略(?:不计)?|(?:几乎|基本)(?:都)?(?:是)?全?空(?:的)?(?![间])"
+              r"|无限(?:降低|下降|减少|缩小|小|低|省)|归零|[→>]\s*0(?![.\d])"
               rf"|{EN_START}arbitrar(?:y|ily){EN_END}(?!\s+(?:large|long|big))"
-              r"|(?:goes|go|drops?|falls?|shrinks?|tends?|approach(?:es)?)"
+              rf"|{EN_START}negligible{EN_END}|(?:goes|go|drops?|falls?|shrinks?|tends?|approach(?:es)?)"
               r"\s+(?:to\s+)?zero|(?:to|towards?) zero|vanish\w*|unbounded|without (?:limit|bound)"
               r"|(?:没有|无)(?:下限|下界|底)|no (?:lower )?(?:bound|floor)|no(?=\s+memory\s+wall)"
               r"|(?:想|要)(?:要)?多小(?:就)?有多小|(?:压|降|减|缩)(?:到|至)足够(?:小|低)"
@@ -100,7 +102,7 @@ GENERIC: dict[str, tuple[str, object]] = {
                      + "|" + en_words("let", "denote"), True),
     "zero_number": (r"(?<![\d.\w])(?:0|零)(?![.\d%\w])", True),
     # 不属于/不归 (不属于自己的梯度) and 别的/别人 say whose, not that something is not done
-    "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外|属于|归)|没有?|无法|并非|而非|绝非|未(?!来)|别(?!的|人|处)"
+    "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外|属于|归|[到了着上]\s*的)|没有?|无法|并非|而非|绝非|未(?!来)|别(?!的|人|处)"
             r"|无(?!限|穷|论|关|需)"
             rf"|{EN_START}(?:not(?!\s+only)|no|never|cannot|none|neither|nor|without|nothing|nobody){EN_END}|n't"
             rf"|不再|省去|免去|跳过|{EN_START}(?:stops?|stopped|ceases?|ceased)(?=\s+\w+ing){EN_END}"
@@ -137,6 +139,7 @@ ELLIPSIS_END = (r"(?:能|可以|可|会|行|是|也一样|也是一样|同样|�
                 + r")\s*(?:的|了|呢|啊|not)?\s*$")
 INCLUSION = r"^(?:包括|包含|连同|以及|including|along with|as well as)"  # '…分片，包括激活' borrows the predicate
 WH_QUESTION = r"什么|哪些|哪个|哪几|哪一|(?<![A-Za-z])(?:what|which)(?![A-Za-z])"
+TENTATIVE = r"吧|我(?:觉得|猜|理解|认为|估计)|应该|大概|可能|(?<![A-Za-z])I (?:think|guess|suppose)(?![A-Za-z])"
 ANSWER = r"^\s*(?:答案是|答：|回答是)?\s*(?:绝对|当然|肯定|并)?\s*(?:不|没)?\s*(?:能|可以|会|行|是的?|对)\s*(?:的|了)?\s*$"
 COMPARATIVE_BEFORE = (r"(?:比|相比于?|相较于?|较之?|对比|不同于|区别于|像|如同|(?<!不)同(?!样)|倍|×|直到|从|"
                       + en_words("than", r"compared\s+(?:to|with)", "versus", r"vs\.?", "over", "like", "unlike",
@@ -144,7 +147,7 @@ COMPARATIVE_BEFORE = (r"(?:比|相比于?|相较于?|较之?|对比|不同于|�
                                  r"in\s+addition\s+to", "beyond")
                       + r")\s*$")
 COMPARATIVE_AFTER = r"^\s*(?:的)?\s*(?:基础上|之上|相比|相较|比较|比起来)|^\s*\+"  # 'ZeRO-2 = ZeRO-1 + X': a base
-RATIO_TARGET_BEFORE = (r"(?:比|是|为|与|和|跟|同|较|相比于?|对比|"
+RATIO_TARGET_BEFORE = (r"(?:比|是|为|与|和|跟|同|较|相比于?|对比|只有|仅有|只占|相当于|"
                        + en_words("than", "of", "to", "as", "with") + r")\s*(?:的)?\s*$")
 ORDINAL = r"(?:第[一二三四1-4]个?|(?:the\s+)?(?:first|second|third|other|remaining)|another|剩下的?|另一个?)\s*$"  # a part
 IDENTITY = r"^\s*(?:的)?\s*(?:是|就是|来自|来源于|=|is|comes from|is due to)\s*"  # '多出来的 Ψ 是 X'
@@ -273,8 +276,8 @@ def _cut_points(sentence: str) -> dict[int, str]:
             since = max((c for c in cuts if c <= m.start()), default=0)
             if m.group(0) == "而" and re.search(r"因为|由于|因", sentence[since:m.start()]):
                 continue  # '不会因为加卡而变成 2Ψ': one clause, one negation
-            if m.group(0) in ("因为", "由于") and re.search(r"(?:不|不会|不是|并非|并不)\s*$", sentence[:m.start()]):
-                continue
+            if m.group(0) in ("因为", "由于") and re.search(r"(?:不|不会|不是|并非|并不|是)\s*$", sentence[:m.start()]):
+                continue  # 'X 是因为 Y': one clause, X's reason
             if m.start() > 0 and depth[m.start()] == 0:
                 cuts[m.start()] = cuts.get(m.start()) or kind
     return cuts
@@ -400,9 +403,17 @@ def clauses_of(text: str, lexicon: Lexicon) -> Iterable[tuple[Clause, bool]]:
     blanked = _blank_quotes(plain)
     for index, (start, end, term) in enumerate(_sentence_spans(blanked)):
         masked, original = blanked[start:end], text[origin[start][0]:origin[end - 1][1]].strip()
-        question = bool(term) and term in "？?" or bool(re.search(r"[吗呢]\s*$", masked))
+        question = (bool(term) and term in "？?" and not _tentative(masked)) or bool(re.search(r"[吗呢]\s*$", masked))
         for clause in _mark_reported(_sentence_clauses(masked, original, index, lexicon)):
             yield clause, question
+
+
+def _tentative(sentence: str) -> bool:
+    """'…应该几乎不占显存了吧？' asserts with doubt: a hedge or 吧, and no question word, 吗 or A-not-A."""
+    if re.search(rf"{WH_QUESTION}|吗|是不是|能不能|会不会|可不可以|有没有|为什么|怎么|多少|(?<![A-Za-z])(?:why|how)(?![A-Za-z])",
+                 sentence, re.I):
+        return False
+    return bool(re.search(TENTATIVE, sentence, re.I))
 
 
 def _continues_list(piece: str, cues: list[Cue]) -> bool:
@@ -430,8 +441,9 @@ def _sentence_clauses(masked: str, original: str, index: int, lexicon: Lexicon) 
         for m in asides:
             host = next((piece[c.start:c.end] for c in reversed(cues)
                          if c.kind in HOST_KINDS and c.end <= m.start()), "")
-            text = f"{host} {m.group(1)}".strip()
-            out.append(Clause(text, original, "", scan(text, lexicon), whole, index, aside=True))
+            for part in re.split(f"[{CLAUSE_PUNCT}]", m.group(1)):  # '(梯度和优化器状态分片，参数不 reshard)'
+                text = f"{host} {part}".strip()
+                out.append(Clause(text, original, "", scan(text, lexicon), whole, index, aside=True))
     return out
 
 
@@ -479,6 +491,8 @@ def is_elliptic(clause: Clause, predicate_kinds: tuple[str, ...]) -> bool:
     if of(clause.cues, *predicate_kinds) or clause.introduces:
         return False
     bare = clause.text.strip(" 。，,.!！?？")
-    return (clause.opener in ("replace_pos", "replace_neg") or bool(re.search(ELLIPSIS_END, bare, re.I))
+    names = bool(of(clause.cues, "object", "subject"))  # 'not activations' names what it replaces; 'not fast' does not
+    return ((clause.opener in ("replace_pos", "replace_neg") or bool(re.match(r"^(?:不是|并非|not)\b", bare))) and names
+            or bool(re.search(ELLIPSIS_END, bare, re.I))
             or bool(re.match(INCLUSION, bare, re.I))
-            or bool(re.match(ANSWER, bare)) or bool(re.match(r"^(?:不是|并非|not)\b", bare)))
+            or bool(re.match(ANSWER, bare)))

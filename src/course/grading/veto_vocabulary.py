@@ -50,6 +50,7 @@ class Vocabulary:
     questions: dict[str, frozenset[str]]
     object_names: dict[str, str]
     never_partitioned: frozenset[str]
+    collective: frozenset[frozenset[str]]  # groups named by a collective noun: claims about some of the members
     op_volume: dict[str, float]
     op_parts: dict[str, tuple[str, ...]]
     divisor: str | None  # regex of the per-rank share symbol (N_d)
@@ -120,6 +121,7 @@ def load_vocabulary(path: Path) -> Vocabulary:
         questions={q: frozenset(s) for q, s in (d.get("questions") or {}).items()},
         object_names={k: o["name"] for k, o in objects.items()},
         never_partitioned=frozenset(k for k, o in objects.items() if o.get("never_partitioned")),
+        collective=frozenset(frozenset(o["group"]) for o in objects.values() if o.get("collective") and o.get("group")),
         op_volume={k: _op_volume(operations, k) for k in operations},
         op_parts={k: tuple(o.get("parts", ())) for k, o in operations.items()},
         divisor=_pattern(doc, ("words", "divisor"), words["divisor"]) if "divisor" in words else None,
