@@ -124,5 +124,20 @@ def test_an_earlier_submissions_output_goes_when_the_new_one_is_damaged(both, tm
     (root / "submitted" / "reference" / "lesson05" / "lesson05.ipynb").write_text("{", "utf-8")
     proc = run_nbgrader(root, "autograde", "lesson05", "--student", "reference", check=False)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
-    assert not autograded.exists()
+    stand_in = autograded.read_text("utf-8")
+    assert "这份提交无法评分" in stand_in and "not valid JSON" in stand_in
+    assert "per_gpu = ______" in stand_in and "opt_fp32 / dp + extra" not in stand_in  # blank, not the old answers
     assert set(v for (s, _), v in graded(root)["scores"].items() if s == "reference") == {0}
+
+
+@pytest.mark.parametrize("which", ["stock", "ours"])
+def test_feedback_tells_a_damaged_submission_why_it_scored_0(both, which, tmp_path):
+    stock, ours, _ = both
+    root = tmp_path / "autograder"
+    shutil.copytree({"stock": stock, "ours": ours}[which], root)
+    proc = run_nbgrader(root, "generate_feedback", "lesson05", "--force", check=False)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    for case, reason in DAMAGED.items():
+        html = (root / "feedback" / case / "lesson05" / "lesson05.html").read_text("utf-8")
+        assert "这份提交无法评分" in html and reason.split(",")[0] in html, case
+        assert "Score: 0.0 / 10.0" in html or "Score: 0 / 10" in html, case

@@ -35,8 +35,8 @@ from course.nbgrader_hooks.outcome import StudentGrade, save_outcome
 def grade_unreadable(coursedir, assignment: str, student: str, problem: Problem) -> StudentGrade:
     """Score a submission nobody can grade: 0 for every grade nobody graded by hand, flagged, with PROBLEM as reason.
 
-    Output autograded from an earlier submission is removed, so neither feedback nor the report shows work that
-    is not this submission's.
+    Output autograded from an earlier submission is replaced by a stand-in (write_stand_in), so neither feedback
+    nor the report shows work that is not this submission's.
     """
     from course.grading.recheck import all_failed
     from course.grading.rubric import load_rubric, rubric_path
@@ -52,10 +52,35 @@ def grade_unreadable(coursedir, assignment: str, student: str, problem: Problem)
                 if grade.manual_score is None:
                     grade.auto_score, grade.needs_manual_grade = 0.0, False
         gb.db.commit()
-    shutil.rmtree(coursedir.format_path(coursedir.autograded_directory, student, assignment), ignore_errors=True)
+    write_stand_in(coursedir, assignment, student, problem)
     outcome = StudentGrade(student, verdicts, [], [problem])
     save_outcome(coursedir.root, assignment, outcome)
     return outcome
+
+
+STAND_IN_NOTICE = (
+    "**这份提交无法评分，每题记 0 分。**\n\n原因：{problem}\n\n请按原因修正后重新提交：在课程发布的 `{notebook}` 里作答，"
+    "保存后原名提交，不要改名或另存为其他格式。下面是空白的发布版作业，只用来显示各题得分，并不是你提交的内容。"
+)
+
+
+def write_stand_in(coursedir, assignment: str, student: str, problem: Problem) -> None:
+    """Put the blank released assignment, headed by the reason, where the autograded notebook goes.
+
+    nbgrader's feedback is made from autograded notebooks, so without one a student whose file could not be read
+    would get 0 and no word why. Without a release there is nothing to stand in: the folder is only emptied.
+    """
+    target = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
+    shutil.rmtree(target, ignore_errors=True)
+    release = Path(coursedir.format_path(coursedir.release_directory, ".", assignment))
+    notebook = release / f"{assignment}.ipynb"
+    if not notebook.is_file():
+        return
+    shutil.copytree(release, target)
+    nb = nbformat.read(notebook, as_version=4)
+    notice = STAND_IN_NOTICE.format(problem=problem.message, notebook=notebook.name)
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell(notice, metadata={"course": {"stand_in": True}}))
+    nbformat.write(nb, target / notebook.name)
 
 
 def source_cells(coursedir, assignment: str) -> list:
