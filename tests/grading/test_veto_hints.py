@@ -454,6 +454,16 @@ def test_the_demo_classs_full_marks_answers_get_no_hint():
     assert [(q, h.veto_id) for q, text in sorted(answers.items()) for h in find_veto_hints(text, LESSON05, q)] == []
 
 
+def test_the_rubrics_own_key_points_get_no_hint():
+    """The key points are what the rubric asks students to write: a hint on them would flag the model answer."""
+    from course.grading.rubric import load_rubric
+
+    rubric = load_rubric(ROOT / "autograder" / "rubrics" / "lesson05.yml")
+    hinted = [(q.id, point[:30], h.veto_id) for q in rubric.questions for point in q.key_points
+              for h in find_veto_hints(point, LESSON05, q.id)]
+    assert hinted == []
+
+
 # --- causes found on the voices file (tests/grading/fixtures/veto_answers_voices.yml) ---------------------------
 
 @pytest.mark.parametrize(("text", "question", "expected"), [
