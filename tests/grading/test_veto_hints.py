@@ -290,6 +290,41 @@ def test_a_bad_vocabulary_names_file_line_and_key(tmp_path, change, message):
         load_vocabulary(path)
 
 
+TOY_CONDITION = """\
+conditions:
+  pipelined:
+    name: 流水
+    zh: ['流水']
+    repeat: {name: k, zh: ['k']}
+    steps:
+      col: [{phase: [fwd], op: gather, repeated: true}]
+"""
+
+
+def test_a_condition_changes_the_step_its_sentence_is_read_with(tmp_path):
+    vocab = load_vocabulary(_toy(tmp_path, TOY + TOY_CONDITION))
+    assert find_veto_hints("流水时，列切分的通信量是 kB。", vocab) == []
+    assert [h.veto_id for h in find_veto_hints("流水时，列切分的通信量是 2kB。", vocab)] == ["volume-wrong"]
+    assert [h.veto_id for h in find_veto_hints("不流水时，列切分的通信量是 2B。", vocab)] == ["volume-wrong"]
+    assert find_veto_hints("流水时，列切分的通信量是 2B。", vocab) == []  # it grows with k: no fixed value to check
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (("steps:\n      col:", "steps:\n      cols:"),
+     r"lesson07/veto_hints\.yml, line \d+: conditions/pipelined/steps/cols: 'cols' is not a declared subject"),
+    (("op: gather, repeated", "op: scatter, repeated"),
+     r"conditions/pipelined/steps/col/0/op: 'scatter' is not a declared operation"),
+    (("    repeat: {name: k, zh: ['k']}\n", ""),
+     r"conditions/pipelined/steps/col/0/repeated: only a step under a condition with 'repeat' words"),
+    (("    zh: ['流水']\n", ""), r"lesson07/veto_hints\.yml, line \d+: conditions/pipelined"),
+])
+def test_a_bad_condition_names_file_line_and_key(tmp_path, change, message):
+    old, new = change
+    assert old in TOY_CONDITION
+    with pytest.raises(CourseError, match=message):
+        load_vocabulary(_toy(tmp_path, TOY + TOY_CONDITION.replace(old, new)))
+
+
 def test_the_report_asks_the_lessons_own_vocabulary(tmp_path):
     from course.grading.report import Submission, grader_hints
     answer = Submission("ada", (), (), 0.0, {"Q1": "ZeRO-3 把激活也分片了。"})
@@ -540,3 +575,47 @@ def test_partition_and_limit_claims_read_by_their_cause(text, question, expected
 ])
 def test_tentative_claims_memory_values_exact_forms_and_limits(text, question, expected):
     assert ids(text, question) == expected
+
+
+# --- what the lesson itself teaches (a review of lesson 5): comparisons and settings that change a step ---------
+
+@pytest.mark.parametrize(("text", "question", "expected"), [
+    # a clause that opens with '只有 X 的 …' compares the previous clause's party, however nested the 的 …
+    ("“快两倍”：reduce-scatter 每卡收发 (N_d−1)/N_d·Ψ，只有 all-reduce 的 2(N_d−1)/N_d·Ψ 的一半，带宽受限时耗时约减半。",
+     "Q2", set()),
+    ("reduce-scatter 每卡收发 Ψ，只有 all-reduce 的一半。", "Q2", set()),
+    ("reduce-scatter 每卡收发 (N_d−1)/N_d·Ψ，只有 all-gather 的 (N_d−1)/N_d·Ψ 的一半。", "Q2", {"comm-volume"}),
+    ("reduce-scatter 每卡收发 Ψ，仅为 all-reduce 的两倍。", "Q2", {"comm-volume"}),
+    # a negation inside a when-phrase ('不做梯度累积时') negates the condition, not the claim after it
+    ("ZeRO-2 不做梯度累积时通信与 ZeRO-1 相同（RS + AG = 2Ψ），没有额外代价。", "Q2", set()),
+    ("不开梯度累积的话，ZeRO-2 每步 2Ψ。", "Q2", set()),
+    ("ZeRO-2 不做梯度累积时通信与 ZeRO-1 相同（RS + AG = 3Ψ）。", "Q2", {"comm-volume"}),
+    ("不做梯度累积时 ZeRO-2 每步要 3Ψ。", "Q2", {"comm-volume"}),
+    ("ZeRO-2 的通信不是 2Ψ。", "Q2", {"comm-volume"}),
+    # '大于 X' makes X the compared-with party; with gradient accumulation ZeRO-2 moves more than ZeRO-1
+    ("开启梯度累积时，ZeRO-2 每个 micro-batch 都要 reduce-scatter，通信量大于 ZeRO-1。", "Q2", set()),
+    ("开启梯度累积时，ZeRO-2 每个 micro-batch 都要 reduce-scatter，通信量大于 ZeRO-1。", "Q3", set()),
+    ("ZeRO-3 的通信量大于 ZeRO-1。", "Q3", set()),
+    ("ZeRO-1 的通信量大于 ZeRO-3。", "Q3", {"comm-volume"}),
+    ("不做梯度累积时，ZeRO-2 的通信量大于 ZeRO-1。", "Q2", {"comm-volume"}),
+    # reshard_after_forward=False drops the backward all-gather: 2Ψ; the default (True) is ZeRO-3's 3Ψ
+    ("FSDP 把 reshard_after_forward 设为 False 时，反向不再 all-gather，每步通信量是 2Ψ。", "Q2", set()),
+    ("FSDP 把 reshard_after_forward 设为 False 时，反向不再 all-gather，每步通信量是 2Ψ。", "Q3", set()),
+    ("reshard_after_forward=True 的 FSDP 每步 2Ψ。", "Q3", {"comm-volume"}),
+    ("FSDP 把 reshard_after_forward 设为 False 时，每步通信量仍是 3Ψ。", "Q3", {"comm-volume"}),
+    ("FSDP 每步通信量是 2Ψ。", "Q3", {"comm-volume"}),
+    # 'mΨ' is a quantity per micro-batch: ZeRO-3 repeats its whole step, ZeRO-2 its reduce-scatter, ZeRO-1 nothing
+    ("做 m 次梯度累积时，ZeRO-3 每个 micro-batch 都要重新 all-gather，通信量约 3mΨ。", "Q3", set()),
+    ("梯度累积 m 步时 ZeRO-2 的通信是 mΨ + Ψ：每个 micro-batch 一次 RS，边界处一次 AG。", "Q2", set()),
+    ("With gradient accumulation over m micro-batches, ZeRO-1 still communicates 2Ψ per step.", "Q2", set()),
+    ("ZeRO-3 每步约 Ψ。", "Q3", {"comm-volume"}),
+    ("做 m 次梯度累积时，ZeRO-3 每步通信量约 2mΨ。", "Q3", {"comm-volume"}),
+    ("做 m 次梯度累积时，ZeRO-1 每步通信量约 2mΨ。", "Q2", {"comm-volume"}),
+])
+def test_what_the_lesson_teaches_about_comparisons_and_step_settings(text, question, expected):
+    assert ids(text, question) == expected
+
+
+def test_a_negated_volume_says_so_in_the_reason():
+    (hint,) = find_veto_hints("ZeRO-2 的通信不是 2Ψ。", LESSON05, "Q2")
+    assert hint.reason.endswith("此句说不是 2Ψ")

@@ -41,6 +41,7 @@ from course.grading.veto_reader import (
     clauses_of,
     is_elliptic,
     negated_after,
+    negations,
     normalise,
     of,
     own_negation,
@@ -100,6 +101,7 @@ class Context:
     listing_sharded: bool = True  # whether that predicate says its items are partitioned
     announced: tuple[int, frozenset[str]] = (-1, frozenset())  # sentence and objects a colon announced
     last_party: Party | None = None
+    condition: tuple[int, str | None] = (-1, None)  # sentence and the condition it set ('开启梯度累积时，…')
 
 
 # ---------------------------------------------------------------------------------------------
@@ -303,7 +305,7 @@ def _is_quantity(clause: Clause, ctx: Context) -> bool:
         return False
     if any(c.kind in ("quantity", "op") for c in clause.sentence_cues):
         return True
-    if not of(clause.cues, "volume") or any(c.kind in MEMORY_TALK for c in clause.sentence_cues):
+    if not of(clause.cues, "volume", "repeat_volume") or any(c.kind in MEMORY_TALK for c in clause.sentence_cues):
         return False
     kinds = ctx.answer_kinds  # objects and verbs are memory talk only in an answer without collectives
     return not kinds & {"memory", "static", "total", "fraction"} and bool(kinds & {"op", "quantity"}
@@ -488,7 +490,7 @@ def _volume_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
         if _skippable_volume(clause, vol, ctx):
             prev_end = vol.end
             continue
-        negated_before = bool(between(clause.cues, "neg", prev_end, vol.start)) or clause.opener == "replace_neg"
+        negated_before = bool(negations(clause, prev_end, vol.start)) or clause.opener == "replace_neg"
         negated = negated_before != bool(between(clause.cues, "postneg", vol.end, len(clause.text) + 1))
         prev_end = vol.end
         if _role(clause, vol) == "increment":
@@ -505,8 +507,27 @@ def _volume_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
             continue
         what, allowed = bound
         if (vol.value in allowed or _exact_form(vol.value, allowed, ctx)) == negated:
+            said = "说不是" if negated else "给出"
             found.append(("quantity", f"{what} 的{ctx.vocab.quantity_name}应为 {_fmt(allowed, ctx.vocab)}，"
-                                      f"此句给出 {_fmt({vol.value}, ctx.vocab)}"))
+                                      f"此句{said} {_fmt({vol.value}, ctx.vocab)}"))
+    return found
+
+
+def _repeat_volume_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
+    """'3mΨ': the quantity per repetition of a condition, checked against what the subject's step repeats under it."""
+    found = []
+    for vol in of(clause.cues, "repeat_volume"):
+        condition, per = vol.value
+        vocab = ctx.vocab.under(condition)
+        subjects = _subject_before(clause, vol.start, ctx) or _question_subjects(ctx) or frozenset()
+        values = {vocab.repeated_volume(s) for s in subjects}
+        negated = bool(negations(clause, 0, vol.start)) != bool(between(clause.cues, "postneg", vol.end,
+                                                                         len(clause.text) + 1))
+        if len(values) == 1 and (per in values) == negated:
+            m = vocab.conditions[condition].repeat_name
+            found.append(("quantity", f"{vocab.conditions[condition].name}时 {_names(vocab, subjects)} 的"
+                                      f"{vocab.quantity_name}随 {m} 增长的部分为 {_fmt(values, vocab)}×{m}，"
+                                      f"此句{'说不是' if negated else '给出'} {_fmt({per}, vocab)}×{m}"))
     return found
 
 
@@ -585,8 +606,9 @@ def _parties(clause: Clause, ctx: Context) -> tuple[Party, Party] | None:
     if not target and (others and all(e[0] == "op" for e in others) or not others and not _bare_ratio(clause)):
         return None  # 'replacing A by B costs nothing extra', '3 × 7B': no comparison of two parties
     b = target[0][1] if target else (others[1][1] if len(others) > 1 else None)
-    elided = re.match(r"\s*(?:比|相比|than|compared|(?:约|大约)?(?:是|为|等于)|(?:which\s+)?(?:is|equals))",
-                      clause.text, re.I)  # '，比 all-reduce 少一半' / '，是 all-reduce 的一半': the previous party
+    elided = re.match(r"\s*(?:比|相比|than|compared|(?:约|大约)?(?:是|为|等于)|(?:只|仅)(?:有|占|是|为)|相当于"
+                      r"|(?:which\s+)?(?:is|equals))",
+                      clause.text, re.I)  # '，比 AR 少一半' / '，是 AR 的一半' / '，只有 AR 的一半': the previous party
     pronoun = not others and re.search(PRONOUN, clause.text[:target[0][2] if target else len(clause.text)], re.I)
     like = ctx.last_party if (elided or pronoun) and isinstance(ctx.last_party, type(b)) else None  # like with like
     a = others[0][1] if others else (like or ctx.topic or _question_subjects(ctx))
@@ -653,7 +675,7 @@ def _comparison_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
     if relation is None:
         return []
     first = min(c.start for c in clause.cues if c.kind in ("ratio", "percent", "same", "more", "less", "total_marker"))
-    negated = bool(between(clause.cues, "neg", 0, first)) != bool(of(clause.cues, "postneg"))
+    negated = bool(negations(clause, 0, first)) != bool(of(clause.cues, "postneg"))
     return _relation_hints(clause, ctx, relation, negated)
 
 
@@ -742,7 +764,7 @@ def _limit_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
                       if arrows and arrows[0].end <= z.start or between(clause.cues, "to", z.start - 3, z.start)]
     own = limit or capacity
     if own:
-        negated = bool(between(clause.cues, "neg", 0, own[0].start)) != bool(of(clause.cues, "postneg"))
+        negated = bool(negations(clause, 0, own[0].start)) != bool(of(clause.cues, "postneg"))
     elif ctx.frame.limit and is_elliptic(clause, PREDICATE_KINDS):  # 静态显存趋于 0，激活也一样
         negated = own_negation(clause)
     else:
@@ -783,8 +805,23 @@ def _read_clause(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
         for claim in _shard_claims(clause, ctx):
             found += _check_shard(claim, ctx.vocab)
         if _is_quantity(clause, ctx):
-            found += _volume_hints(clause, ctx) + _comparison_hints(clause, ctx) + _phase_hints(clause, ctx)
+            found += (_volume_hints(clause, ctx) + _repeat_volume_hints(clause, ctx) + _comparison_hints(clause, ctx)
+                      + _phase_hints(clause, ctx))
     return found + _limit_hints(clause, ctx)
+
+
+def _set_condition(clause: Clause, ctx: Context) -> None:
+    """A clause naming a condition sets it for the rest of its sentence; naming it negated ('不做梯度累积时')
+    sets the plain step."""
+    for cue in of(clause.cues, "condition"):
+        negated = any(0 <= cue.start - n.end <= 3 for n in of(clause.cues, "neg"))
+        ctx.condition = (clause.index, None if negated else cue.value)
+
+
+def _under_condition(ctx: Context, index: int) -> Context:
+    """The context whose facts are those of the condition sentence `index` set (the plain ones elsewhere)."""
+    at, condition = ctx.condition
+    return replace(ctx, vocab=ctx.vocab.under(condition)) if at == index and condition else ctx
 
 
 def _advance(clause: Clause, ctx: Context) -> None:
@@ -838,15 +875,16 @@ def find_veto_hints(text: str, vocab: Vocabulary | None, question: str | None = 
             ctx.wh_answer, index = asked and not interrogative, clause.index
             asked = interrogative and bool(re.search(WH_QUESTION, clause.sentence, re.I))
         if sentence and clause.index != sentence[0].index:
-            for kind, where, reason in _composition_hints(sentence, ctx):
+            for kind, where, reason in _composition_hints(sentence, _under_condition(ctx, sentence[0].index)):
                 add(kind, where, reason)
             sentence = []
         if not interrogative:
             sentence.append(clause)
+        _set_condition(clause, ctx)
         if not (interrogative or clause.reported):  # a question's predicate still frames a bare answer (能否…？不能)
-            for kind, reason in _read_clause(clause, ctx):
+            for kind, reason in _read_clause(clause, _under_condition(ctx, clause.index)):
                 add(kind, clause.sentence, reason)
         _advance(clause, ctx)
-    for kind, where, reason in _composition_hints(sentence, ctx) if sentence else ():
+    for kind, where, reason in _composition_hints(sentence, _under_condition(ctx, index)) if sentence else ():
         add(kind, where, reason)
     return list(hints.values())

@@ -101,6 +101,8 @@ GENERIC: dict[str, tuple[str, object]] = {
                      r"|(?<![假建预])设(?!计|置|备)|(?:令|记)(?=\s*\S{1,8}\s*(?:为|=))"  # a definition: 设参数量为 K
                      + "|" + en_words("let", "denote"), True),
     "zero_number": (r"(?<![\d.\w])(?:0|零)(?![.\d%\w])", True),
+    # the end of a when-phrase: a negation inside it ('不做梯度累积时') negates only the condition
+    "when": (r"(?<![耗同实及临瞬按定准适随暂])时(?![间延刻序钟长])|的时候|的话|情况下", True),
     # 不属于/不归 (不属于自己的梯度) and 别的/别人 say whose, not that something is not done
     "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外|属于|归|[到了着上]\s*的)|没有?|无法|并非|而非|绝非|未(?!来)|别(?!的|人|处)"
             r"|无(?!限|穷|论|关|需)"
@@ -110,15 +112,15 @@ GENERIC: dict[str, tuple[str, object]] = {
 }
 
 # Scan order: a span taken by an earlier kind is not reused by a later one. Lower-case kinds without a
-# GENERIC entry come from the lesson's vocabulary ("volume" is built from its unit words).
+# GENERIC entry come from the lesson's vocabulary ("volume" is built from its unit words, "repeat_volume" from
+# them and a condition's repeat symbol: '3mΨ').
 SCAN_ORDER = (
-    "attrib_local", "attrib", "impression", "postneg", "hedge", "same", "volume", "ratio", "percent", "distributive",
-    "distributive_weak",
-    "count",
+    "attrib_local", "attrib", "impression", "postneg", "hedge", "same", "condition", "repeat_volume", "volume",
+    "ratio", "percent", "distributive", "distributive_weak", "count",
     "subject", "own_agent", "other_agent", "op", "phase", "object", "static", "total", "exclusion", "memory",
     "whole", "fraction", "partition", "transient", "storage", "usage", "incremental_lead", "only", "incremental",
     "limit", "capacity", "scale", "quantity", "speed", "more", "less", "total_marker", "from", "to",
-    "hypothetical", "zero_number", "neg",
+    "hypothetical", "zero_number", "when", "neg",
 )
 
 # Clause boundaries: punctuation, and connectives that open a new clause.
@@ -141,13 +143,13 @@ INCLUSION = r"^(?:包括|包含|连同|以及|including|along with|as well as)" 
 WH_QUESTION = r"什么|哪些|哪个|哪几|哪一|(?<![A-Za-z])(?:what|which)(?![A-Za-z])"
 TENTATIVE = r"吧|我(?:觉得|猜|理解|认为|估计)|应该|大概|可能|(?<![A-Za-z])I (?:think|guess|suppose)(?![A-Za-z])"
 ANSWER = r"^\s*(?:答案是|答：|回答是)?\s*(?:绝对|当然|肯定|并)?\s*(?:不|没)?\s*(?:能|可以|会|行|是的?|对)\s*(?:的|了)?\s*$"
-COMPARATIVE_BEFORE = (r"(?:比|相比于?|相较于?|较之?|对比|不同于|区别于|像|如同|(?<!不)同(?!样)|倍|×|直到|从|"
+COMPARATIVE_BEFORE = (r"(?:比|(?<=[大小多少高低])于|相比于?|相较于?|较之?|对比|不同于|区别于|像|如同|(?<!不)同(?!样)|倍|×|直到|从|"
                       + en_words("than", r"compared\s+(?:to|with)", "versus", r"vs\.?", "over", "like", "unlike",
                                  "from", "as", "until", "before", r"prior\s+to", r"on\s+top\s+of",
                                  r"in\s+addition\s+to", "beyond")
                       + r")\s*$")
 COMPARATIVE_AFTER = r"^\s*(?:的)?\s*(?:基础上|之上|相比|相较|比较|比起来)|^\s*\+"  # 'ZeRO-2 = ZeRO-1 + X': a base
-RATIO_TARGET_BEFORE = (r"(?:比|是|为|与|和|跟|同|较|相比于?|对比|只有|仅有|只占|相当于|"
+RATIO_TARGET_BEFORE = (r"(?:比|(?<=[大小多少高低])于|是|为|与|和|跟|同|较|相比于?|对比|只有|仅有|只占|相当于|"
                        + en_words("than", "of", "to", "as", "with") + r")\s*(?:的)?\s*$")
 ORDINAL = r"(?:第[一二三四1-4]个?|(?:the\s+)?(?:first|second|third|other|remaining)|another|剩下的?|另一个?)\s*$"  # a part
 IDENTITY = r"^\s*(?:的)?\s*(?:是|就是|来自|来源于|=|is|comes from|is due to)\s*"  # '多出来的 Ψ 是 X'
@@ -187,6 +189,12 @@ def volume_patterns(unit: str, multiple: str | None) -> list[str]:
         patterns.insert(0, rf"(?P<c>{NUM})\s*(?:倍|×|x|times)\s*(?:的)?\s*(?:{multiple})"
                            rf"|(?:{multiple})的\s*(?P<c2>{NUM})\s*倍")
     return patterns
+
+
+def repeat_volume_patterns(unit: str, repeat: str) -> list[str]:
+    """Quantities times the number of repetitions: '3mΨ', '3m·Ψ', '3Ψ × m' (the value is the coefficient)."""
+    return [rf"(?:(?P<c>{NUM})\s*(?:[×x*·]\s*)?)?(?:{repeat})\s*(?:[×x*·]\s*)?(?:{unit})",
+            rf"(?P<c2>{NUM})?\s*(?:{unit})\s*[×x*·]\s*(?:{repeat})"]
 
 
 @dataclass(frozen=True)
@@ -472,9 +480,16 @@ def _is_refutation(clause: Clause) -> bool:
     return bool(of(clause.cues, "postneg")) and not content
 
 
+def negations(clause: Clause, start: int, end: int) -> list[Cue]:
+    """Negations in [start, end) that reach end: one closed by a when-phrase ('不做梯度累积时') stays in it."""
+    whens = of(clause.cues, "when")
+    return [n for n in between(clause.cues, "neg", start, end)
+            if not any(n.end <= w.start and w.end <= end for w in whens)]
+
+
 def negated_after(clause: Clause, since: int, pred: Cue) -> bool:
     """Whether a negation governs a predicate: since the previous predicate, right after it, or a post-negator."""
-    before = between(clause.cues, "neg", since, pred.start)
+    before = negations(clause, since, pred.start)
     after = re.match(AFTER_PREDICATE_NEG, clause.text[pred.end:pred.end + 6], re.I)
     post = between(clause.cues, "postneg", pred.end, len(clause.text) + 1)
     return (bool(before) or bool(after)) != bool(post)

@@ -8,12 +8,13 @@ no hints: the reader never borrows another lesson's facts.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from course.grading.rubric import YamlDocument, load_yaml, validate_document
-from course.grading.veto_reader import EN_END, EN_START, Lexicon, compile_lexicon, volume_patterns
+from course.grading.veto_reader import EN_END, EN_START, Lexicon, compile_lexicon, cue_value, repeat_volume_patterns, \
+    volume_patterns
 
 FILE_NAME = "veto_hints.yml"
 CHINESE_DIGITS = str.maketrans("零〇一二两三四五六七八九", "001223456789")  # 第二阶段 is stage 2
@@ -28,6 +29,16 @@ class StepOp:
 
     op: str
     phases: frozenset[str]
+    repeated: bool = False  # once per repetition of its condition (per micro-batch), not once per step
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A setting under which some subjects' step differs (gradient accumulation, a framework flag)."""
+
+    name: str
+    repeat_name: str  # how reasons write the number of repetitions ('m'); '' when nothing repeats
+    steps: dict[str, tuple[StepOp, ...]]
 
 
 @dataclass(frozen=True)
@@ -57,6 +68,7 @@ class Vocabulary:
     unit_name: str  # how hint reasons write the unit ('Ψ')
     quantity_name: str  # how hint reasons name the per-step quantity ('每步通信量')
     reasons: dict[str, str]  # claim kind → why such a claim is wrong, for the grader
+    conditions: dict[str, Condition]
     lexicon: Lexicon
 
     @property
@@ -65,9 +77,22 @@ class Vocabulary:
         return frozenset().union(*(s.partitions for s in self.subjects.values()))
 
     def step_volume(self, subject: str) -> float | None:
-        """Per-step quantity of a subject: the sum of its step's operations."""
+        """Per-step quantity of a subject: the sum of its step's operations (none when one repeats: it grows with m)."""
         step = self.subjects[subject].step
-        return sum(self.op_volume[s.op] for s in step) if step else None
+        if not step or any(s.repeated for s in step):
+            return None
+        return sum(self.op_volume[s.op] for s in step)
+
+    def repeated_volume(self, subject: str) -> float:
+        """Quantity a subject's step moves once per repetition ('3mΨ' says 3)."""
+        return sum(self.op_volume[s.op] for s in self.subjects[subject].step if s.repeated)
+
+    def under(self, condition: str | None) -> Vocabulary:
+        """The facts as a clause under a condition reads them: the steps it changes replaced."""
+        if condition is None:
+            return self
+        steps = self.conditions[condition].steps
+        return replace(self, subjects={k: replace(s, step=steps.get(k, s.step)) for k, s in self.subjects.items()})
 
     def phase_volumes(self, subject: str, phase: str) -> set[float]:
         """Quantities a subject moves in one phase: each operation in it, or all of them together."""
@@ -104,6 +129,8 @@ def load_vocabulary(path: Path) -> Vocabulary:
         "op": [(_pattern(doc, ("operations", k), o), k) for k, o in operations.items() if o.get("zh") or o.get("en")],
         "phase": [(_pattern(doc, ("phases", k), p), k) for k, p in (d.get("phases") or {}).items()],
     }
+    conditions = d.get("conditions") or {}
+    lesson["condition"] = [(_pattern(doc, ("conditions", k), c), k) for k, c in conditions.items()]
     for kind in SCANNED_WORDS:
         if kind in words:
             lesson[kind] = [(_pattern(doc, ("words", kind), words[kind]), True)]
@@ -111,11 +138,13 @@ def load_vocabulary(path: Path) -> Vocabulary:
         unit = _pattern(doc, ("words", "unit"), words["unit"])
         multiple = words.get("unit_multiple") and _pattern(doc, ("words", "unit_multiple"), words["unit_multiple"])
         lesson["volume"] = [(p, None) for p in volume_patterns(unit, multiple)]
+        lesson["repeat_volume"] = [(p, _repeat_value(k)) for k, c in conditions.items() if "repeat" in c
+                                   for p in repeat_volume_patterns(unit, _pattern(doc, ("conditions", k, "repeat"),
+                                                                                  c["repeat"]))]
     return Vocabulary(
         path=Path(path),
         vetoes=dict(d["vetoes"]),
-        subjects={k: Subject(s["name"], frozenset(s.get("partitions", ())),
-                             tuple(StepOp(o["op"], frozenset(o.get("phase", ()))) for o in s.get("step", ())))
+        subjects={k: Subject(s["name"], frozenset(s.get("partitions", ())), _step(s.get("step", ())))
                   for k, s in d["subjects"].items()},
         baseline=d.get("baseline"),
         questions={q: frozenset(s) for q, s in (d.get("questions") or {}).items()},
@@ -128,8 +157,20 @@ def load_vocabulary(path: Path) -> Vocabulary:
         unit_name=(d.get("names") or {}).get("unit", ""),
         quantity_name=(d.get("names") or {}).get("quantity", "量"),
         reasons=dict(d.get("reasons") or {}),
+        conditions={k: Condition(c["name"], (c.get("repeat") or {}).get("name", ""),
+                                 {s: _step(step) for s, step in c["steps"].items()}) for k, c in conditions.items()},
         lexicon=compile_lexicon(lesson),
     )
+
+
+def _step(entries: list[dict]) -> tuple[StepOp, ...]:
+    """A step's operations as declared."""
+    return tuple(StepOp(o["op"], frozenset(o.get("phase", ())), bool(o.get("repeated"))) for o in entries)
+
+
+def _repeat_value(condition: str):
+    """A repeated quantity ('3mΨ') reads as its condition and its units per repetition."""
+    return lambda m: (condition, cue_value("volume", m))
 
 
 def _object_value(entry: dict, key: str) -> frozenset[str]:
@@ -156,13 +197,23 @@ def _check_references(doc: YamlDocument) -> None:
             raise doc.error(key_path, f"{value!r} is not a declared {what}; expected one of "
                                       f"{', '.join(sorted(known)) or '(none declared)'}")
 
+    def steps(key_path: tuple, step: list[dict], repeats: bool) -> None:
+        for i, entry in enumerate(step):
+            need((*key_path, i, "op"), entry["op"], operations, "operation")
+            for j, phase in enumerate(entry.get("phase", ())):
+                need((*key_path, i, "phase", j), phase, phases, "phase")
+            if entry.get("repeated") and not repeats:
+                raise doc.error((*key_path, i, "repeated"), "only a step under a condition with 'repeat' words "
+                                                             "can repeat an operation")
+
     for name, s in d["subjects"].items():
         for i, obj in enumerate(s.get("partitions", ())):
             need(("subjects", name, "partitions", i), obj, objects, "object")
-        for i, step in enumerate(s.get("step", ())):
-            need(("subjects", name, "step", i, "op"), step["op"], operations, "operation")
-            for j, phase in enumerate(step.get("phase", ())):
-                need(("subjects", name, "step", i, "phase", j), phase, phases, "phase")
+        steps(("subjects", name, "step"), s.get("step", ()), False)
+    for name, c in (d.get("conditions") or {}).items():
+        for subject, step in c["steps"].items():
+            need(("conditions", name, "steps", subject), subject, subjects, "subject")
+            steps(("conditions", name, "steps", subject), step, "repeat" in c)
     if "baseline" in d:
         need(("baseline",), d["baseline"], subjects, "subject")
     for q, names in (d.get("questions") or {}).items():
