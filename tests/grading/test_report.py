@@ -130,7 +130,7 @@ def test_demo_class_results_follow_the_rules(course):
     assert rows["han-meimei"]["dp1-cross-check"] == "0" and rows["han-meimei"]["total"] == "8"
     assert rows["wang-fang"]["Q3"] == "0.5" and rows["wang-fang"]["total"] == "7.5"
     assert list(rows["li-lei"]) == ["student", "formulas", "fp32-accum", "comm-volume", "dp1-cross-check",
-                                    "Q1", "Q2", "Q3", "total", "vetoes", "veto_hints", "result"]
+                                    "Q1", "Q2", "Q3", "total", "vetoes", "veto_hints", "result", "flags"]
 
 
 def test_demo_class_html_explains_each_result(course):
@@ -379,3 +379,37 @@ def test_what_grading_found_wrong_is_shown_in_the_students_section(course):
     html = make_report(root, "lesson05").html.read_text("utf-8")
     assert "评分时发现的问题" in _section(html, "ada") and "not valid JSON" in _section(html, "ada")
     assert "评分时发现的问题" not in _section(html, "bob")
+
+
+def test_the_rechecks_corrections_are_in_the_html_and_the_csv_with_their_reasons(course):
+    root = course({"mallory": {"scores": {**FULL, "test-formulas": 0}}, "bob": {"scores": FULL}}, vetoes=None)
+    (root / "autograder" / "reports").mkdir(parents=True, exist_ok=True)
+    change = {"item": "formulas", "kernel_score": 1.0, "recheck_score": 0.0,
+              "reason": "4 of 9 checks failed; first (visible): zero_memory_per_gpu(1, 8, 0) == 16: returned _Fake"}
+    data = {"mallory": {"flagged": True, "verdicts": {}, "changes": [change], "problems": []},
+            "bob": {"flagged": False, "verdicts": {}, "changes": [], "problems": []}}
+    (root / "autograder" / "reports" / "lesson05-grade.json").write_text(json.dumps(data), "utf-8")
+    result = make_report(root, "lesson05")
+    section = _section(result.html.read_text("utf-8"), "mallory")
+    assert "评分时发现的问题" in section and "学生进程内得 1 分，课程复核改为 0 分" in section
+    assert "returned _Fake" in section and "评分时发现的问题" not in _section(result.html.read_text("utf-8"), "bob")
+    rows = _rows(result.csv)
+    assert "学生进程内得 1 分，课程复核改为 0 分" in rows["mallory"]["flags"] and "returned _Fake" in rows["mallory"]["flags"]
+    assert rows["bob"]["flags"] == ""
+
+
+def test_a_problem_with_the_file_is_in_the_csv(course):
+    root = course({"ada": {"scores": {k: 0 for k in FULL}}}, vetoes=None)
+    (root / "autograder" / "reports").mkdir(parents=True, exist_ok=True)
+    data = {"ada": {"flagged": True, "verdicts": {}, "changes": [], "problems": ["cell test-x: read-only cell was edited"]}}
+    (root / "autograder" / "reports" / "lesson05-grade.json").write_text(json.dumps(data), "utf-8")
+    assert _rows(make_report(root, "lesson05").csv)["ada"]["flags"] == "cell test-x: read-only cell was edited"
+
+
+def test_an_error_while_defining_the_exercise_is_shown_on_its_code_item(course):
+    root = course({"ada": {"scores": {**FULL, "test-formulas": 0}}}, vetoes=None)
+    error = {"cell": "cell ex-zero-memory", "error": "SyntaxError", "line": 7, "message": "invalid syntax"}
+    _grade_report(root, {"ada": {"formulas": {"passed": False, "reason": "zero_memory_per_gpu is not defined",
+                                              "errors": [error]}}})
+    section = _section(make_report(root, "lesson05").html.read_text("utf-8"), "ada")
+    assert "运行学生的代码单元时出错：cell ex-zero-memory, line 7: SyntaxError: invalid syntax" in section

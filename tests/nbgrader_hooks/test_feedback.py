@@ -9,7 +9,7 @@ import pytest
 
 from course.grading.cells import HIDDEN_FAILED
 from course.grading.checks import literal
-from course.nbgrader_hooks.feedback import STATUS, HideHiddenTests
+from course.nbgrader_hooks.feedback import CODE_ERROR, STATUS, HideHiddenTests
 from tests.assignment.make_submissions import EXPECTED, SPEC
 
 SOURCE = "check(f(1))\n### BEGIN HIDDEN TESTS\nwith _course.hidden():\n    check(f(1_000_003))\n### END HIDDEN TESTS\nprint('ok')"
@@ -70,6 +70,20 @@ def test_a_diagnosed_mistake_follows_the_status_line_of_a_failed_test(tmp_path):
     nb, _ = HideHiddenTests(config=config).preprocess(nb, {"nbgrader": {"assignment": "a", "student": "s"}})
     text = nb.cells[0].outputs[0].text
     assert text == f"{STATUS['visible']}\n诊断：写反了——应先乘后加。\n" and not leaked(text)
+
+
+def test_an_error_in_the_students_cell_is_named_with_its_line(tmp_path):
+    from traitlets.config import Config
+
+    raised = {"cell": "cell ex-f", "error": "SyntaxError", "line": 4, "message": "invalid syntax"}
+    report = {"s": {"verdicts": {"x": {"passed": False, "reason": "f is not defined", "errors": [raised]}}}}
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "a-grade.json").write_text(__import__("json").dumps(report), "utf-8")
+    config = Config({"CourseDirectory": {"root": str(tmp_path)}})
+    nb = nbformat.v4.new_notebook(cells=[graded_test_cell(0, [error("NameError")])])
+    nb, _ = HideHiddenTests(config=config).preprocess(nb, {"nbgrader": {"assignment": "a", "student": "s"}})
+    assert nb.cells[0].outputs[0].text == (f"{STATUS['visible']}\n{CODE_ERROR}cell ex-f, line 4: SyntaxError: "
+                                           "invalid syntax\n")
 
 
 def test_display_outputs_of_other_cells_are_dropped():

@@ -32,7 +32,7 @@ class CallTimeout(BaseException):
 
 
 def _course_recheck(request, run=exec, build=compile, caught=BaseException, signals=__import__("signal"),
-                    late=CallTimeout):
+                    late=CallTimeout, syntax=SyntaxError):
     real_type = (0).__class__.__class__
     tags = (((0).__class__, "int"), ((0.0).__class__, "float"), ((True).__class__, "bool"), ("".__class__, "str"),
             ((None).__class__, "none"), ([].__class__, "list"), (().__class__, "tuple"), ({}.__class__, "dict"))
@@ -82,18 +82,48 @@ def _course_recheck(request, run=exec, build=compile, caught=BaseException, sign
         finally:
             signals.setitimer(signals.ITIMER_REAL, 0)
 
+    def plain(value, kind):  # a real int or str taken from the error, else None (the error may be the student's)
+        return value if real_type(value) is kind else None
+
+    def failure(error, compiled, filename):  # [error name, line in the cell or None, message]: data, never str(error)
+        line, message = None, None
+        try:
+            if compiled:  # compile only raises real SyntaxErrors (or a ValueError for a NUL byte)
+                line = plain(syntax.__dict__["lineno"].__get__(error), 0 .__class__)
+                message = plain(syntax.__dict__["msg"].__get__(error), "".__class__)
+            else:
+                tb = caught.__dict__["__traceback__"].__get__(error)
+                while tb is not None:  # the innermost frame of this cell's own code
+                    if tb.tb_frame.f_code.co_filename == filename:
+                        line = tb.tb_lineno
+                    tb = tb.tb_next
+                args = caught.__dict__["args"].__get__(error)
+                message = plain(args[0], "".__class__) if real_type(args) is ().__class__ and args else None
+        except caught:
+            pass
+        return [name_of(real_type(error)), line, (message or "")[:300]]
+
     namespace = {"__name__": "__main__"}
     cells = []
     for number, source in enumerate(request["cells"], 1):
+        filename = "<cell %%d>" %% number
         try:
-            timed(request["cell_seconds"], lambda: run(build(source, "<cell %%d>" %% number, "exec"), namespace))
+            code = build(source, filename, "exec")
+        except caught as error:
+            cells.append(failure(error, True, filename))
+            continue
+        try:
+            timed(request["cell_seconds"], lambda: run(code, namespace))
             cells.append(None)
         except caught as error:
-            cells.append(name_of(real_type(error)))
+            cells.append(failure(error, False, filename))
     results, stuck = [], set()
     for name, args, kwargs in request["calls"]:
         if name in stuck:  # a function that hung once is not given more time on every other check
             results.append(["error", "CallTimeout"])
+            continue
+        if name not in namespace:  # never defined: its cell failed (see "cells") or the name is wrong
+            results.append(["undefined", None])
             continue
         try:
             value = timed(request["call_seconds"],
@@ -134,17 +164,35 @@ class Diagnosis:
 
 
 @dataclass(frozen=True)
+class CellError:
+    """An exception while the re-check ran one of the student's cells (defining the exercise): where and what."""
+
+    cell: str  # the cell's grade id, else "cell N" (its place in the notebook)
+    error: str  # the exception's class name, e.g. SyntaxError
+    line: int | None  # line in that cell
+    message: str
+
+    def describe(self) -> str:
+        """One line for graders' reports and students' feedback: cell ex-memory, line 3: SyntaxError: invalid syntax."""
+        where = f"{self.cell}, line {self.line}" if self.line is not None else self.cell
+        return f"{where}: {self.error}" + (f": {self.message}" if self.message else "")
+
+
+@dataclass(frozen=True)
 class ItemVerdict:
     """The re-check's decision on one rubric code item, with the reason (for instructors) and any diagnoses."""
 
     passed: bool
     reason: str
     diagnoses: tuple[Diagnosis, ...] = ()
+    errors: tuple[CellError, ...] = ()  # of a failed item: exceptions raised while the student's cells ran
 
     def __post_init__(self) -> None:
-        # read back from the grade report's JSON, diagnoses arrive as mappings
+        # read back from the grade report's JSON, diagnoses and errors arrive as mappings
         object.__setattr__(self, "diagnoses", tuple(d if isinstance(d, Diagnosis) else Diagnosis(**d)
                                                     for d in self.diagnoses))
+        object.__setattr__(self, "errors", tuple(e if isinstance(e, CellError) else CellError(**e)
+                                                 for e in self.errors))
 
 
 @dataclass(frozen=True)
@@ -162,6 +210,11 @@ Runner = Callable[..., Any]
 
 def student_code(nb, source_cells: list | None = None) -> list[str]:
     """The submission's code cells minus the course's read-only and test cells, IPython syntax made plain Python."""
+    return [source for _, source in student_cells(nb, source_cells)]
+
+
+def student_cells(nb, source_cells: list | None = None) -> list[tuple[str, str]]:
+    """(label, code) of each cell student_code runs; the label (grade id, else "cell N") names it in errors."""
     from IPython.core.inputtransformer2 import TransformerManager
 
     reference = source_cells if source_cells is not None else nb.cells
@@ -169,7 +222,8 @@ def student_code(nb, source_cells: list | None = None) -> list[str]:
     ours = {match.index[grade_id(c)] for c in reference
             if grade_id(c) in match.index and (nbgrader_meta(c).get("locked") or is_test(c))}
     transform = TransformerManager().transform_cell
-    return [transform(cell.source) for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and i not in ours]
+    return [(f"cell {grade_id(cell) or i + 1}", transform(cell.source))
+            for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and i not in ours]
 
 
 def recheck_submission(notebook_path: Path, rubric, *, source_cells: list | None = None,
@@ -188,39 +242,62 @@ def recheck_submission(notebook_path: Path, rubric, *, source_cells: list | None
         nb = nbformat.read(str(notebook_path), as_version=4)
     except Exception as exc:  # any unreadable file fails every item; the reason says why
         return all_failed(rubric, f"unreadable notebook: {exc}")
-    return recheck_code(student_code(nb, source_cells), rubric, spec=spec, hidden=hidden, unsafe=unsafe,
-                        runner=runner)
+    cells = student_cells(nb, source_cells)
+    return recheck_code([code for _, code in cells], rubric, spec=spec, hidden=hidden, unsafe=unsafe, runner=runner,
+                        labels=[label for label, _ in cells])
 
 
 def recheck_code(cells: list[str], rubric, *, spec: AssignmentSpec | None = None, hidden: bool = True,
-                 unsafe: bool = False, runner: Runner | None = None) -> dict[str, ItemVerdict]:
-    """Run CELLS (Python sources, in order) in a fresh process and decide each code item from what its calls return."""
+                 unsafe: bool = False, runner: Runner | None = None, labels: list[str] | None = None,
+                 call_seconds: float = CALL_SECONDS) -> dict[str, ItemVerdict]:
+    """Run CELLS (Python sources, in order) in a fresh process and decide each code item from what its calls return.
+
+    LABELS name the cells in errors (default "cell N"); CALL_SECONDS is the time each call of a student's function gets.
+    """
     if spec is None:
         from course.grading.load_checks import checks_for_course
 
         spec = checks_for_course(Path(rubric.path).parent.parent, rubric.lesson)
-    results = run_calls(cells, spec.calls(hidden=hidden), unsafe=unsafe, runner=runner)
+    results, errors = run_cells(cells, spec.calls(hidden=hidden), unsafe=unsafe, runner=runner, labels=labels,
+                                call_seconds=call_seconds)
     if isinstance(results, str):
         return all_failed(rubric, results)
-    return {item.id: _verdict(spec, item.id, results, hidden=hidden) for item in rubric.code_items}
+    return {item.id: _verdict(spec, item.id, results, hidden=hidden, errors=errors) for item in rubric.code_items}
 
 
 def run_calls(cells: list[str], calls: list[Call], *, unsafe: bool = False,
               runner: Runner | None = None) -> dict[Call, Result] | str:
     """What each call returns after CELLS ran in a fresh (sandboxed unless UNSAFE) process, or why there is nothing."""
+    return run_cells(cells, calls, unsafe=unsafe, runner=runner)[0]
+
+
+def run_cells(cells: list[str], calls: list[Call], *, unsafe: bool = False, runner: Runner | None = None,
+              labels: list[str] | None = None, call_seconds: float = CALL_SECONDS
+              ) -> tuple[dict[Call, Result] | str, tuple[CellError, ...]]:
+    """run_calls, plus the exceptions the cells raised (a SyntaxError, a failing import), named by LABELS."""
     from course.grading.sandbox import Limits
 
     if runner is None:
         from course.grading.sandbox import run_python_sandboxed as runner
     request = {"cells": cells, "calls": [c.payload() for c in calls], "cell_seconds": CELL_SECONDS,
-               "call_seconds": CALL_SECONDS}
+               "call_seconds": call_seconds}
     with tempfile.TemporaryDirectory(prefix="course-recheck-") as workdir:
         run = runner(HARNESS, workdir=Path(workdir), limits=Limits(), input_json=request, unsafe=unsafe)
     results = _results(run.stdout_json, calls)
     if results is None:
         tail = run.stderr.strip().splitlines()[-1:] or [f"exit status {run.returncode}"]
-        return f"re-check run gave no usable result ({tail[0][:200]})"
-    return results
+        return f"re-check run gave no usable result ({tail[0][:200]})", ()
+    return results, _cell_errors(run.stdout_json, labels or [f"cell {n}" for n in range(1, len(cells) + 1)])
+
+
+def _cell_errors(output: dict, labels: list[str]) -> tuple[CellError, ...]:
+    """Validate the cells' errors the sandbox sent back (untrusted data): one CellError per failed cell."""
+    raw = output.get("cells")
+    if not isinstance(raw, list) or len(raw) != len(labels):
+        return ()
+    return tuple(CellError(label, entry[0][:80], entry[1], entry[2][:300]) for label, entry in zip(labels, raw)
+                 if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)
+                 and (entry[1] is None or type(entry[1]) is int) and isinstance(entry[2], str))
 
 
 def all_failed(rubric, reason: str) -> dict[str, ItemVerdict]:
@@ -235,7 +312,7 @@ def _results(output: Any, calls: list[Call]) -> dict[Call, Result] | None:
         return None
     results = {}
     for call, entry in zip(calls, raw):
-        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] in ("value", "error", "type")):
+        if not (isinstance(entry, list) and len(entry) == 2 and entry[0] in ("value", "error", "type", "undefined")):
             return None
         kind, value = entry
         if kind == "value":
@@ -247,6 +324,8 @@ def _results(output: Any, calls: list[Call]) -> dict[Call, Result] | None:
             results[call] = Result(problem=f"raised {value[:80]}")
         elif kind == "type" and isinstance(value, str):
             results[call] = Result(problem=f"returned {value[:80]}, not {SUPPORTED}")
+        elif kind == "undefined" and value is None:
+            results[call] = Result(problem=f"{call.func} is not defined")
         else:
             return None
     return results
@@ -275,8 +354,10 @@ def untag(entry: Any, depth: int = 0) -> Any:
     raise ValueError(f"malformed {name}")
 
 
-def _verdict(spec: AssignmentSpec, item: str, results: Mapping[Call, Result], *, hidden: bool) -> ItemVerdict:
-    """Passed when every check holds; else the reason counts them, names the first failure and any known mistake."""
+def _verdict(spec: AssignmentSpec, item: str, results: Mapping[Call, Result], *, hidden: bool,
+             errors: tuple[CellError, ...] = ()) -> ItemVerdict:
+    """Passed when every check holds; else the reason counts them, names the first failure, any error in the
+    student's cells (a SyntaxError leaves the function undefined) and any known mistake."""
     checks = spec.checks(item, hidden=hidden)
     failed = [(c, why) for c in checks if (why := c.failure(results)) is not None]
     if not failed:
@@ -284,9 +365,10 @@ def _verdict(spec: AssignmentSpec, item: str, results: Mapping[Call, Result], *,
     check, why = failed[0]
     label = "hidden" if check.hidden else "visible"
     diagnoses = tuple(diagnosis(m) for m in spec.diagnose(item, results))
+    raised = "".join(f"; while defining the code, {e.describe()}" for e in errors)
     named = "".join(f"; diagnosed: {d.id}" for d in diagnoses)
     return ItemVerdict(False, f"{len(failed)} of {len(checks)} checks failed; first ({label}): {check.describe()}: "
-                              f"{why}{named}", diagnoses)
+                              f"{why}{raised}{named}", diagnoses, errors)
 
 
 def diagnosis(wrong: Misconception) -> Diagnosis:

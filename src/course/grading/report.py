@@ -150,8 +150,9 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
     outcomes = read_grade_report(paths.grade_report, rubric)
     hints = Hints(text={s.submission.student: grader_hints(s.submission, vocabulary) for s in students},
                   code=read_code_hints(outcomes, rubric))
-    csv_text = render_csv(rubric, students, hints)
-    html_text = render_html(rubric, students, hints, read_grading_problems(outcomes))
+    problems = read_grading_problems(outcomes, rubric)
+    csv_text = render_csv(rubric, students, hints, problems)
+    html_text = render_html(rubric, students, hints, problems, read_code_errors(outcomes))
     csv_path = write_atomic(paths.out_dir / f"{assignment}.csv", csv_text)
     html_path = write_atomic(paths.out_dir / f"{assignment}.html", html_text)
     return ReportResult(csv_path, html_path, students)
@@ -320,30 +321,54 @@ def read_code_hints(outcomes: dict[str, dict], rubric: Rubric) -> dict[str, tupl
     return hints
 
 
-def read_grading_problems(outcomes: dict[str, dict]) -> dict[str, tuple[str, ...]]:
-    """Student → what grading found wrong with the submission (why it is flagged; why a damaged one scored 0)."""
-    return {student: tuple(str(p) for p in outcome.get("problems", ())) for student, outcome in outcomes.items()}
+def read_grading_problems(outcomes: dict[str, dict], rubric: Rubric) -> dict[str, tuple[str, ...]]:
+    """Student → why grading flagged the submission: what it found wrong with the file (why a damaged one scored
+    0) and every score the re-check corrected, kernel and re-check score side by side, with the re-check's reason."""
+    titles = {c.id: c.title for c in rubric.code_items}
+
+    def corrected(change: dict) -> str:
+        kernel = change.get("kernel_score")
+        before = "学生进程内未得分" if kernel is None else f"学生进程内得 {format_points(kernel)} 分"
+        return (f"代码「{titles.get(change.get('item'), change.get('item'))}」：{before}，课程复核改为 "
+                f"{format_points(change.get('recheck_score') or 0)} 分（{change.get('reason', '')}）")
+
+    return {student: (*(str(p) for p in outcome.get("problems", ())),
+                      *(corrected(c) for c in outcome.get("changes", ()) if isinstance(c, dict)))
+            for student, outcome in outcomes.items()}
 
 
-def render_csv(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints) -> str:
-    """student, each code item, Q1..Qn, total, veto ids, veto hint ids, result — one row per submission."""
+def read_code_errors(outcomes: dict[str, dict]) -> dict[str, dict[str, tuple[str, ...]]]:
+    """Student → code item → the exceptions the student's cells raised while the re-check defined them."""
+    from course.grading.recheck import CellError
+
+    return {student: {item: tuple(CellError(**e).describe() for e in verdict.get("errors", ()))
+                      for item, verdict in outcome.get("verdicts", {}).items() if not verdict.get("passed")}
+            for student, outcome in outcomes.items()}
+
+
+def render_csv(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints,
+               problems: dict[str, tuple[str, ...]]) -> str:
+    """student, each code item, Q1..Qn, total, veto ids, veto hint ids, result, why grading flagged it — one row
+    per submission."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["student", *(c.id for c in rubric.code_items), *(q.id for q in rubric.questions),
-                     "total", "vetoes", "veto_hints", "result"])
+                     "total", "vetoes", "veto_hints", "result", "flags"])
     for s in students:
         items = s.submission.code + s.submission.questions
         writer.writerow([s.submission.student, *("" if i.score is None else format_points(i.score) for i in items),
                          format_points(s.submission.total), ";".join(sorted({v.veto for v in s.vetoes})),
-                         ";".join(hints.veto_ids(s.submission.student)), s.result])
+                         ";".join(hints.veto_ids(s.submission.student)), s.result,
+                         " | ".join(problems.get(s.submission.student, ()))])
     return out.getvalue()
 
 
 def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints,
-                problems: dict[str, tuple[str, ...]]) -> str:
+                problems: dict[str, tuple[str, ...]], code_errors: dict[str, dict[str, tuple[str, ...]]]) -> str:
     """A self-contained page: class summary with histogram and pass rate, then one section per student.
 
-    PROBLEMS (student → what grading found wrong with the file) explain a flag, or a damaged file's zero.
+    PROBLEMS (student → why grading flagged the submission) explain a flag, a corrected score, or a damaged file's
+    zero; CODE_ERRORS (student → item → errors) say why a code item whose cells raised failed.
     """
     template = resources.files("course.grading").joinpath("templates", "report.html").read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
@@ -356,6 +381,7 @@ def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hint
         hints={s.submission.student: hints.text.get(s.submission.student, ()) for s in students},
         code_hints={s.submission.student: hints.code.get(s.submission.student, ()) for s in students},
         problems={s.submission.student: problems.get(s.submission.student, ()) for s in students},
+        code_errors={s.submission.student: code_errors.get(s.submission.student, {}) for s in students},
     )
 
 

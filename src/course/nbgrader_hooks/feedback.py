@@ -7,7 +7,8 @@ status line chosen by the score (which `course grade` may have corrected) and by
 visible or a hidden check. Nothing the student's code printed during the tests is shown: it ran with the
 hidden inputs. Display outputs elsewhere are dropped too, since a later cell can update them. Where the
 re-check of `course grade` recognised a known wrong answer in a failed item (reports/<assignment>-grade.json),
-the status line is followed by its name and explanation, which the lesson words without hidden values.
+the status line is followed by its name and explanation, which the lesson words without hidden values; an
+exception the student's own cells raised while being defined (a SyntaxError) is named there too, with its line.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from traitlets import Dict
 from course.grading.cells import HIDDEN_FAILED, HIDDEN_REGION, is_test, nbgrader_meta
 
 HIDDEN_NOTE = "# （隐藏检查：代码与数值不公开）\n"
+CODE_ERROR = "运行你的代码单元时出错（其中的函数可能因此没有定义）："
 STATUS = {
     "passed": "✓ 通过：可见检查与隐藏检查都通过。",
     "hidden": "✗ 未通过：可见检查通过，隐藏检查（其他输入）未通过。",
@@ -43,14 +45,17 @@ def test_status(cell) -> str:
 
 
 def diagnosis_lines(grade_report: Path, student: str) -> dict[str, list[str]]:
-    """Test cell grade id → the feedback lines naming each mistake the re-check diagnosed; {} without a report."""
+    """Test cell grade id → the feedback lines naming each error in the student's cells (a SyntaxError, with its
+    line) and each mistake the re-check diagnosed; {} without a report."""
+    from course.grading.recheck import CellError
     from course.grading.rubric import code_grade_id
 
     try:
         verdicts = json.loads(Path(grade_report).read_text("utf-8"))[student]["verdicts"]
     except (OSError, ValueError, KeyError, TypeError):
         return {}
-    return {code_grade_id(item): [f"诊断：{d['name']}——{d['explanation']}" for d in verdict.get("diagnoses", ())]
+    return {code_grade_id(item): [*(f"{CODE_ERROR}{CellError(**e).describe()}" for e in verdict.get("errors", ())),
+                                  *(f"诊断：{d['name']}——{d['explanation']}" for d in verdict.get("diagnoses", ()))]
             for item, verdict in verdicts.items() if not verdict.get("passed")}
 
 

@@ -30,9 +30,11 @@ from course.nbgrader_hooks.sandbox_execute import GradingSandbox, prepared_or_ma
 
 def recheck_notebook(nb, rubric, source_cells: list, settings: GradingSandbox) -> dict:
     """The re-check's verdict per code item for the (sanitized) notebook NB."""
-    from course.grading.recheck import recheck_code, student_code
+    from course.grading.recheck import recheck_code, student_cells
 
-    return recheck_code(student_code(nb, source_cells), rubric, unsafe=settings.unsafe)
+    cells = student_cells(nb, source_cells)
+    return recheck_code([code for _, code in cells], rubric, unsafe=settings.unsafe,
+                        labels=[label for label, _ in cells])
 
 
 def save_verdicts(path: Path, verdicts: dict) -> None:
