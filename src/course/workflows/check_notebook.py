@@ -1,8 +1,12 @@
 """`course check lesson05.ipynb`: a student's own check before submitting — visible checks only, per item.
 
-The student's code runs in a separate Python process (not sandboxed: it is their own machine and code) and
-the visible checks of each rubric code item are compared here, exactly as `course grade` will, minus the
-hidden checks, which only grading runs.
+The student's code runs in the same bubblewrap sandbox as grading (a notebook that reads the course's files or
+patches the checker gets no further here than at grading), in a separate process, and the visible checks of each
+rubric code item are compared here, exactly as `course grade` will, minus the hidden checks, which only grading
+runs. Without bubblewrap it refuses and says what to do; it runs unsandboxed only when asked (--unsafe). The
+rubrics and checks come from the course's nbgrader folder, found from any folder: the one named, else an
+`autograder/` in the current folder or one above it (or the course root itself), else the checkout the course
+package is installed from.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from course.errors import CourseError, Location
+from course.errors import CourseError, Location, ToolMissing
 from course.grading.recheck import ItemVerdict, recheck_submission
 
 
@@ -26,16 +30,67 @@ def notebook_lesson(path: Path) -> str:
     return course.get("lesson") if isinstance(course, dict) and course.get("lesson") else Path(path).stem
 
 
-def check_notebook(path: Path, *, course_root: Path) -> list[tuple[str, ItemVerdict]]:
-    """(item title, verdict on its visible checks) for every rubric code item of the notebook's lesson."""
+def find_course_root(lesson: str, given: Path | None, notebook: Path) -> Path:
+    """The nbgrader course root to check against: GIVEN, else the nearest one holding LESSON's rubric (else any
+    course root) from the current folder or the notebook's up, then the checkout this package is installed from."""
+    from course.config import load_config
+    from course.grading.rubric import rubric_path
+
+    if given is not None:
+        return given
+    starts = [Path.cwd().resolve(), Path(notebook).resolve().parent]
+    checkout = Path(__file__).resolve().parents[3]  # src/course/workflows/ → the course repository (editable install)
+    roots = [root for folder in [*(p for start in starts for p in (start, *start.parents)), checkout]
+             for root in (folder, folder / load_config(folder).autograder_dir)]
+    found = next((r for r in roots if rubric_path(r, lesson).is_file()), None) \
+        or next((r for r in roots if (r / "rubrics").is_dir()), None)
+    if found is None:
+        raise CourseError(f"course check needs the course's nbgrader folder (the course repository's autograder/, "
+                          f"with {rubric_path(Path('.'), lesson)}); none found here, in any folder above, or beside "
+                          "the installed course package. Run it inside the course repository, or pass --autograder "
+                          "PATH/TO/autograder", Location(notebook))
+    return found
+
+
+def require_sandbox(notebook: Path) -> None:
+    """Refuse, saying what to do, where bubblewrap cannot run the student's code here."""
+    import shutil
+    import sys
+
+    from course.tools.bubblewrap import find_bwrap, probe_bwrap
+
+    if shutil.which("bwrap") is None:
+        detail = "bubblewrap (bwrap) is not installed"
+    else:
+        try:
+            probe_bwrap(find_bwrap(), sys.executable)
+            return
+        except ToolMissing as exc:
+            detail = f"bubblewrap cannot build a sandbox here ({exc.message.split('; ')[0]})"
+    name = Path(notebook).name
+    raise ToolMissing(f"{detail}. course check runs your notebook's code in a sandbox, as grading does. Install "
+                      f"bubblewrap (Debian/Ubuntu: `sudo apt-get install bubblewrap`), or check in your own Jupyter "
+                      f"kernel with `nbgrader validate {name}`, or run `course check --unsafe {name}` to run your "
+                      "code without a sandbox on purpose", Location(notebook))
+
+
+def check_notebook(path: Path, *, course_root: Path | None = None,
+                   unsafe: bool = False) -> list[tuple[str, ItemVerdict]]:
+    """(item title, verdict on its visible checks) for every rubric code item of the notebook's lesson.
+
+    COURSE_ROOT defaults to the one find_course_root finds; UNSAFE runs the code without the sandbox.
+    """
     from course.grading.load_checks import checks_path, course_checks_path
     from course.grading.rubric import load_rubric, rubric_path
 
     lesson = notebook_lesson(path)
+    course_root = find_course_root(lesson, course_root, path)
     places = (course_checks_path(course_root, lesson), checks_path(Path(course_root).resolve().parent, lesson))
     if not any(p.is_file() for p in places):
         raise CourseError(f"no graded exercise for {lesson}; expected a lesson notebook such as lessonNN.ipynb of a "
                           f"lesson with checks", Location(path))
+    if not unsafe:
+        require_sandbox(path)
     rubric = load_rubric(rubric_path(course_root, lesson))
-    verdicts = recheck_submission(Path(path), rubric, hidden=False, unsafe=True)
+    verdicts = recheck_submission(Path(path), rubric, hidden=False, unsafe=unsafe)
     return [(item.title, verdicts[item.id]) for item in rubric.code_items]
