@@ -40,3 +40,11 @@ def test_a_damaged_record_is_named_when_it_is_needed(tmp_path):
     grade_report_path(tmp_path, "lesson05").write_text("{", "utf-8")
     with pytest.raises(CourseError, match=r"records/zhangsan\.json: grading record cannot be read .*--force"):
         save_outcome(tmp_path, "lesson05", _grade("lisi", False))
+
+
+def test_students_who_left_leave_the_report(tmp_path):
+    for student in ("zhangsan", "lisi", "wangwu"):
+        save_outcome(tmp_path, "lesson05", _grade(student, True))
+    save_outcome(tmp_path, "lesson05", _grade("lisi", False), current={"lisi", "wangwu"})
+    report = json.loads(grade_report_path(tmp_path, "lesson05").read_text("utf-8"))
+    assert sorted(report) == ["lisi", "wangwu"] and report["lisi"]["verdicts"]["ex-1"]["passed"] is False

@@ -19,6 +19,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds one cell may run (default: c.GradingSandbox.cell_timeout_s, 30)")
     parser.add_argument("--timeout", type=int, default=None,
                         help="seconds one submission may run (default: c.GradingSandbox.submission_timeout_s, 120)")
+    parser.add_argument("--call-timeout", type=float, default=None,
+                        help="seconds one call of a student's function may take in the re-check "
+                             "(default: c.GradingSandbox.recheck_call_timeout_s, 2)")
     parser.add_argument("--engine", choices=["auto", "shell", "kernel"], default=None,
                         help="how cells run (default: c.GradingSandbox.engine, auto)")
     parser.add_argument("--unsafe", action="store_true",
@@ -31,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
     from course.workflows.grade import grade_assignment, summary
 
     given = {"memory_bytes": args.memory and args.memory * 2**20, "cell_timeout_s": args.cell_timeout,
-             "submission_timeout_s": args.timeout, "engine": args.engine, "unsafe": args.unsafe or None}
+             "submission_timeout_s": args.timeout, "recheck_call_timeout_s": args.call_timeout,
+             "engine": args.engine, "unsafe": args.unsafe or None}
     settings = {name: value for name, value in given.items() if value is not None}
     result = grade_assignment(args.autograder, args.assignment, jobs=args.jobs, settings=settings)
     print(summary(result))

@@ -12,6 +12,7 @@ score, the gradebook gets the re-check's score and the submission is flagged for
 
 from __future__ import annotations
 
+import math
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,7 +150,7 @@ SUPPORTED = "int, float, bool, str, None, or a list, tuple or dict of those"
 
 
 CELL_SECONDS = 10  # one student cell in the re-check (it only defines functions)
-CALL_SECONDS = 2  # one call of a student's function (the lesson's formulas return at once)
+CALL_SECONDS = 2  # one call of a student's function: the default of c.GradingSandbox.recheck_call_timeout_s
 
 
 @dataclass(frozen=True)
@@ -281,8 +282,11 @@ def run_cells(cells: list[str], calls: list[Call], *, unsafe: bool = False, runn
         from course.grading.sandbox import run_python_sandboxed as runner
     request = {"cells": cells, "calls": [c.payload() for c in calls], "cell_seconds": CELL_SECONDS,
                "call_seconds": call_seconds}
+    # the whole run's clock: the default, plus whatever more time per call a longer call timeout grants
+    extra = max(0, math.ceil((call_seconds - CALL_SECONDS) * len(calls)))
+    limits = Limits(cell_timeout_s=Limits().cell_timeout_s + extra)
     with tempfile.TemporaryDirectory(prefix="course-recheck-") as workdir:
-        run = runner(HARNESS, workdir=Path(workdir), limits=Limits(), input_json=request, unsafe=unsafe)
+        run = runner(HARNESS, workdir=Path(workdir), limits=limits, input_json=request, unsafe=unsafe)
     results = _results(run.stdout_json, calls)
     if results is None:
         tail = run.stderr.strip().splitlines()[-1:] or [f"exit status {run.returncode}"]

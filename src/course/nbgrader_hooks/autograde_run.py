@@ -29,7 +29,7 @@ from nbgrader.converters import Autograde, NbGraderException
 from course.assignment.preflight import Problem, preflight
 from course.grading.gradebook import gradebook
 from course.nbgrader_hooks.batch_lock import BatchBusy, batch_lock
-from course.nbgrader_hooks.outcome import StudentGrade, save_outcome
+from course.nbgrader_hooks.outcome import StudentGrade, current_students, save_outcome
 
 
 def grade_unreadable(coursedir, assignment: str, student: str, problem: Problem) -> StudentGrade:
@@ -54,7 +54,7 @@ def grade_unreadable(coursedir, assignment: str, student: str, problem: Problem)
         gb.db.commit()
     write_stand_in(coursedir, assignment, student, problem)
     outcome = StudentGrade(student, verdicts, [], [problem])
-    save_outcome(coursedir.root, assignment, outcome)
+    save_outcome(coursedir.root, assignment, outcome, current_students(coursedir, assignment))
     return outcome
 
 

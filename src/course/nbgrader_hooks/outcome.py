@@ -8,7 +8,9 @@ reports/<assignment>-grade.json (what `course report` and the feedback read: ver
 
 from __future__ import annotations
 
+import glob
 import json
+from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -60,18 +62,33 @@ def grade_report_path(course_root: Path | str, assignment: str) -> Path:
     return Path(course_root) / "reports" / f"{assignment}-grade.json"
 
 
-def save_outcome(course_root: Path | str, assignment: str, grade: StudentGrade) -> None:
-    """Write one student's record and put the same outcome in the grade report."""
+def save_outcome(course_root: Path | str, assignment: str, grade: StudentGrade,
+                 current: Collection[str] | None = None) -> None:
+    """Write one student's record and put the same outcome in the grade report (CURRENT: see merge_into_report)."""
     write_atomic(record_path(course_root, assignment, grade.student),
                  json.dumps(grade.to_json(), ensure_ascii=False, indent=1))
-    merge_into_report(course_root, assignment, [grade])
+    merge_into_report(course_root, assignment, [grade], current)
 
 
-def merge_into_report(course_root: Path | str, assignment: str, grades: list[StudentGrade]) -> Path:
+def current_students(coursedir, assignment: str) -> set[str]:
+    """Who still has a submission: a folder in submitted/ (nbgrader's CourseDirectory COURSEDIR) and a submission
+    in its gradebook. A student who left either no longer belongs in the grade report."""
+    from course.grading.gradebook import gradebook
+
+    folders = {Path(p).parent.name
+               for p in glob.glob(coursedir.format_path(coursedir.submitted_directory, "*", assignment))}
+    with gradebook(coursedir.db_url) as gb:
+        return folders & {s.student.id for s in gb.assignment_submissions(assignment)}
+
+
+def merge_into_report(course_root: Path | str, assignment: str, grades: list[StudentGrade],
+                      current: Collection[str] | None = None) -> Path:
     """Replace these students' entries in the grade report, keeping everyone else's (atomically).
 
-    Only ever called under the course's batch lock, so two runs never interleave their updates. A report that
-    cannot be read (damaged by hand) is rebuilt from the students' records, so no one's outcome is lost.
+    CURRENT, where given, is who still has a submission (current_students): anyone else's entry is dropped, so
+    the report keeps no student who left. Only ever called under the course's batch lock, so two runs never
+    interleave their updates. A report that cannot be read (damaged by hand) is rebuilt from the students'
+    records, so no one's outcome is lost.
     """
     path = grade_report_path(course_root, assignment)
     try:
@@ -82,6 +99,9 @@ def merge_into_report(course_root: Path | str, assignment: str, grades: list[Stu
         data = None
     data = data if isinstance(data, dict) else outcomes_from_records(course_root, assignment)
     data.update({g.student: g.to_json() for g in grades})
+    if current is not None:
+        data = {student: outcome for student, outcome in data.items()
+                if student in current or any(g.student == student for g in grades)}
     return write_atomic(path, json.dumps(dict(sorted(data.items())), ensure_ascii=False, indent=2) + "\n")
 
 

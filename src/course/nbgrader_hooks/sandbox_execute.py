@@ -19,11 +19,12 @@ from pathlib import Path
 
 import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Bool, Enum, Integer, Unicode
+from traitlets import Bool, Enum, Float, Integer, Unicode
 from traitlets.config import Configurable
 
 from course.errors import CourseError, ToolMissing
 from course.fileio import write_atomic
+from course.grading.recheck import CALL_SECONDS
 from course.grading.sandbox import ENGINES, Incident, Limits, SandboxRun, execute_notebook_sandboxed
 
 # Cells the sandbox did not let finish get an error output, so nbgrader scores a test cell there 0, never "passed".
@@ -42,6 +43,9 @@ class GradingSandbox(_LimitSettings):
     engine = Enum(["auto", *ENGINES], "auto", help="shell: IPython without a kernel (fast); kernel: a Jupyter "
                   "kernel as stock nbgrader; auto: the shell where it is known to run a notebook exactly as the "
                   "kernel does, else the kernel").tag(config=True)
+    recheck_call_timeout_s = Float(CALL_SECONDS, min=0.1, help="seconds each call of a student's function may "
+                                   "take in the out-of-process re-check; a call that takes longer fails its checks "
+                                   "(raise it for a lesson whose functions compute for a while)").tag(config=True)
     runs_dir = Unicode("", help="folder where `course grade` leaves sandboxed runs and re-checks made ahead on "
                                 "its workers; empty: every run is made during autograde").tag(config=True)
 

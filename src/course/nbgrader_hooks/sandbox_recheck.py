@@ -24,7 +24,7 @@ from course.assignment.preflight import Problem, preflight
 from course.errors import Location
 from course.fileio import write_atomic
 from course.grading.gradebook import gradebook
-from course.nbgrader_hooks.outcome import StudentGrade, save_outcome
+from course.nbgrader_hooks.outcome import StudentGrade, current_students, save_outcome
 from course.nbgrader_hooks.sandbox_execute import GradingSandbox, prepared_or_made
 
 
@@ -34,7 +34,7 @@ def recheck_notebook(nb, rubric, source_cells: list, settings: GradingSandbox) -
 
     cells = student_cells(nb, source_cells)
     return recheck_code([code for _, code in cells], rubric, unsafe=settings.unsafe,
-                        labels=[label for label, _ in cells])
+                        labels=[label for label, _ in cells], call_seconds=settings.recheck_call_timeout_s)
 
 
 def save_verdicts(path: Path, verdicts: dict) -> None:
@@ -87,7 +87,7 @@ class RecheckOutOfProcess(NbGraderPreprocessor):
         for change in changes:
             self.log.warning("%s: %s: kernel %s, re-check %s (%s)", student, change.item, change.kernel_score,
                              change.recheck_score, change.reason)
-        save_outcome(coursedir.root, info["assignment"], grade)
+        save_outcome(coursedir.root, info["assignment"], grade, current_students(coursedir, info["assignment"]))
         return nb, resources
 
     @staticmethod

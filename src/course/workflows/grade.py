@@ -117,7 +117,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
                           state=state, jobs=jobs, progress=progress)
         done = [state.load(w) for w in work if w not in todo]
         students = sorted([*batch.students, *done], key=lambda g: g.student)
-        report = merge_into_report(root, assignment, students)
+        report = merge_into_report(root, assignment, students, {s.student for s in students})  # who left, leaves
     stats = {**batch.stats, "skipped": len(done)}
     return GradeRun(root, assignment, {c.id: c.points for c in rubric.code_items}, students, report, stats)
 
