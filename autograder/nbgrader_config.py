@@ -14,4 +14,5 @@ configure(get_config(), Path(__file__).resolve().parent)  # noqa: F821 (nbgrader
 #   c = get_config()
 #   c.GradingSandbox.memory_bytes = 4 * 2**30   # per submission
 #   c.GradingSandbox.cell_timeout_s = 60
+#   c.GradingSandbox.recheck_call_timeout_s = 5  # per call in the re-check (default 2 s), for slow functions
 #   c.GradingSandbox.unsafe = True             # only where bubblewrap cannot be had, for code you trust

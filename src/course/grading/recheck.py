@@ -235,7 +235,7 @@ def recheck_submission(notebook_path: Path, rubric, *, source_cells: list | None
     SOURCE_CELLS (the source notebook's cells) identify the course's cells even when metadata was stripped;
     without them the submission's own metadata is used. SPEC defaults to the checks the course root keeps
     (checks/<lesson>.yml, written with the source notebook), else the lesson's own checks.yml. HIDDEN False runs the visible checks only (`course check`); UNSAFE runs without bubblewrap
-    (a student's own machine).
+    (only where none can be had, on request).
     """
     import nbformat
 
