@@ -91,3 +91,9 @@ def test_without_bubblewrap_it_says_what_to_do_and_runs_nothing(capsys, tmp_path
     status, out = check(capsys, OUT / "reference.ipynb")
     assert status == 2 and "bubblewrap (bwrap) is not installed" in out and "sudo apt-get install bubblewrap" in out
     assert "nbgrader validate reference.ipynb" in out and "course check --unsafe reference.ipynb" in out
+
+
+def test_a_wrong_autograder_folder_is_named_as_such(capsys, tmp_path):
+    status = main(["check", str(OUT / "reference.ipynb"), "--autograder", str(tmp_path / "autograder")])
+    err = capsys.readouterr().err
+    assert status == 2 and "expected the course's nbgrader folder" in err and "no graded exercise" not in err

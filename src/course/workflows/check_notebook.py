@@ -37,6 +37,9 @@ def find_course_root(lesson: str, given: Path | None, notebook: Path) -> Path:
     from course.grading.rubric import rubric_path
 
     if given is not None:
+        if not (Path(given) / "rubrics").is_dir():
+            raise CourseError(f"expected the course's nbgrader folder (the course repository's autograder/, with "
+                              f"{rubric_path(Path('.'), lesson)}); {given} is not one", Location(given))
         return given
     starts = [Path.cwd().resolve(), Path(notebook).resolve().parent]
     checkout = Path(__file__).resolve().parents[3]  # src/course/workflows/ → the course repository (editable install)
