@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from course.grading.gradebook import db_url
+from course.grading.gradebook import configured_gradebook
 from course.grading.report import make_report
 from course.nbgrader_hooks.feedback import CODE_ERROR
 from course.workflows.grade import grade_assignment, run_nbgrader
@@ -84,7 +84,7 @@ def course_root(released: Path, where: Path, students: dict[str, Path], config: 
 
 def code_scores(root: Path, student: str) -> list[float]:
     """A student's code item scores as the gradebook holds them."""
-    with Gradebook(db_url(root / "gradebook.db")) as gb:
+    with Gradebook(configured_gradebook(root).url) as gb:
         nb = gb.find_submission_notebook("lesson05", "lesson05", student)
         return [next(g.score for g in nb.grades if g.name == name) for name in CODE]
 
