@@ -174,3 +174,19 @@ def test_a_student_who_left_leaves_the_grade_report_of_stock_autograde(stock_gra
     shutil.rmtree(root / "submitted" / "reference")
     run_nbgrader(root, "autograde", "lesson05", "--student", "slow", "--force")
     assert sorted(grade_report(root)) == ["slow"]
+
+
+def test_course_grade_call_timeout_option_sets_the_sandbox_setting_for_one_run(monkeypatch):
+    import course.workflows.grade as grade
+    from course.cli import main
+
+    class Graded(Exception):
+        """Raised instead of grading: the settings the command passed are all this test needs."""
+
+    def instead(*args, settings, **kwargs):
+        raise Graded(settings)
+
+    monkeypatch.setattr(grade, "grade_assignment", instead)
+    with pytest.raises(Graded) as given:
+        main(["grade", "lesson05", "--call-timeout", "7.5"])
+    assert given.value.args[0] == {"recheck_call_timeout_s": 7.5}
