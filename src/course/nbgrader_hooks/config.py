@@ -1,6 +1,7 @@
 """The course's nbgrader settings, applied by autograder/nbgrader_config.py to nbgrader's config object.
 
-Everything lives under the course root (autograder/): gradebook, exchange, exported grades. Stock nbgrader
+Everything lives under the course root (autograder/): gradebook (nbgrader's default db_url), exchange,
+exported grades — defaults that a system, hub or user nbgrader config overrides. Stock nbgrader
 steps are kept and these course steps are added: per-region stubs when releasing; for autograding, one run
 per course at a time under the batch lock, damaged submissions scored 0 with the reason instead of failing
 (both: the exporter course.nbgrader_hooks.autograde_run), restoring lost graded cells, running the students'
@@ -20,7 +21,29 @@ COURSE_ID = "llm-scale-course"
 
 
 def configure(c, root: Path) -> None:
-    """Point nbgrader at ROOT and register the course's preprocessors."""
+    """Point nbgrader at ROOT and register the course's preprocessors, as defaults only.
+
+    nbgrader loads the course root's nbgrader_config.py last, and `get_config()` there is a fresh config that
+    cannot see what the system, hub (JUPYTER_CONFIG_PATH) or user config files set; so each course value is
+    applied only where none of those files set that key, and theirs win. Command-line options win over both.
+    """
+    from traitlets.config import Config
+
+    from course.grading.gradebook import inherited_config_files
+
+    course = Config()
+    course_settings(course, root)
+    inherited = Config()
+    for _, loaded in inherited_config_files(skip=Path(root).resolve() / "nbgrader_config.py"):
+        inherited.merge(loaded)
+    for section, values in course.items():
+        for key, value in values.items():
+            if f"{section}.{key}" not in inherited:
+                c[section][key] = value
+
+
+def course_settings(c, root: Path) -> None:
+    """The course's own nbgrader settings: its course root and id, exchange, exports and preprocessors."""
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.converters import Autograde, GenerateAssignment
     from nbgrader.preprocessors import ClearSolutions, Execute, GetGrades, SaveAutoGrades
@@ -35,7 +58,6 @@ def configure(c, root: Path) -> None:
     root = Path(root).resolve()
     c.CourseDirectory.root = str(root)
     c.CourseDirectory.course_id = COURSE_ID
-    c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
     c.Exchange.root = str(root / "exchange")
     c.CsvExportPlugin.to = str(root / "reports" / "grades.csv")
     c.ClearSolutions.text_stub = ""  # written answers start empty under their question
