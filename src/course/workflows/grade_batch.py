@@ -159,10 +159,11 @@ def sanitize(config, assignment: str, student: str, notebook_path: Path):
     """The notebook as nbgrader's autograde will run it: its own sanitize steps, applied here."""
     import nbformat
     from nbgrader.converters import Autograde
+    from nbgrader.coursedir import CourseDirectory
 
     nb = nbformat.read(notebook_path, as_version=4)
     resources = {"nbgrader": {"notebook": notebook_path.stem, "assignment": assignment, "student": student,
-                              "db_url": config.CourseDirectory.db_url}}
+                              "db_url": CourseDirectory(config=config).db_url}}  # the configured or default one
     for step in config.Autograde.sanitize_preprocessors or Autograde.class_traits()["sanitize_preprocessors"].default():
         nb, resources = step(config=config).preprocess(nb, resources)
     return nb
