@@ -23,13 +23,14 @@ import pytest
 
 PG_PACKAGE = "postgresql"  # the Debian package with initdb / pg_ctl (scripts/setup-system.sh installs it)
 TEMPLATE = "gradebook_template"
+PG_ROOT = Path("/usr/lib/postgresql")  # Debian: one <major>/bin per installed server version
 
 
 def pg_bin() -> Path:
     """The newest installed PostgreSQL's bin folder (Debian: /usr/lib/postgresql/<major>/bin)."""
-    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: int(p.parts[-3]))
+    found = sorted(PG_ROOT.glob("*/bin/initdb"), key=lambda p: int(p.parts[-3]))
     if not found:
-        pytest.fail(f"PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin/initdb): install the Debian "
+        pytest.fail(f"PostgreSQL server binaries not found ({PG_ROOT}/*/bin/initdb): install the Debian "
                     f"package `{PG_PACKAGE}` (apt-get install {PG_PACKAGE}; `make` does it as root)", pytrace=False)
     return found[-1].parent
 

@@ -20,6 +20,7 @@ from course.grading.report import make_report
 from course.workflows.grade import grade_assignment, run_nbgrader
 from course.workflows.grade_batch import course_config, sanitize
 from tests.conftest import submit
+from tests import gradebooks
 from tests.gradebooks import hub_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
@@ -180,3 +181,12 @@ def test_a_batch_killed_half_way_resumes_on_the_configured_gradebook(released, g
     graded = scores(url)
     assert [graded[(s, "test-formulas")][0] for s in students] == [1.0, 0.0, 1.0, 0.0]
     assert [graded[(s, "test-fp32-accum")][0] for s in students] == [1.0, 0.0, 0.0, 1.0]
+
+
+def test_without_the_server_binaries_the_postgresql_tests_fail_naming_the_package(tmp_path, monkeypatch):
+    monkeypatch.setattr(gradebooks, "PG_ROOT", tmp_path)
+    with pytest.raises(pytest.fail.Exception, match=r"install the Debian package `postgresql`"):
+        gradebooks.pg_bin()
+    (tmp_path / "15" / "bin").mkdir(parents=True)
+    (tmp_path / "15" / "bin" / "initdb").touch()
+    assert gradebooks.pg_bin() == tmp_path / "15" / "bin"
