@@ -100,6 +100,12 @@ def test_every_command_reads_and_writes_the_configured_gradebook(released, grade
     assert again.stats["students"] == 1 and again.stats["skipped"] == 1
     assert scores(url)[("release", "test-formulas")] == (0.0, None)
     assert scores(url)[("reference", "answer-Q1")][1] == 2.0  # the grader's score survives the rerun
+    with gradebook(url) as gb:  # a row changed there (restored from an older copy): that student is graded again
+        gb.find_grade("test-formulas", "lesson05", "lesson05", "release").auto_score = 1.0
+        gb.db.commit()
+    again = grade_assignment(root, "lesson05", jobs=2)
+    assert again.stats["students"] == 1 and again.stats["skipped"] == 1
+    assert scores(url)[("release", "test-formulas")] == (0.0, None)
     if gradebook_db.kind == "postgresql":
         assert digest(stale) == before
 
