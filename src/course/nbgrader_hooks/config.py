@@ -26,6 +26,7 @@ def configure(c, root: Path) -> None:
     from nbgrader.converters import Autograde, GenerateAssignment
     from nbgrader.preprocessors import ClearSolutions, Execute, GetGrades, SaveAutoGrades
 
+    from course.config import load_config
     from course.nbgrader_hooks.autograde_run import CourseAutogradeExporter
     from course.nbgrader_hooks.feedback import HideHiddenTests, PendingGrades
     from course.nbgrader_hooks.formgrader import use_course_templates
@@ -56,7 +57,7 @@ def configure(c, root: Path) -> None:
     c.HTMLExporter.preprocessors = [f"course.nbgrader_hooks.formgrader.{step}"
                                     for step in ("GraderHints", "RubricKeyPoints", "OfflineScripts")]
     c.RubricKeyPoints.rubrics_dir = c.GraderHints.rubrics_dir = str(root / "rubrics")
-    c.GraderHints.lessons_dir = str(root.parent / "lessons")
+    c.GraderHints.lessons_dir = str(root.parent / load_config(root.parent).lessons_dir)  # the hints' vocabulary
     c.GraderHints.reports_dir = str(root / "reports")
     c.OfflineScripts.project_root = str(root.parent)
     use_course_templates(c)
