@@ -152,8 +152,7 @@ def _answer_panel(page: str, qid: str) -> str:
 def test_feedback_before_grading_says_pending_and_released_feedback_after_grading_shows_the_score(answered, tmp_path):
     import shutil
 
-    from nbgrader.api import Gradebook
-
+    from course.grading.gradebook import configured_gradebook, gradebook
     from course.workflows.grade import run_nbgrader
 
     root = shutil.copytree(answered.parent, tmp_path / "course", symlinks=True) / "autograder"
@@ -171,7 +170,7 @@ def test_feedback_before_grading_says_pending_and_released_feedback_after_gradin
     assert "Score: 0.0 / 2.0" in _answer_panel(early["wangwu"], "Q3") and "待评分" not in _answer_panel(early["wangwu"], "Q3")
     assert "4.0 / 10.0" not in early["zhangsan"] and "3.0 / 10.0" not in early["wangwu"]
 
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:  # what formgrader's save does
+    with gradebook(configured_gradebook(root).url) as gb:  # what formgrader's save does
         for student, points in (("zhangsan", (2, 1.5, 2)), ("wangwu", (0.5, 1))):
             for qid, score in zip(("Q1", "Q2", "Q3"), points):
                 grade = gb.find_grade(f"answer-{qid}", "lesson05", "lesson05", student)

@@ -63,9 +63,9 @@ def formgrader(answered, tmp_path_factory):
 
 def _submission_id(course_root: Path, student: str) -> str:
     """The id formgrader's URLs use for a student's lesson05 notebook, from the gradebook."""
-    from nbgrader.api import Gradebook
+    from course.grading.gradebook import configured_gradebook, gradebook
 
-    with Gradebook(f"sqlite:///{course_root / 'gradebook.db'}") as gb:
+    with gradebook(configured_gradebook(course_root).url) as gb:
         return gb.find_submission_notebook("lesson05", "lesson05", student).id
 
 
