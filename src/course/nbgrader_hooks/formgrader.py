@@ -5,7 +5,9 @@ Enabled by the course's nbgrader settings (course.nbgrader_hooks.config, loaded 
 formgrader renders submissions with nbconvert's HTMLExporter, whose preprocessors include these and whose template
 is `course_formgrade` (templates/ beside this module): nbgrader's formgrade page, but loading MathJax 3 and mermaid
 inline from node_modules instead of MathJax 2 from a CDN. Students' feedback pages use the same exporter class
-with nbgrader's own feedback template; every step here returns early there, so feedback never shows them.
+(with the course_feedback template, see course.nbgrader_hooks.feedback); every step here returns early there, so
+feedback never shows them. Graders' notes carry the classes rubric-key-points, grader-hints (data-veto per hint)
+and code-diagnosis (data-veto), for the tests and anyone styling them.
 """
 
 from __future__ import annotations
