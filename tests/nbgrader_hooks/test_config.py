@@ -36,7 +36,8 @@ def test_without_a_hub_config_the_course_defaults_apply(course_root, tmp_path, m
 def test_a_hub_config_wins_over_the_course_defaults(course_root, tmp_path, monkeypatch):
     monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(tmp_path / "hub"))
     hub_config(tmp_path / "hub", ['c.CourseDirectory.course_id = "hub-course"', 'c.Exchange.root = "/srv/exchange"',
-                                  'c.CourseDirectory.db_url = "postgresql://grader:pw@db.example/gradebook"'])
+                                  'c.CourseDirectory.db_url = "postgresql://grader:pw@db.example/gradebook"',
+                                  'c.GenerateFeedback.HTMLExporter.template_name = "hub_feedback"'])
     config = nbgrader_config(course_root)
     assert config.CourseDirectory.course_id == "hub-course" and config.Exchange.root == "/srv/exchange"
     where = configured_gradebook(course_root)
@@ -44,6 +45,8 @@ def test_a_hub_config_wins_over_the_course_defaults(course_root, tmp_path, monke
     assert where.shown == "postgresql://grader:***@db.example/gradebook"
     assert where.source == str(tmp_path / "hub" / "nbgrader_config.py")
     assert "SandboxExecute" in str(config.Autograde.autograde_preprocessors)  # what the hub leaves alone stays
+    feedback = config.GenerateFeedback.HTMLExporter  # a nested section: the hub's key wins, the course's others stay
+    assert feedback.template_name == "hub_feedback" and any("nbgrader" in p for p in feedback.extra_template_paths)
 
 
 @pytest.mark.slow

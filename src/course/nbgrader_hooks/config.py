@@ -37,10 +37,18 @@ def configure(c, root: Path) -> None:
     inherited = Config()
     for _, loaded in inherited_config_files(skip=Path(root).resolve() / "nbgrader_config.py"):
         inherited.merge(loaded)
-    for section, values in course.items():
-        for key, value in values.items():
-            if f"{section}.{key}" not in inherited:
-                c[section][key] = value
+    set_defaults(c, course, inherited)
+
+
+def set_defaults(c, course, inherited) -> None:
+    """Copy each COURSE value into C whose key INHERITED does not set, section by section (nested ones too)."""
+    from traitlets.config import Config
+
+    for key, value in course.items():
+        if isinstance(value, Config):
+            set_defaults(c[key], value, inherited.get(key) or Config())
+        elif key not in inherited:
+            c[key] = value
 
 
 def course_settings(c, root: Path) -> None:
