@@ -139,3 +139,23 @@ def test_a_misconception_the_solution_matches_stops_the_build(lesson):
     with pytest.raises(CourseError, match=r"lesson05/checks.yml, line \d+: misconceptions/0/when: the reference "
                                           r"solution matches this known wrong answer \(zero1-shards-grads\)"):
         prove(lesson, {pair.exercise.label: pair}, spec, RUBRIC)
+
+
+SHARED = Path(__file__).resolve().parent / "fixtures" / "shared_solutions"
+
+
+def shared_lesson_notebook(tmp_path=None):
+    """The source notebook of the fixture lesson whose two exercises share one solutions module."""
+    lesson = parse_lesson(SHARED / "lessons" / "lesson98.qmd")
+    spec = load_checks(SHARED / "lessons" / "lesson98" / "checks.yml")
+    rubric = load_rubric(SHARED / "autograder" / "rubrics" / "lesson98.yml")
+    return source_notebook_node(lesson, select_variant(lesson, "student"), spec, rubric), rubric
+
+
+def test_two_exercises_take_their_solutions_from_one_module():
+    nb, _ = shared_lesson_notebook()
+    by_id = {c.id: c for c in graded(nb)}
+    assert [c.id for c in graded(nb)] == ["course-checks", "ex-scale", "test-scale", "ex-rms", "test-rms",
+                                          "question-Q1", "answer-Q1"]
+    assert "return SCALE * x" in by_id["ex-scale"].source and "def rms" not in by_id["ex-scale"].source
+    assert "math.sqrt" in by_id["ex-rms"].source and "helper_not_in_any_exercise" not in by_id["ex-rms"].source
