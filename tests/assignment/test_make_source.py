@@ -159,3 +159,18 @@ def test_two_exercises_take_their_solutions_from_one_module():
                                           "question-Q1", "answer-Q1"]
     assert "return SCALE * x" in by_id["ex-scale"].source and "def rms" not in by_id["ex-scale"].source
     assert "math.sqrt" in by_id["ex-rms"].source and "helper_not_in_any_exercise" not in by_id["ex-rms"].source
+
+
+def test_a_question_heading_may_carry_a_title():
+    nb, _ = shared_lesson_notebook()
+    prompt = next(c for c in nb.cells if c.id == "question-Q1")
+    assert prompt.source.startswith("### Q1：为什么要开平方？\n\n说明均方根为什么最后要开平方。")
+
+
+def test_a_heading_of_another_id_is_not_the_question(lesson):
+    view = select_variant(lesson, "student")
+    blocks = tuple(Markdown(b.line, b.text.replace("### Q3", "### Q30：别的题")) if isinstance(b, Markdown) else b
+                   for b in view.blocks)
+    with pytest.raises(CourseError, match=r"not found once: ### Q3 \(a question's heading is its rubric id, alone or "
+                                          r"followed by a title: `### Q1` or `### Q1：…`\)"):
+        build(lesson, view=view.with_blocks(blocks))
