@@ -174,3 +174,9 @@ def test_a_heading_of_another_id_is_not_the_question(lesson):
     with pytest.raises(CourseError, match=r"not found once: ### Q3 \(a question's heading is its rubric id, alone or "
                                           r"followed by a title: `### Q1` or `### Q1：…`\)"):
         build(lesson, view=view.with_blocks(blocks))
+
+
+def test_a_raises_check_reaches_the_test_cell_and_the_reference_passes_it():
+    nb, _ = shared_lesson_notebook()
+    test = next(c for c in nb.cells if c.id == "test-scale")
+    assert "_course.raises('ValueError', lambda: scale(-1))" in test.source

@@ -2,7 +2,8 @@
 
 The helpers accept only real builtin values (int/float for numbers; bool, str, None, list, tuple, dict as
 themselves) and get every type from literals ((0).__class__), so objects that equal everything, subclasses and
-monkeypatched builtins do not pass. Code inside the student's kernel can still replace the helpers
+monkeypatched builtins do not pass; a `raises` check looks its exception up among the builtins as they were when
+the helpers ran. Code inside the student's kernel can still replace the helpers
 themselves; `course grade` re-checks outside the kernel.
 """
 
@@ -22,6 +23,7 @@ class _CourseChecks:
     _float = (0.0).__class__
     _type = _int.__class__
     _same_kind = (True.__class__, "".__class__, None.__class__, [].__class__, ().__class__, {{}}.__class__)
+    _errors = dict(vars(__import__("builtins")))
 
     class {HIDDEN_FAILED}(AssertionError):
         """隐藏检查未通过（隐藏检查的数值不公开）。"""
@@ -72,6 +74,15 @@ class _CourseChecks:
             if not self.match(value, values[0], tol):
                 raise AssertionError(f"应彼此相等，实际 {{list(values)!r}}")
 
+    def raises(self, name, call):
+        try:
+            value = call()
+        except self._errors[name]:
+            return
+        except self._errors["Exception"] as error:
+            raise AssertionError(f"应抛出 {{name}}，实际抛出 {{self._type(error).__name__}}") from None
+        raise AssertionError(f"应抛出 {{name}}，实际返回 {{value!r}}")
+
     def hidden(self):
         return self._Hidden()
 
@@ -85,6 +96,8 @@ def check_line(check: Check) -> str:
     tol = f", tol={check.rel_tol!r}" if check.rel_tol != REL_TOL else ""
     if check.kind == "same":
         return f"_course.same({', '.join(calls)}{tol})"
+    if check.kind == "raises":
+        return f"_course.raises({check.want!r}, lambda: {calls[0]})"
     return f"_course.{check.kind}({', '.join(calls)}, {literal(check.want)}{tol})"
 
 
