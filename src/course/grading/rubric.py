@@ -1,11 +1,16 @@
 """A lesson's grading standard, read from autograder/rubrics/lessonNN.yml: the one place points live.
 
-The lesson's 检查与通过标准 section, the nbgrader cells' points and the report all derive from it.
+The lesson's 检查与通过标准 section, the nbgrader cells' points and the report all derive from it. Its text
+(titles, descriptions, 要点, 给分规则, veto items) is plain text, and render_text writes it for each place it
+is shown — the lesson page (Markdown), formgrader and the HTML report (HTML), a test cell's comment or a CSV
+cell (one line) — so `e^(x−m)` or `N_d` reads the same everywhere.
 """
 
 from __future__ import annotations
 
+import html
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +19,7 @@ from course.lesson import validate
 from course.lesson.validate import YamlDocument, load_yaml, parse_yaml  # noqa: F401 (grading files read YAML from here)
 
 CHINESE_COUNT = dict(enumerate("两三四五六七八九", start=2))
+MARKUP = re.compile(r"""([\\`*_\[\]<>!#|^~$&:"'.+(){}-])""")  # what may start Markdown or pandoc markup
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,18 @@ def format_points(points: float) -> str:
     return f"{points:g}"
 
 
+def render_text(text: str, to: str) -> str:
+    """Rubric text for one place it is shown: 'markdown' (a page), 'html' (formgrader, the report) or 'line'."""
+    line = re.sub(r"[ \t]*\n\s*", " ", text.strip())
+    if to == "markdown":
+        return MARKUP.sub(r"\\\1", line)
+    if to == "html":
+        return html.escape(text)
+    if to == "line":
+        return line
+    raise ValueError(f"render_text: expected 'markdown', 'html' or 'line', got {to!r}")
+
+
 def validate_document(doc: YamlDocument, schema_name: str) -> None:
     """Check a grading document against one of the grading schemas (grading/schema/NAME.json)."""
     validate.validate_document(doc, "course.grading", schema_name)
@@ -165,12 +183,18 @@ def _check_unique(doc: YamlDocument, entries: list[tuple[str, int, str]]) -> Non
 def standard_markdown(rubric: Rubric) -> str:
     """The body of the lesson's 检查与通过标准 section, worded as the course has always stated it."""
     code_points = sum(c.points for c in rubric.code_items)
-    code_titles = "、".join(c.title for c in rubric.code_items)
-    lines = [f"总分 {format_points(rubric.total)} 分：代码正确 {format_points(code_points)} 分（{code_titles}）、"
+    code_items = "、".join(f"{render_text(c.title, 'markdown')} {format_points(c.points)} 分" for c in rubric.code_items)
+    lines = [f"总分 {format_points(rubric.total)} 分：代码正确 {format_points(code_points)} 分（{code_items}）、"
              f"{_questions_phrase(rubric.questions)}、通过线 {format_points(rubric.pass_line)} 分。"]
     if rubric.vetoes:
-        lines += ["", "一票否决项：", ""] + [f"- {v.text}" for v in rubric.vetoes]
+        lines += ["", "一票否决项：", ""] + [f"- {render_text(v.text, 'markdown')}" for v in rubric.vetoes]
     return "\n".join(lines) + "\n"
+
+
+def key_points_markdown(rubric: Rubric) -> str:
+    """The answer-only 要点 section: per question a heading and its 要点, written as the page shows them."""
+    return "".join(f"### {q.id}\n\n" + "".join(f"- {render_text(point, 'markdown')}\n" for point in q.key_points)
+                   + "\n" for q in rubric.questions)
 
 
 def _questions_phrase(questions: tuple[Question, ...]) -> str:
