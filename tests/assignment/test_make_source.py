@@ -180,3 +180,10 @@ def test_a_raises_check_reaches_the_test_cell_and_the_reference_passes_it():
     nb, _ = shared_lesson_notebook()
     test = next(c for c in nb.cells if c.id == "test-scale")
     assert "_course.raises('ValueError', lambda: scale(-1))" in test.source
+
+
+def test_the_test_cell_shows_a_description_only_when_it_is_marked_for_students():
+    nb, _ = shared_lesson_notebook()
+    by_id = {c.id: c.source for c in nb.cells}
+    assert "评分者注意" not in by_id["test-scale"] and by_id["test-scale"].startswith("# 测试 1/2：缩放（2 分）。\n")
+    assert by_id["test-rms"].startswith("# 测试 2/2：均方根（1 分）。对平方的平均值开平方。\n")

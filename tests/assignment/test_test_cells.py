@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from course.assignment import test_cells
@@ -45,3 +47,17 @@ def test_a_function_that_returns_or_raises_something_else_fails_the_test_cell(st
 def test_rebinding_the_exception_name_in_the_notebook_does_not_change_the_check():
     with pytest.raises(AssertionError, match="应抛出 ValueError，实际抛出 KeyError"):
         run_test_cell("ValueError = KeyError\n\ndef scale(x):\n    if x < 0:\n        raise KeyError(x)\n    return 2 * x\n")
+
+
+def test_a_description_is_graders_text_unless_marked_for_students():
+    hidden = test_cells.test_cell_source(ITEM, CHECKS, 1, 1)
+    shown = test_cells.test_cell_source(dataclasses.replace(ITEM, for_students=True), CHECKS, 1, 1)
+    assert "评分者的说明" not in hidden and hidden.splitlines()[0] == "# 测试 1/1：缩放（2 分）。"
+    assert shown.splitlines()[0] == "# 测试 1/1：缩放（2 分）。评分者的说明"
+
+
+def test_a_title_with_quotes_stays_one_python_string():
+    item = CodeItem("q", '"引号"\\ 标题', 1, "d")
+    namespace: dict = {}
+    source = test_cells.test_cell_source(item, (parse_check("f() == 1"),), 1, 1)
+    exec(compile(test_cells.HELPERS_SOURCE + "\ndef f():\n    return 1\n" + source, "<cell>", "exec"), namespace)

@@ -9,9 +9,11 @@ themselves; `course grade` re-checks outside the kernel.
 
 from __future__ import annotations
 
+import json
+
 from course.grading.cells import HIDDEN_BEGIN, HIDDEN_END, HIDDEN_FAILED
 from course.grading.checks import REL_TOL, Check, literal
-from course.grading.rubric import CodeItem, format_points
+from course.grading.rubric import CodeItem, format_points, render_text
 
 HELPERS_ID = "course-checks"
 
@@ -103,11 +105,12 @@ def check_line(check: Check) -> str:
 
 def test_cell_source(item: CodeItem, checks: tuple[Check, ...], number: int, total: int) -> str:
     """Visible checks in the open, hidden ones between nbgrader's markers, then a success line."""
-    lines = [f"# 测试 {number}/{total}：{item.title}（{format_points(item.points)} 分）。{item.description}",
+    note = render_text(item.description, "line") if item.for_students else ""
+    lines = [f"# 测试 {number}/{total}：{render_text(item.title, 'line')}（{format_points(item.points)} 分）。{note}",
              "# 可见检查用课文中的数值；评分时还会用其他输入运行隐藏检查。"]
     lines += [check_line(c) for c in checks if not c.hidden]
     hidden = [check_line(c) for c in checks if c.hidden]
     if hidden:
         lines += [HIDDEN_BEGIN, "with _course.hidden():", *("    " + line for line in hidden), HIDDEN_END]
-    lines.append(f'print("✓ {item.title}：检查通过")')
+    lines.append(f"print({json.dumps('✓ ' + render_text(item.title, 'line') + '：检查通过', ensure_ascii=False)})")
     return "\n".join(lines)

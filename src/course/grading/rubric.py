@@ -24,12 +24,14 @@ MARKUP = re.compile(r"""([\\`*_\[\]<>!#|^~$&:"'.+(){}-])""")  # what may start M
 
 @dataclass(frozen=True)
 class CodeItem:
-    """One autograded check of the exercise code (an nbgrader test cell)."""
+    """One autograded check of the exercise code (an nbgrader test cell); its description is graders' text unless
+    marked for students."""
 
     id: str
     title: str
     points: float
     description: str
+    for_students: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,8 @@ def _build(doc: YamlDocument) -> Rubric:
         lesson=d["lesson"],
         total=d["total"],
         pass_line=d["pass_line"],
-        code_items=tuple(CodeItem(c["id"], c["title"], c["points"], c["description"]) for c in d["code_items"]),
+        code_items=tuple(CodeItem(c["id"], c["title"], c["points"], c["description"],
+                                  c.get("description_for_students", False)) for c in d["code_items"]),
         questions=tuple(Question(q["id"], q["title"], q["points"], tuple(q["key_points"]), q["partial_credit"])
                         for q in d["questions"]),
         vetoes=tuple(Veto(v["id"], v["text"], tuple(v["questions"])) for v in d["vetoes"]),
