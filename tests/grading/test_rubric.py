@@ -214,3 +214,17 @@ def test_veto_question_not_in_the_rubric_is_an_error(tmp_path):
     line = _line_of(text, "    questions: [Q1, Q2, Q3]")
     assert str(err.value) == (f"rubrics/lesson05.yml, line {line}: vetoes/0/questions/2: expected one of the "
                               "questions Q1, Q2, Q4, got 'Q3'")
+
+
+def test_the_html_report_shows_rubric_text_as_render_text_writes_it(tmp_path):
+    from course.grading.report import Hints, ItemScore, StudentReport, Submission, render_html
+
+    text = RUBRIC.read_text("utf-8").replace("激活在各 DP 副本上不同", "softmax 的 e^(x−m) <b>不</b>是 *N_d*")
+    rubric = load_rubric(_write(tmp_path, text))
+    code = tuple(ItemScore(code_grade_id(c.id), c.id, c.title, c.points, 0, None, None) for c in rubric.code_items)
+    questions = tuple(ItemScore(question_grade_id(q.id), q.id, q.title, q.points, None, None, None)
+                      for q in rubric.questions)
+    student = StudentReport(Submission("s1", code, questions, 0, None), (), "INCOMPLETE", ("待评分",))
+    page = render_html(rubric, (student,), Hints({}, {}), {})
+    point = rubric.questions[0].key_points[0]
+    assert f"<li>{render_text(point, 'html')}</li>" in page and "e^(x−m) &lt;b&gt;不&lt;/b&gt;是 *N_d*" in page
