@@ -19,7 +19,11 @@ from course.lesson import validate
 from course.lesson.validate import YamlDocument, load_yaml, parse_yaml  # noqa: F401 (grading files read YAML from here)
 
 CHINESE_COUNT = dict(enumerate("两三四五六七八九", start=2))
-MARKUP = re.compile(r"""([\\`*_\[\]<>!#|^~$&:"'.+(){}-])""")  # what may start Markdown or pandoc markup
+# What pandoc's commonmark_x (with smart punctuation, sub/superscript, emoji, math) could read as markup inside a
+# line: always-special characters, underscores at a word's edge, emoji colons, dash and dot runs; then what would
+# start a list, heading or quote at the line's start.
+MARKUP = re.compile(r"""[\\`*^~$<>\[\]{}|&"']|(?<![^\W_])_|_(?![^\W_])|:(?=[\w+-])|-(?=-)|(?<=-)-|\.(?=\.)|(?<=\.)\.""")
+LINE_START = re.compile(r"^([-+#>(]|\d+(?=[.)]))")
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,12 @@ def render_text(text: str, to: str) -> str:
     """Rubric text for one place it is shown: 'markdown' (a page), 'html' (formgrader, the report) or 'line'."""
     line = re.sub(r"[ \t]*\n\s*", " ", text.strip())
     if to == "markdown":
-        return MARKUP.sub(r"\\\1", line)
+        escaped = MARKUP.sub(lambda m: "\\" + m.group(0), line)
+        start = LINE_START.match(escaped)
+        if start is None:
+            return escaped
+        cut = start.end()
+        return escaped[:cut] + "\\" + escaped[cut:] if start.group(1)[0].isdigit() else "\\" + escaped
     if to == "html":
         return html.escape(text)
     if to == "line":
