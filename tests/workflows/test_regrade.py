@@ -24,13 +24,15 @@ from course.assignment.versions import assignment_version, history_dir, released
 from course.grading.gradebook import db_url
 from course.grading.load_checks import load_checks
 from course.lesson.parse_qmd import parse_lesson
+from course.nbgrader_hooks.manual_grades import answers_path
 from course.workflows.grade import grade_assignment, run_nbgrader
 from tests.assignment.make_submissions import ANSWER, FIXTURES, ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
 STUDENTS = {"s-right": "reference", "s-floor": "floor-division", "s-extra": "forgot-extra"}
-ANSWERS = {"Q1": "激活取决于每卡的 micro-batch，ZeRO 只分片模型状态。", "Q2": "2Ψ 对 2Ψ，3Ψ 多一次 all-gather。",
+ANSWERS = {"Q1": "激活取决于每卡的 micro-batch，ZeRO 只分片模型状态。",
+           "Q2": "2Ψ 对 2Ψ，3Ψ 多一次 all-gather。",
            "Q3": "预取把 all-gather 藏在计算后面。"}
 MANUAL = {"answer-Q1": 2.0, "answer-Q2": 1.5, "answer-Q3": 2.0}
 MOVED = "zero_communication_volume(7_000_000_000, 3) == 21_000_000_000"
@@ -96,11 +98,14 @@ def lax_class(released: Path, where: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def by_course_grade(released, tmp_path_factory):
-    """Graded lax, graded by hand, checks tightened, `course grade` run twice: (root, lax state, run, rerun)."""
+    """Graded lax, graded by hand, checks tightened, `course grade` run twice: (root, lax state, run, rerun).
+
+    s-extra's remembered answers are removed first: its autograded notebook stands in for them."""
     where = tmp_path_factory.mktemp("regrade-course")
     root = lax_class(released, where)
     first = grade_assignment(root, "lesson05", jobs=2)
     grade_by_hand(root)
+    answers_path(root, "lesson05", "s-extra").unlink()  # as if graded before answers were remembered
     lax = gradebook(root)
     lax_version = assignment_version(root, "lesson05")
     build_source(root, checks_file(where, tight=True))  # `course build` after tightening; nothing released yet
@@ -208,3 +213,7 @@ def test_a_release_that_adds_or_removes_graded_cells_is_refused_and_deletes_noth
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0 and "removes test-dp1-cross-check" in out and "nbgrader db assignment remove" in out
     assert (root / "release" / "lesson05" / "lesson05.ipynb").read_bytes() == released
+    run_nbgrader(root, "db", "assignment", "remove", "lesson05", "--force")  # the way out the message names
+    run_nbgrader(root, "generate_assignment", "lesson05", "--force")
+    release = nbformat.read(root / "release" / "lesson05" / "lesson05.ipynb", as_version=4)
+    assert "test-dp1-cross-check" not in {c.metadata.get("nbgrader", {}).get("grade_id") for c in release.cells}

@@ -1,4 +1,4 @@
-"""nbgrader autograde step: SaveAutoGrades, except that what graders finished stays finished while its answer is unchanged.
+"""nbgrader autograde step: SaveAutoGrades, except that what graders finished stays finished for an unchanged answer.
 
 Stock SaveAutoGrades marks every grade that has a manual score as "needs manual grade" on each autograde, so a
 regrade (checks tightened, a re-release, `--force`) sends every graded written answer back to the graders with its
@@ -7,7 +7,8 @@ needing grading) keeps that state when the text it was given for is the text aut
 score is unchanged; a changed answer (a new submission) or a changed autograder score goes back for review, as in
 nbgrader. The text graders saw is the one autograded last: its digest per grade is kept in
 .course-grade/<assignment>/answers/<student>.json (a written answer: its own cell; a test: all the student's answer
-cells). Without that file (a grade from before it existed) nbgrader's rule applies.
+cells). A grade from before that file existed is compared with its autograded notebook, read before nbgrader's
+run removes it (remember_autograded_answers).
 """
 
 from __future__ import annotations
@@ -40,6 +41,20 @@ def answer_digests(nb) -> dict[str, str]:
             for c in nb.cells if utils.is_grade(c)}
 
 
+def remember_autograded_answers(course_root: Path | str, assignment: str, student: str, autograded: Path) -> None:
+    """Keep the answer digests of an AUTOGRADED notebook graded before digests were kept (none kept yet)."""
+    import nbformat
+
+    path = answers_path(course_root, assignment, student)
+    if path.is_file() or not autograded.is_file():
+        return
+    try:
+        nb = nbformat.read(autograded, as_version=4)
+    except Exception:  # nbformat raises several kinds; an unreadable old notebook just means nothing to keep
+        return
+    write_atomic(path, json.dumps(answer_digests(nb)))
+
+
 class SaveAutoGradesKeepingGraded(SaveAutoGrades):
     """nbgrader's SaveAutoGrades that leaves finished manual grading finished for an unchanged answer."""
 
@@ -52,7 +67,8 @@ class SaveAutoGradesKeepingGraded(SaveAutoGrades):
         except (OSError, ValueError):
             before = {}
         now = answer_digests(nb)
-        self._unchanged = {name for name, value in now.items() if isinstance(before, dict) and before.get(name) == value}
+        before = before if isinstance(before, dict) else {}
+        self._unchanged = {name for name, value in now.items() if before.get(name) == value}
         nb, resources = super().preprocess(nb, resources)
         write_atomic(path, json.dumps(now))
         return nb, resources

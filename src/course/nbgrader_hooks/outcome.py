@@ -111,7 +111,10 @@ def outcomes_from_records(course_root: Path | str, assignment: str) -> dict[str,
     outcomes = {}
     for path in sorted(folder.glob("*.json")):
         try:
-            outcomes[path.stem] = json.loads(path.read_text("utf-8"))
+            record = json.loads(path.read_text("utf-8"))
+            if isinstance(record, dict):
+                record.pop("graded", None)  # what the grade came from, not part of the outcome
+            outcomes[path.stem] = record
         except (OSError, ValueError) as exc:
             raise CourseError(f"grading record cannot be read ({exc}); delete it and grade that student again "
                               "with --force", Location(str(path.relative_to(course_root)))) from exc

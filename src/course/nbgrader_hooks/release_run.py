@@ -111,10 +111,12 @@ class CourseReleaseExporter(NotebookExporter):
                 for release, copy in kept.items():
                     shutil.rmtree(release, ignore_errors=True)
                     shutil.copytree(copy, release, symlinks=True)
-                    self.log.warning("kept %s as it was before this failed run", os.path.relpath(release, coursedir.root))
+                    self.log.warning("kept %s as it was before this failed run",
+                                     os.path.relpath(release, coursedir.root))
                 raise
         for assignment in assignments:
             version = archive_release(Path(coursedir.root), assignment)
             if version:
-                self.log.info("%s released as version %s (kept in release-history/%s/)", assignment, version, assignment)
+                self.log.info("%s released as version %s (kept in release-history/%s/)", assignment, version,
+                              assignment)
 

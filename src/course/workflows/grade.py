@@ -87,10 +87,10 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     """
     import nbformat
 
+    from course.assignment.versions import assignment_version, released_texts
     from course.grading.rubric import load_rubric, rubric_path
     from course.nbgrader_hooks.batch_lock import batch_lock
     from course.nbgrader_hooks.outcome import STATE_DIR, merge_into_report
-    from course.assignment.versions import assignment_version, released_texts
     from course.workflows.grade_batch import GradeState, SubmissionWork, course_config, gradebook_rows, run_batch
 
     root = Path(course_root).resolve()
@@ -122,8 +122,8 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
         state = GradeState(root, assignment)
         rows = gradebook_rows(root, assignment)
         work = [SubmissionWork(f.parent.name, f, state.digest(f)) for f in folders]
-        why = {w.student: ("asked for with --force" if force is True or w.student in forced else state.why_grade(w, rows, version))
-               for w in work}
+        why = {w.student: "asked for with --force" if force is True or w.student in forced
+               else state.why_grade(w, rows, version) for w in work}
         todo = [w for w in work if why[w.student]]
         history = released_texts(root, assignment)
         checked = {w.student: preflight(w.folder, f"{assignment}.ipynb", source_cells,

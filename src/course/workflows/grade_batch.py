@@ -16,9 +16,9 @@ For each submission, in order:
 The gradebook is the truth: a state file (or the record a stock autograde left) only lets a rerun skip a
 student while the gradebook still holds exactly the grades recorded in it for the same submission content and
 the same assignment version (a replaced, restored or deleted gradebook, a changed submission, or checks or a
-release that changed mean grading again, with the reason said). One grading run per course at a time: the batch holds the
-course's batch lock (course.nbgrader_hooks.batch_lock), which stock `nbgrader autograde` takes too, so neither
-command writes the gradebook while the other does; the in-process autograde steps share the batch's lock.
+release that changed mean grading again, with the reason said). One grading run per course at a time: the
+batch holds the course's batch lock (course.nbgrader_hooks.batch_lock), which stock `nbgrader autograde` takes
+too, so neither command writes the gradebook while the other does; the in-process autograde steps share it.
 """
 
 from __future__ import annotations
@@ -84,8 +84,8 @@ class GradeState:
         try:
             path = self._path(student)
             state = json.loads(path.read_text("utf-8"))
-            found.append((path.stat().st_mtime_ns, state, {"submission": state["digest"], "version": state.get("version"),
-                                                           "gradebook": state["gradebook"]}))
+            stamp = {"submission": state["digest"], "version": state.get("version"), "gradebook": state["gradebook"]}
+            found.append((path.stat().st_mtime_ns, state, stamp))
         except (OSError, ValueError, KeyError, TypeError):
             pass
         autograded = self.root / "autograded" / student / self.assignment / f"{self.assignment}.ipynb"
