@@ -21,7 +21,7 @@ from nbgrader.api import Gradebook
 from course.assignment.make_source import make_assignment_source, source_notebook, write_source
 from course.assignment.submissions import submission
 from course.assignment.versions import assignment_version, history_dir, released_versions
-from course.grading.gradebook import db_url
+from course.grading.gradebook import configured_gradebook
 from course.grading.load_checks import load_checks
 from course.lesson.parse_qmd import parse_lesson
 from course.nbgrader_hooks.manual_grades import answers_path
@@ -63,7 +63,7 @@ def build_source(root: Path, checks: Path) -> None:
 
 def gradebook(root: Path) -> dict:
     """(student, grade id) → (auto score, manual score, needs manual grade), and the flagged students."""
-    with Gradebook(db_url(root / "gradebook.db")) as gb:
+    with Gradebook(configured_gradebook(root).url) as gb:
         subs = gb.assignment_submissions("lesson05")
         grades = {(s.student.id, g.name): (g.auto_score, g.manual_score, g.needs_manual_grade)
                   for s in subs for nb in s.notebooks for g in nb.grades}
@@ -73,7 +73,7 @@ def gradebook(root: Path) -> dict:
 
 def grade_by_hand(root: Path) -> None:
     """What formgrader's save does for each written answer, and a grader's review clearing the flags."""
-    with Gradebook(db_url(root / "gradebook.db")) as gb:
+    with Gradebook(configured_gradebook(root).url) as gb:
         for student in STUDENTS:
             for name, points in MANUAL.items():
                 grade = gb.find_grade(name, "lesson05", "lesson05", student)
