@@ -155,11 +155,14 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
     print("   " + ", ".join(collect(course_root, lesson)))
     step("autograde, then re-check every submission outside the student's kernel", f"course grade {lesson}")
     print(summary(grade_assignment(course_root, lesson, unsafe=unsafe)))
-    step("feedback: per test passed or not, hidden tests left out", f"nbgrader generate_feedback {lesson} --force")
+    step("feedback: per test passed or not, hidden tests left out; Q1–Q3 say 待评分 until a grader scores them",
+         f"nbgrader generate_feedback {lesson} --force")
     print(f"   {stock(course_root, 'generate_feedback', lesson, '--force')}")
     step("export: one row per student and assignment", "nbgrader export")
     print(f"   {stock(course_root, 'export')}")
-    step("graders: question points in formgrader, vetoes recorded", f"nbgrader formgrader; course report {lesson} --veto …")
+    # formgrader is a Jupyter server extension, not an nbgrader command: a server started in the course root
+    step("graders: question points in formgrader (beside each answer its 要点 and veto hints), vetoes recorded",
+         f"cd autograder && jupyter lab  # Nbgrader ▸ Formgrader ▸ Manual Grading; then course report {lesson} --veto …")
     for line in grade_by_hand(plan.root, course_root, lesson):
         print(f"   {line}")
     step("report: PASS / FAIL / INCOMPLETE with the reasons", f"course report {lesson}")
