@@ -62,3 +62,17 @@ def test_a_lesson_without_a_demo_class_is_named(tmp_path):
     with pytest.raises(CourseError, match=r"no demo class for lesson09: expected demo/lesson09/students.yml "
                                           r"\(lessons with one: lesson05\)"):
         run_cycle(tmp_path, "lesson09")
+
+
+def test_demo_notebooks_made_from_an_older_release_are_rewritten(released, tmp_path):
+    from course.workflows.demo_cycle import write_submissions
+
+    root = tmp_path / "autograder"
+    shutil.copytree(released, root)
+    shutil.copytree(ROOT / "autograder" / "demo", root / "demo")
+    assert write_submissions(root, "lesson05") == []  # the committed demo class is made from this very release
+    stale = root / "demo" / "lesson05" / "lisi" / "lesson05.ipynb"
+    stale.write_text(stale.read_text("utf-8").replace("✓", "ok"), "utf-8")  # a test cell as an older release had it
+    assert write_submissions(root, "lesson05") == [stale]
+    committed = ROOT / "autograder" / "demo" / "lesson05" / "lisi" / "lesson05.ipynb"
+    assert stale.read_text("utf-8") == committed.read_text("utf-8")

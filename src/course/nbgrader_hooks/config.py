@@ -2,11 +2,13 @@
 
 Everything lives under the course root (autograder/): gradebook (nbgrader's default db_url), exchange,
 exported grades — defaults that a system, hub or user nbgrader config overrides. Stock nbgrader
-steps are kept and these course steps are added: per-region stubs when releasing; for autograding, one run
+steps are kept and these course steps are added: per-region stubs when releasing, a release that refuses a cell
+change before deleting anything and is kept by version (release_run); for autograding, one run
 per course at a time under the batch lock, damaged submissions scored 0 with the reason instead of failing
 (both: the exporter course.nbgrader_hooks.autograde_run), restoring lost graded cells, running the students'
 code in the grading sandbox instead of nbgrader's Execute and re-checking the code items out of process after
-SaveAutoGrades, which also flags repaired submissions and writes each outcome to the grade report — so stock
+SaveAutoGrades, which also flags repaired submissions and writes each outcome to the grade report (with the
+assignment version it was graded against), keeping finished manual grades of unchanged answers finished — so stock
 `nbgrader autograde` (and formgrader's autograde) leaves exactly the gradebook, flags and report
 `course grade` does; hiding hidden tests in feedback and marking unscored answers 待评分 there; beside answers in
 formgrader, the rubric's 要点, the veto hints and the code diagnoses, with math and diagrams drawn offline.
@@ -61,6 +63,8 @@ def course_settings(c, root: Path) -> None:
     from course.nbgrader_hooks.autograde_run import CourseAutogradeExporter
     from course.nbgrader_hooks.feedback import HideHiddenTests, PendingGrades
     from course.nbgrader_hooks.formgrader import use_course_templates
+    from course.nbgrader_hooks.manual_grades import SaveAutoGradesKeepingGraded
+    from course.nbgrader_hooks.release_run import CourseReleaseExporter
     from course.nbgrader_hooks.restore import RestoreGradedCells
     from course.nbgrader_hooks.sandbox_execute import SandboxExecute
     from course.nbgrader_hooks.sandbox_recheck import RecheckOutOfProcess
@@ -74,12 +78,14 @@ def course_settings(c, root: Path) -> None:
     c.ClearSolutions.text_stub = ""  # written answers start empty under their question
     stock = GenerateAssignment.class_traits()["preprocessors"].default()
     c.GenerateAssignment.preprocessors = [ClearSolutionsWithStubs if p is ClearSolutions else p for p in stock]
+    c.GenerateAssignment.exporter_class = CourseReleaseExporter  # refuse before deleting; keep each version
     c.Autograde.exporter_class = CourseAutogradeExporter
     sanitize = Autograde.class_traits()["sanitize_preprocessors"].default()
     c.Autograde.sanitize_preprocessors = [RestoreGradedCells, *sanitize]
     steps = Autograde.class_traits()["autograde_preprocessors"].default()
-    steps = [SandboxExecute if p is Execute else p for p in steps]
-    steps.insert(steps.index(SaveAutoGrades) + 1, RecheckOutOfProcess)
+    replaced = {Execute: SandboxExecute, SaveAutoGrades: SaveAutoGradesKeepingGraded}
+    steps = [replaced.get(p, p) for p in steps]
+    steps.insert(steps.index(SaveAutoGradesKeepingGraded) + 1, RecheckOutOfProcess)
     c.Autograde.autograde_preprocessors = steps
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, PendingGrades, CSSHTMLHeaderPreprocessor]
     # formgrader shows below each answer the rubric's 要点 and the veto hints, below each code item's test the
