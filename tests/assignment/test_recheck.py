@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from course.grading.checks import AssignmentSpec, Item, parse_check
+from course.grading.checks import AssignmentSpec, Item, Misconception, parse_check
 from course.grading.recheck import (HARNESS, ItemVerdict, apply_rechecks, recheck_code, recheck_submission, student_cells,
                                     student_code)
 from course.grading.rubric import CodeItem, Rubric, load_rubric
@@ -126,29 +126,9 @@ def test_non_numbers_are_compared_by_exact_type_and_value_outside_the_student_pr
     assert shapes(code, check).passed is passes
 
 
-def test_a_syntax_error_is_reported_with_its_cell_and_line_not_as_a_missing_name():
-    verdict = shapes("x = 1\ndef f():\n    return (1,\n\ny = ]", "f() == (1,)")
-    [error] = verdict.errors
-    assert not verdict.passed and error.error == "SyntaxError" and error.cell == "cell 1" and error.line == 5
-    assert "f is not defined" in verdict.reason and "cell 1, line 5: SyntaxError" in verdict.reason
-    assert "KeyError" not in verdict.reason
-
-
-def test_an_exception_while_defining_the_exercise_is_reported_with_its_line():
-    verdict = shapes("import math\n\nvalue = math.sqrt(-1)\ndef f(): return (1,)", "f() == (1,)")
-    assert [e.describe() for e in verdict.errors] == ["cell 1, line 3: ValueError: math domain error"]
-
-
-def test_a_submissions_cell_errors_name_its_exercise_cell():
-    nb = nbformat.read(OUT / "reference.ipynb", as_version=4)
-    answer = next(c for c in nb.cells if c.cell_type == "code" and c.source.startswith("def zero_memory_per_gpu("))
-    answer.source = answer.source.replace("def zero_memory_per_gpu(", "def zero_memory_per_gpu(:", 1)
-    verdicts = recheck_code(student_code(nb), RUBRIC, unsafe=True,
-                            labels=[label for label, _ in student_cells(nb)])
-    [error] = verdicts["formulas"].errors
-    grade_id = answer.metadata["nbgrader"]["grade_id"]
-    assert (error.cell, error.line, error.error) == (f"cell {grade_id}", 1, "SyntaxError")
-    assert ItemVerdict(**{"passed": False, "reason": "r", "errors": [error.__dict__]}).errors == (error,)
+from course.grading.checks import AssignmentSpec, Item, Misconception, parse_check
+from course.grading.recheck import (HARNESS, ItemVerdict, apply_rechecks, recheck_code, recheck_submission, student_cells,
+                                    student_code)
 
 
 @pytest.mark.sandbox

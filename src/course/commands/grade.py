@@ -24,6 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: c.GradingSandbox.recheck_call_timeout_s, 2)")
     parser.add_argument("--engine", choices=["auto", "shell", "kernel"], default=None,
                         help="how cells run (default: c.GradingSandbox.engine, auto)")
+    parser.add_argument("--force", nargs="*", metavar="STUDENT", default=None,
+                        help="grade again even what is already graded for the current version: everyone, or the "
+                             "students named (manual scores of unchanged answers are kept)")
     parser.add_argument("--unsafe", action="store_true",
                         help="run students' code without the bubblewrap sandbox (only where none can be had, "
                              "and only for code you trust); the same as c.GradingSandbox.unsafe = True")
@@ -37,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
              "submission_timeout_s": args.timeout, "recheck_call_timeout_s": args.call_timeout,
              "engine": args.engine, "unsafe": args.unsafe or None}
     settings = {name: value for name, value in given.items() if value is not None}
-    result = grade_assignment(args.autograder, args.assignment, jobs=args.jobs, settings=settings)
+    force = True if args.force == [] else (args.force or False)
+    result = grade_assignment(args.autograder, args.assignment, jobs=args.jobs, settings=settings, force=force)
     print(summary(result))
     return 0
