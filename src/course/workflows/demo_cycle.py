@@ -83,7 +83,7 @@ def collect(course_root: Path, lesson: str) -> list[str]:
 
 def grade_by_hand(project_root: Path, course_root: Path, lesson: str) -> list[str]:
     """Enter the demo graders' question points (as formgrader does) and their vetoes (as `course report --veto`)."""
-    from course.grading.gradebook import gradebook
+    from course.grading.gradebook import configured_gradebook, gradebook
     from course.grading.report import record_veto
     from course.grading.rubric import load_rubric, question_grade_id, rubric_path
     from course.grading.vetoes import load_vetoes, veto_path
@@ -92,7 +92,7 @@ def grade_by_hand(project_root: Path, course_root: Path, lesson: str) -> list[st
     course_root = Path(course_root)
     doc = load_yaml(demo_dir(course_root, lesson) / GRADERS_FILE)
     done = []
-    with gradebook(course_root / "gradebook.db") as gb:
+    with gradebook(configured_gradebook(course_root).url) as gb:
         for student, scores in (doc.data.get("manual_scores") or {}).items():
             for question, points in scores.items():
                 grade = gb.find_grade(question_grade_id(question), lesson, lesson, student)
