@@ -78,9 +78,9 @@ def timed(argv: list[str], cwd: Path) -> Timed:
 
 def scores(course_root: Path) -> dict:
     """Every student's score per grade cell, as nbgrader stored it."""
-    from nbgrader.api import Gradebook
+    from course.grading.gradebook import configured_gradebook, gradebook
 
-    with Gradebook(f"sqlite:///{course_root / 'gradebook.db'}") as gb:
+    with gradebook(configured_gradebook(course_root).url) as gb:
         return {(g.student.id, g.name): g.score for s in gb.assignment_submissions("lesson05") for nb in s.notebooks
                 for g in nb.grades}
 
