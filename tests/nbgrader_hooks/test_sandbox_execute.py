@@ -126,7 +126,9 @@ def test_written_files_come_back_whole_within_the_scratch_limit_and_never_out_of
     folder = tmp_path / "autograded"
     folder.mkdir()
     (folder / "out").symlink_to(tmp_path)
-    keep_written(folder, {"a.txt": b"abcdef", "sub/b.bin": b"xxxxx", "out/stolen": b"no", "p1.ipynb": b"{}"},
-                 "p1.ipynb")
+    (folder / "taken").mkdir()
+    refused = keep_written(folder, {"a.txt": b"abcdef", "sub/b.bin": b"xxxxx", "out/stolen": b"no", "p1.ipynb": b"{}",
+                                    "taken": b"no"}, "p1.ipynb")
+    assert refused == ["out/stolen", "taken"]
     assert (folder / "a.txt").read_bytes() == b"abcdef" and (folder / "sub" / "b.bin").read_bytes() == b"xxxxx"
     assert not (tmp_path / "stolen").exists() and not (folder / "p1.ipynb").exists()

@@ -207,7 +207,9 @@ class SandboxExecute(Execute):
         run = prepared_or_made(settings, student, nb, "run", load_run,
                                lambda: self.sandboxed_run(nb, files, settings), files)
         resources.setdefault("nbgrader", {})["sandbox"] = run
-        keep_written(folder, run.files, f"{info.get('notebook', '')}.ipynb")
+        for rel in keep_written(folder, run.files, f"{info.get('notebook', '')}.ipynb"):
+            self.log.warning("%s: the file %s the notebook wrote was not kept: it would replace a folder or lead out of "
+                             "%s", student, rel, folder)
         if run.status == "error" or run.executed is None:
             raise CourseError(f"the grading sandbox failed before the student's code ran: {run.reason}")
         if len(run.executed.cells) != len(nb.cells):
@@ -223,12 +225,19 @@ class SandboxExecute(Execute):
         return nb, resources
 
 
-def keep_written(folder: Path, files: dict[str, bytes], notebook: str) -> None:
+def keep_written(folder: Path, files: dict[str, bytes], notebook: str) -> list[str]:
     """Put the files a run wrote into FOLDER, as a kernel running there would have (never over NOTEBOOK, which
-    nbgrader writes itself, nor through a link out of FOLDER)."""
+    nbgrader writes itself, nor through a link out of FOLDER); return the ones that could not be put there."""
     root = folder.resolve()
+    refused = []
     for rel, data in files.items():
         target = root / rel
-        if rel == notebook or not target.parent.resolve().is_relative_to(root) or target.is_symlink():
+        if rel == notebook:
             continue
-        write_atomic(target, data)
+        try:
+            if not target.parent.resolve().is_relative_to(root) or target.is_symlink() or target.is_dir():
+                raise IsADirectoryError(rel)
+            write_atomic(target, data)
+        except OSError:
+            refused.append(rel)
+    return refused
