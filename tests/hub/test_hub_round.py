@@ -35,10 +35,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.hub]
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 PASSWORD = "course-hub-trial"
-ANSWERS = {"Q1": "激活不是冗余状态：每张卡的激活来自它自己的 micro-batch，所以 ZeRO 不分片激活。",
+ANSWERS = {"Q1": "ZeRO-3 把激活也分片到各张卡上，所以训练长序列时激活显存会随 N_d 线性下降。",  # a veto hint
            "Q2": "reduce-scatter 与 all-gather 各 Ψ，合起来正是一次 all-reduce 的 2Ψ。",
            "Q3": "前向 all-gather、反向 all-gather 与梯度 reduce-scatter 各 Ψ，共 3Ψ。"}
-POINTS = {"Q1": "2", "Q2": "1.5", "Q3": "2"}
+POINTS = {"Q1": "0", "Q2": "1.5", "Q3": "2"}
 
 
 def _free_ports(count: int) -> int:
@@ -95,6 +95,9 @@ def hub_site(released):
                             "--shell", "/bin/bash", name], check=True)
             created.append(name)
         shutil.copytree(released.parent, base / "course")
+        # the course root sits in a checkout of the project, as autograder/ does: formgrader inlines its MathJax
+        shutil.copy(ROOT / "package.json", base / "course")
+        (base / "course" / "node_modules").symlink_to(ROOT / "node_modules")
         course_root = base / "course" / "autograder"
         subprocess.run(["chown", "-R", f"{names['grading']}:", str(course_root)], check=True)
         for folder in closed_folders(ROOT, course_root):
@@ -136,10 +139,7 @@ def hub(hub_site, tmp_path_factory):
     state = hub_site["base"] / "state"
     log_path = tmp_path_factory.mktemp("hub") / "hub.log"  # kept by pytest for a failed run
     log = log_path.open("wb")
-    env = {**os.environ, "COURSE_HUB_SHARED_PASSWORD": PASSWORD,
-           "COURSE_HUB_EXCHANGE_ROOT": str(hub_site["course_root"] / "exchange")}  # DEV: until the course config sets defaults only
-    hub_site["course_root"].chmod(0o755)
-    (hub_site["course_root"] / "exchange").mkdir(exist_ok=True)
+    env = {**os.environ, "COURSE_HUB_SHARED_PASSWORD": PASSWORD}
     proc = subprocess.Popen([str(VENV_BIN / "course"), "hub", "--root", str(ROOT), "--course-root",
                              str(hub_site["course_root"]), "--roster", str(hub_site["roster"]), "--state", str(state),
                              "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -311,6 +311,13 @@ def test_a_whole_round_on_the_hub(hub, browser, release_nb):
     fg.goto(f"{hub['url']}/services/{COURSE_ID}/formgrader/gradebook/lesson05/lesson05")
     fg.get_by_text("Submission #1").click()
     fg.wait_for_load_state("networkidle")  # formgrader has loaded each grade's model into its input
+    fg.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+    fg.evaluate("() => MathJax.startup.promise")
+    assert fg.locator("mjx-container svg").count() > 20 and fg.locator("mjx-merror").count() == 0  # offline math
+    hints = fg.locator("div.grader-hints")
+    expect(hints).to_have_count(1)  # only the Q1 answer reads like a veto item
+    expect(hints).to_contain_text("评分提示 · Q1")
+    expect(hints).to_contain_text("activation-shard")
     for qid, points in POINTS.items():
         answer = fg.locator(".nbgrader_cell", has=fg.locator(f"input#answer-{qid}"))
         expect(answer).to_contain_text(ANSWERS[qid])
@@ -322,8 +329,12 @@ def test_a_whole_round_on_the_hub(hub, browser, release_nb):
         with fg.expect_response(lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT") as saved:
             score.press("Tab")
         assert saved.value.ok and float(saved.value.json()["manual_score"]) == float(points)
-    fg.reload()
-    assert [fg.locator(f"input#answer-{q}").input_value() for q in POINTS] == list(POINTS.values())
+    hint_box = hints.bounding_box()["y"]
+    assert fg.locator("input#answer-Q1").bounding_box()["y"] < hint_box < fg.locator("input#answer-Q2").bounding_box()["y"]
+    fg.reload()  # the points were stored: formgrader shows them again
+    for qid, points in POINTS.items():
+        expect(fg.locator(f"input#answer-{qid}")).to_have_value(points)
+    assert not grader.remote, "formgrader reached beyond 127.0.0.1"
     grader.close()
 
     # Feedback released; the student fetches it and reads the scores.
@@ -337,6 +348,6 @@ def test_a_whole_round_on_the_hub(hub, browser, release_nb):
     body = page.frame_locator(".jp-HTMLViewer iframe").locator("body")
     expect(body).to_contain_text("Score", timeout=60_000)
     text = body.inner_text()
-    assert "lesson05 (Score: 9.5 / 10.0)" in text
+    assert "lesson05 (Score: 7.5 / 10.0)" in text
     assert [f"Score: {float(p)} / 2.0" in text for p in POINTS.values()] == [True] * 3
     student.close()

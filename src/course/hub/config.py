@@ -66,7 +66,10 @@ class CourseHub(Configurable):
 
     @default("exchange_root")
     def _exchange_root(self):
-        return _from_env("exchange_root", str(Path(self.state_dir) / "exchange"))
+        # where the course's own nbgrader config puts the exchange (autograder/nbgrader_config.py sets
+        # Exchange.root = <course root>/exchange over any hub-level value today), so that the course's shared
+        # server releases where students fetch
+        return _from_env("exchange_root", str(Path(self.course_root) / "exchange"))
 
     @default("course_id")
     def _course_id(self):
