@@ -12,7 +12,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current folder)")
     parser.add_argument("--course-root", type=Path, help="nbgrader course root (default: ROOT/autograder)")
     parser.add_argument("--roster", type=Path, help="accounts per role (default: ROOT/hub/roster.yml)")
-    parser.add_argument("--state", type=Path, help="the hub's own files and exchange (default: ROOT/.course-hub)")
+    parser.add_argument("--state", type=Path, help="the hub's database, cookie secret and each role's Jupyter "
+                                                   "config (default: ROOT/.course-hub)")
     parser.add_argument("--port", type=int, default=8000,
                         help="public port on 127.0.0.1; the next three are used too (default: 8000)")
 
