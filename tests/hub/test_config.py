@@ -98,7 +98,10 @@ def test_the_hub_is_set_up_for_one_course_with_instructors_and_graders(tmp_path,
     assert service["cwd"] == str((tmp_path / "autograder").resolve())
     assert service["url"] == "http://127.0.0.1:18103"
     assert service["environment"]["JUPYTER_CONFIG_PATH"].split(":")[0].endswith("/jupyter/course")
-    assert (tmp_path / "autograder" / "exchange").stat().st_mode & 0o7777 == 0o1777
+    exchange = tmp_path / "state" / "exchange"  # outside the course root: students never enter autograder/
+    assert exchange.stat().st_mode & 0o7777 == 0o1777
+    nbgrader = json.loads((tmp_path / "state" / "jupyter" / "global" / "nbgrader_config.json").read_text("utf-8"))
+    assert nbgrader["Exchange"]["root"] == str(exchange)
 
     class Spawner:  # what the pre-spawn hook sees of a user's spawner
         def __init__(self, name):

@@ -255,6 +255,9 @@ def _answer_cells(release: nbformat.NotebookNode) -> dict[str, int]:
 def test_a_whole_round_on_the_hub(hub, browser, release_nb):
     names = hub["names"]
     instructor(hub, "release_assignment", "lesson05")
+    # the hub-level exchange root and course id win over the course config's defaults
+    assert (hub["state"] / "exchange" / COURSE_ID / "outbound" / "lesson05" / "lesson05.ipynb").is_file()
+    assert not (hub["course_root"] / "exchange").exists()
 
     # The student: only the student tools, then fetch, fill, validate, submit.
     student = Session(browser, hub, "student")

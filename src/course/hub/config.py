@@ -66,10 +66,9 @@ class CourseHub(Configurable):
 
     @default("exchange_root")
     def _exchange_root(self):
-        # where the course's own nbgrader config puts the exchange (autograder/nbgrader_config.py sets
-        # Exchange.root = <course root>/exchange over any hub-level value today), so that the course's shared
-        # server releases where students fetch
-        return _from_env("exchange_root", str(Path(self.course_root) / "exchange"))
+        # outside the course root, so students never need to enter it; the course's own config only sets a
+        # default Exchange.root, which this hub-level value overrides for everyone, the course's server included
+        return _from_env("exchange_root", str(Path(self.state_dir) / "exchange"))
 
     @default("course_id")
     def _course_id(self):

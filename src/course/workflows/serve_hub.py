@@ -62,9 +62,10 @@ def check_hub(project_root: Path, course_root: Path, roster_path: Path, password
 
 
 def closed_folders(project_root: Path, course_root: Path) -> list[Path]:
-    """Folders other accounts cannot enter on the way to the Python, .venv, sources and course root they use."""
+    """Folders other accounts cannot enter on the way to the Python, .venv and sources they run, and to the course
+    root the grading account owns."""
     needed = (Path(sys.executable).resolve().parent, Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(),
-              project_root / "src", course_root)
+              project_root / "src", project_root / "node_modules", course_root.parent)
     closed = {part for folder in needed for part in (folder, *folder.parents)
               if not part.stat().st_mode & stat.S_IXOTH}
     return sorted(closed)
