@@ -160,7 +160,18 @@ def hub(hub_site, tmp_path_factory):
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+            _stop_proxy(state / "proxy.pid")  # the hub would have stopped it; the accounts' servers go with them
         log.close()
+
+
+def _stop_proxy(pid_file: Path) -> None:
+    """Stop the proxy a killed hub left behind (its pid file names it)."""
+    try:
+        pid = int(pid_file.read_text().strip())
+        if b"configurable-http-proxy" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            os.kill(pid, signal.SIGKILL)
+    except (OSError, ValueError):
+        pass
 
 
 def instructor(hub, *args: str) -> str:
