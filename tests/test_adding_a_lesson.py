@@ -59,8 +59,9 @@ def add_lesson(project: Path) -> None:
 
 
 def pytest_in(project: Path, *args: str) -> subprocess.CompletedProcess:
-    """This Python's pytest run inside PROJECT (its tests/ see PROJECT as the repository)."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    """This Python's pytest run inside PROJECT, importing PROJECT's own `course` (its tests see PROJECT as the repository)."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+           "PYTHONPATH": str(project / "src")}
     env.pop("PYTEST_ADDOPTS", None)
     return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=project,
                           env=env, capture_output=True, text=True, timeout=1500)
@@ -69,7 +70,7 @@ def pytest_in(project: Path, *args: str) -> subprocess.CompletedProcess:
 def test_a_lesson_added_to_a_copy_passes_every_lesson_generic_test_and_lesson_5s_own(tmp_path):
     project = copy_project(tmp_path / "project")
     add_lesson(project)
-    generic = pytest_in(project, "-m", "lesson_generic", "-k", ADDED, "tests")
+    generic = pytest_in(project, "-m", "lesson_generic", "-k", ADDED, "--durations=3", "tests")
     assert generic.returncode == 0, generic.stdout[-6000:] + generic.stderr[-2000:]
     ran = re.search(r"(\d+) passed", generic.stdout)
     assert ran and int(ran[1]) >= 10, generic.stdout[-2000:]  # the added lesson's cases ran
