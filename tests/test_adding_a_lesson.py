@@ -1,6 +1,6 @@
 """Adding a lesson never turns the suite red: on a copy of this project with a lesson of the test's own added, every
-lesson-generic test passes for that lesson, and lesson 5's own tests, which once assumed it was the only lesson,
-still pass.
+lesson-generic test passes for that lesson, and the tests that once assumed lesson 5 was the only lesson (or that
+every module beside a lesson was a lesson's own, though `course new` writes one into each) still pass.
 
 The added lesson is `course new`'s shape (one exercise returning a list, a figure drawn from code and written as
 `![图 9-1：…](…)`, one question worth 2 points, no veto hints), unlike tests/lessons/second_lesson (two exercises, a
@@ -27,9 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 ADDED = "lesson09"
 # Generated files copied along so the copy's build re-executes and redraws only what the added lesson brings.
 GENERATED = [".course-cache", "assets/figs", "assets/lab", "assets/zero3_comm_flow.svg"]
-# Lesson 5's tests that once assumed it was the only lesson (they are run in full; each is quick).
-LESSON5_TESTS = ["tests/workflows/test_draw_figures.py",
-                 "tests/assignment/test_make_source.py::test_lesson5s_source_is_written_when_missing_or_stale_and_left_alone_when_fresh"]
+# Tests that once assumed lesson 5 was the only lesson, or that the lessons' modules were all lesson 5's own.
+OTHER_TESTS = ["tests/workflows/test_draw_figures.py",
+               "tests/assignment/test_make_source.py::test_lesson5s_source_is_written_when_missing_or_stale_and_left_alone_when_fresh",
+               "tests/test_architecture.py::test_src_names_no_lessons_own_module"]
 
 
 def copy_project(dst: Path) -> Path:
@@ -74,5 +75,5 @@ def test_a_lesson_added_to_a_copy_passes_every_lesson_generic_test_and_lesson_5s
     assert generic.returncode == 0, generic.stdout[-6000:] + generic.stderr[-2000:]
     ran = re.search(r"(\d+) passed", generic.stdout)
     assert ran and int(ran[1]) >= 10, generic.stdout[-2000:]  # the added lesson's cases ran
-    own = pytest_in(project, *LESSON5_TESTS)
+    own = pytest_in(project, *OTHER_TESTS)
     assert own.returncode == 0, own.stdout[-6000:] + own.stderr[-2000:]
