@@ -3,15 +3,17 @@
 #   chromium        — browser tests of the built pages (driven by Playwright's Python package)
 #   fonts-noto-cjk  — Chinese labels in the figures drawn by matplotlib
 #   bubblewrap      — the sandbox `course grade` runs student notebooks in
+#   postgresql      — the PostgreSQL server the gradebook tests start in a temporary folder (no service is used)
 set -euo pipefail
 
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || missing+=(fonts-noto-cjk)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup-system: chromium, fonts-noto-cjk and bubblewrap are present"
+  echo "setup-system: chromium, fonts-noto-cjk, bubblewrap and postgresql are present"
   exit 0
 fi
 

@@ -17,7 +17,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from course.errors import CourseError
-from course.grading.gradebook import db_url
+from course.grading.gradebook import configured_gradebook
 from course.grading.sandbox import Limits
 from course.workflows.grade import grade_assignment, nbgrader_env, run_nbgrader
 from course.workflows.grade_batch import course_config, nbgrader_api
@@ -67,7 +67,7 @@ def small_limits_config() -> str:
 
 def graded(root: Path) -> dict:
     """(student, grade cell) → score, and student → flagged, as the gradebook holds them."""
-    with Gradebook(db_url(root / "gradebook.db")) as gb:
+    with Gradebook(configured_gradebook(root).url) as gb:
         scores = {(g.student.id, g.name): g.score for s in gb.assignment_submissions("lesson05")
                   for nb in s.notebooks for g in nb.grades}
         flags = {s.student.id: any(nb.flagged for nb in s.notebooks) for s in gb.assignment_submissions("lesson05")}
@@ -174,7 +174,7 @@ def test_a_fresh_gradebook_means_everyone_is_graded_again(graded_class):
 def test_a_stale_gradebook_row_is_graded_again(graded_class):
     root = graded_class
     before = graded(root)
-    with Gradebook(db_url(root / "gradebook.db")) as gb:  # e.g. restored from an older copy
+    with Gradebook(configured_gradebook(root).url) as gb:  # e.g. restored from an older copy
         gb.find_grade("test-formulas", "lesson05", "lesson05", "release").auto_score = 1.0
         gb.db.commit()
     again = grade_assignment(root, "lesson05", jobs=2)
@@ -192,7 +192,7 @@ def test_a_deleted_gradebook_stops_before_grading_and_names_the_fix(graded_class
 
 def test_a_failing_nbgrader_step_shows_its_own_reason(graded_class):
     root = graded_class
-    with Gradebook(db_url(root / "gradebook.db")) as gb:
+    with Gradebook(configured_gradebook(root).url) as gb:
         gb.remove_submission("lesson05", "reference")
         gb.remove_notebook("lesson05", "lesson05")
     run = grade_assignment(root, "lesson05", jobs=1)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from course.grading.gradebook import db_url
+from course.grading.gradebook import configured_gradebook
 from course.grading.report import make_report
 from course.workflows.grade import grade_assignment, run_nbgrader
 from tests.assignment.make_submissions import EXPECTED
@@ -71,7 +71,7 @@ def outcomes(root: Path) -> dict:
 
 def waiting(root: Path) -> dict:
     """Student → the grade cells nbgrader still marks as needing a grader."""
-    with Gradebook(db_url(root / "gradebook.db")) as gb:
+    with Gradebook(configured_gradebook(root).url) as gb:
         return {s.student.id: sorted(g.name for nb in s.notebooks for g in nb.grades if g.needs_manual_grade)
                 for s in gb.assignment_submissions("lesson05")}
 

@@ -18,6 +18,7 @@ from nbgrader.api import Gradebook
 
 from course.cli import main
 from course.errors import CourseError
+from course.grading.gradebook import configured_gradebook
 from course.grading.report import make_report, record_veto
 from course.grading.rubric import load_rubric
 from course.grading.vetoes import NEW_FILE
@@ -64,6 +65,11 @@ def course(tmp_path, empty_gradebook):
                                   spec["answers"])
         return tmp_path
     return build
+
+
+def shown(root: Path) -> str:
+    """How errors name the course's configured gradebook (its URL, no password)."""
+    return configured_gradebook(root / "autograder").location().path
 
 
 def _fill_gradebook(db: Path, assignment: str, students: dict, points: dict[str, float]) -> None:
@@ -253,7 +259,7 @@ def test_manual_score_above_the_maximum_is_an_error(course):
     old = _with_old_reports(root)
     with pytest.raises(CourseError) as err:
         make_report(root, "lesson05")
-    assert str(err.value) == ("gradebook.db, cell answer-Q2: student ada: manual score 3 is outside 0 to 2, "
+    assert str(err.value) == (f"{shown(root)}, cell answer-Q2: student ada: manual score 3 is outside 0 to 2, "
                               "the cell's maximum")
     _assert_untouched(old)
 
@@ -261,7 +267,7 @@ def test_manual_score_above_the_maximum_is_an_error(course):
 def test_gradebook_of_another_assignment_is_an_error(course):
     root = course({"ada": {"scores": FULL}}, vetoes=None, assignment="lesson04")
     old = _with_old_reports(root)
-    with pytest.raises(CourseError, match=r"^gradebook\.db: expected the gradebook of lesson05, "
+    with pytest.raises(CourseError, match=rf"^{re.escape(shown(root))}: expected the gradebook of lesson05, "
                                           r"but it holds lesson04$"):
         make_report(root, "lesson05")
     _assert_untouched(old)
@@ -269,7 +275,7 @@ def test_gradebook_of_another_assignment_is_an_error(course):
 
 def test_gradebook_cells_worth_other_points_than_the_rubric_is_an_error(course):
     root = course({"ada": {"scores": {**FULL, "answer-Q1": 2}}}, vetoes=None, points={**FULL, "answer-Q1": 3})
-    with pytest.raises(CourseError, match=r"^gradebook\.db, cell answer-Q1: grade cell is worth 3 points in the "
+    with pytest.raises(CourseError, match=rf"^{re.escape(shown(root))}, cell answer-Q1: grade cell is worth 3 points in the "
                                           r"gradebook, but 2 in rubrics/lesson05\.yml$"):
         make_report(root, "lesson05")
 
@@ -277,7 +283,9 @@ def test_gradebook_cells_worth_other_points_than_the_rubric_is_an_error(course):
 def test_missing_gradebook_is_an_error_and_is_not_created(tmp_path):
     (tmp_path / "autograder" / "rubrics").mkdir(parents=True)
     shutil.copy(RUBRIC, tmp_path / "autograder" / "rubrics" / "lesson05.yml")
-    with pytest.raises(CourseError, match=r"^gradebook\.db: gradebook not found"):
+    with pytest.raises(CourseError, match=rf"^{re.escape(shown(tmp_path))}: no gradebook: nothing is graded there yet: "
+                                          r"release and grade lesson05 first .* \(c\.CourseDirectory\.db_url from "
+                                          r"nbgrader's default: gradebook\.db in the course root\)$"):
         make_report(tmp_path, "lesson05")
     assert not (tmp_path / "autograder" / "gradebook.db").exists()
 

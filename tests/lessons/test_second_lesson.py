@@ -100,11 +100,11 @@ def test_reference_full_blank_and_cheat_zero_after_the_sandbox_and_the_re_check(
 
 
 def test_the_report_decides_with_the_lessons_own_rubric(course):
-    from course.grading.gradebook import gradebook
+    from course.grading.gradebook import configured_gradebook, gradebook
     from course.grading.report import make_report
 
     root, _, _ = course
-    with gradebook(root / "autograder" / "gradebook.db") as gb:
+    with gradebook(configured_gradebook(root / "autograder").url) as gb:
         for student, points in (("reference", 2), ("blank", 2), ("cheat", 2)):
             for question, score in (("answer-Q1", points), ("answer-Q2", 1 if student == "reference" else 0)):
                 grade = gb.find_grade(question, LESSON, LESSON, student)

@@ -133,3 +133,54 @@ def test_a_wrong_shard_target_submission_gets_the_diagnosis_in_feedback_and_a_sh
     assert rows["swapped-comm-volumes"]["veto_hints"] == "comm-volume" and rows["reference"]["veto_hints"] == ""
     html = result.html.read_text("utf-8")
     assert "可能的一票否决项 shard-target" in html and "zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000" in html
+
+
+def _heading(page: str) -> str:
+    """The feedback page's heading: the notebook and its total."""
+    return re.sub(r"<[^>]+>", "", re.search(r"<h4 class=\"course-total[^>]*>(.*?)</h4>", page, re.S)[1]).strip()
+
+
+def _answer_panel(page: str, qid: str) -> str:
+    """The answer panel of one question and what follows it, up to the next question's prompt."""
+    start = page.index(f'name="comment-answer-{qid}"')
+    end = page.find("<h3", start)
+    return page[start:end if end > 0 else None]
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_feedback_before_grading_says_pending_and_released_feedback_after_grading_shows_the_score(answered, tmp_path):
+    import shutil
+
+    from course.grading.gradebook import configured_gradebook, gradebook
+    from course.workflows.grade import run_nbgrader
+
+    root = shutil.copytree(answered.parent, tmp_path / "course", symlinks=True) / "autograder"
+    run_nbgrader(root, "generate_feedback", "lesson05")
+    early = {s: (root / "feedback" / s / "lesson05" / "lesson05.html").read_text("utf-8") for s in ("zhangsan", "wangwu")}
+    # zhangsan: code 4/4, Q1–Q3 written and waiting; nbgrader alone would print 4.0 / 10.0 and 0.0 / 2.0 each
+    assert _heading(early["zhangsan"]) == ("lesson05（尚未评完：已评部分得分 4.0 / 4.0；待评分：Q1、Q2、Q3，共 6.0 分。"
+                                           "总分 10.0 分在全部评完后才确定）")
+    # wangwu: one code item failed, Q3 left empty (nbgrader scores an unchanged answer 0 itself: graded, not open)
+    assert _heading(early["wangwu"]) == ("lesson05（尚未评完：已评部分得分 3.0 / 6.0；待评分：Q1、Q2，共 4.0 分。"
+                                         "总分 10.0 分在全部评完后才确定）")
+    for qid in ("Q1", "Q2", "Q3"):
+        panel = _answer_panel(early["zhangsan"], qid)
+        assert f"{qid}：待评分" in panel and "Score:" not in panel
+    assert "Score: 0.0 / 2.0" in _answer_panel(early["wangwu"], "Q3") and "待评分" not in _answer_panel(early["wangwu"], "Q3")
+    assert "4.0 / 10.0" not in early["zhangsan"] and "3.0 / 10.0" not in early["wangwu"]
+
+    with gradebook(configured_gradebook(root).url) as gb:  # what formgrader's save does
+        for student, points in (("zhangsan", (2, 1.5, 2)), ("wangwu", (0.5, 1))):
+            for qid, score in zip(("Q1", "Q2", "Q3"), points):
+                grade = gb.find_grade(f"answer-{qid}", "lesson05", "lesson05", student)
+                grade.manual_score, grade.needs_manual_grade = score, False
+        gb.db.commit()
+    run_nbgrader(root, "generate_feedback", "lesson05", "--force")
+    (root / "exchange").mkdir(mode=0o777)  # the exchange an instructor sets up, as nbgrader's docs say
+    run_nbgrader(root, "release_feedback", "lesson05")
+    released = {p.read_text("utf-8") for p in (root / "exchange").glob("*/feedback/*.html")}
+    assert len(released) == 2
+    headings = sorted(_heading(page) for page in released)
+    assert headings == ["lesson05 (Score: 4.5 / 10.0)", "lesson05 (Score: 9.5 / 10.0)"]
+    assert not any("待评分" in page for page in released)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -63,3 +64,80 @@ def test_feedback_pages_do_not_show_key_points():
     config.RubricKeyPoints.rubrics_dir = str(RUBRICS)
     page, _ = HTMLExporter(config=config).from_notebook_node(_submission(), resources={})
     assert "answer of Q1" in page and "评分要点" not in page
+
+
+WRONG_Q1 = "ZeRO-3 把参数、梯度、优化器状态都分片了，激活也可以按 N_d 分片，所以 N_d 越大显存越小。"
+
+
+def _graded_submission() -> nbformat.NotebookNode:
+    """The submission above with a Q1 answer that reads like a veto item and the code item's test cell."""
+    nb = _submission()
+    nb.cells[1].source = WRONG_Q1
+    nb.cells.insert(0, nbformat.v4.new_code_cell("# the formulas test", metadata={"nbgrader": {
+        "grade_id": "test-formulas", "grade": True, "solution": False, "points": 1, "schema_version": 3}}))
+    return nb
+
+
+def _hint_exporter(tmp_path) -> HTMLExporter:
+    """An exporter with the course's grader steps, reading a grade report in which 'ada' got a diagnosis."""
+    import json
+
+    diagnosis = {"id": "zero2-shards-params", "name": "ZeRO-2 把参数也分片了", "explanation": "…",
+                 "evidence": "zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000", "veto": "shard-target"}
+    report = {"ada": {"verdicts": {"formulas": {"passed": False, "reason": "", "diagnoses": [diagnosis]},
+                                   "comm-volume": {"passed": True, "reason": "", "diagnoses": []}}}}
+    (tmp_path / "lesson05-grade.json").write_text(json.dumps(report, ensure_ascii=False), "utf-8")
+    config = Config()
+    config.HTMLExporter.preprocessors = ["course.nbgrader_hooks.formgrader.GraderHints",
+                                         "course.nbgrader_hooks.formgrader.RubricKeyPoints"]
+    config.RubricKeyPoints.rubrics_dir = config.GraderHints.rubrics_dir = str(RUBRICS)
+    config.GraderHints.lessons_dir = str(ROOT / "lessons")
+    config.GraderHints.reports_dir = str(tmp_path)
+    return HTMLExporter(config=config)
+
+
+def test_graders_see_the_veto_hints_below_the_answer_and_the_diagnosis_below_the_code_items_test(tmp_path):
+    from course.grading.veto_hints import find_veto_hints
+    from course.grading.veto_vocabulary import lesson_vocabulary
+
+    page, _ = _hint_exporter(tmp_path).from_notebook_node(_graded_submission(), resources=_formgrader_resources())
+    hints = find_veto_hints(WRONG_Q1, lesson_vocabulary(ROOT / "lessons", "lesson05"), question="Q1")
+    assert "activation-shard" in {h.veto_id for h in hints}
+    note = page.index("评分提示 · Q1")
+    assert page.index(WRONG_Q1) < page.index("评分要点 · Q1") < note < page.index("answer of Q2")
+    for hint in hints:
+        assert f'data-veto="{hint.veto_id}"' in page[note:page.index("answer of Q2")]
+    assert page.count('class="grader-hints"') == 1  # the other answers draw none
+    diagnosis = page.index('class="code-diagnosis" data-veto="shard-target"')
+    assert page.index("# the formulas test") < diagnosis < page.index(WRONG_Q1)
+    assert "ZeRO-2 把参数也分片了 · 可能的一票否决项 <strong>shard-target</strong>：zero_memory_per_gpu(7_000_000_000, 8, 2) " \
+           "== 14_000_000_000" in page
+    assert page.count('class="code-diagnosis"') == 1  # passed items get none
+
+
+def test_students_feedback_gets_no_hints_no_diagnoses_and_no_inlined_scripts(tmp_path):
+    exporter = _hint_exporter(tmp_path)
+    exporter.register_preprocessor("course.nbgrader_hooks.formgrader.OfflineScripts", enabled=True)
+    page, resources = exporter.from_notebook_node(_graded_submission(), resources={})
+    assert "评分提示" not in page and "代码诊断" not in page and "course_scripts" not in resources
+
+
+def test_formgrader_pages_inline_the_courses_mathjax_and_mermaid_only_where_diagrams_are(tmp_path):
+    from course.nbgrader_hooks.formgrader import OfflineScripts
+
+    steps = OfflineScripts(project_root=str(ROOT))
+    _, plain = steps.preprocess(_submission(), _formgrader_resources())
+    assert len(plain["course_scripts"]) == 3 and "MathJax" in plain["course_scripts"][1]
+    drawn = _submission()
+    drawn.cells.insert(0, nbformat.v4.new_markdown_cell("```mermaid\ngraph LR\n  A --> B\n```"))
+    _, with_diagram = steps.preprocess(drawn, _formgrader_resources())
+    assert len(with_diagram["course_scripts"]) == 5 and "mermaid" in with_diagram["course_scripts"][3]
+    assert not any(re.search(r"</script", s, re.I) for s in with_diagram["course_scripts"])
+    _, missing = OfflineScripts(project_root=str(tmp_path)).preprocess(_submission(), _formgrader_resources())
+    assert missing["course_scripts"] == []
+
+
+def test_a_script_inlined_in_the_page_cannot_end_its_element():
+    from course.nbgrader_hooks.formgrader import inline_script
+
+    assert inline_script('s = "</script><b>";') == 's = "<\\/script><b>";'

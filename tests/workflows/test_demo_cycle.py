@@ -27,6 +27,7 @@ def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys):
     for command in ("nbgrader generate_assignment lesson05", "course grade lesson05",
                     "nbgrader generate_feedback lesson05", "nbgrader export"):
         assert f"$ {command}" in out
+    assert "cd autograder && jupyter lab  # Nbgrader ▸ Formgrader" in out  # a server extension, not `nbgrader formgrader`
     students = ["lisi", "wangwu", "zhangsan", "zhaoliu"]
     assert sorted(p.parts[-3] for p in (course / "feedback").glob("*/lesson05/lesson05.html")) == students
     with open(course / "reports" / "grades.csv", encoding="utf-8") as f:

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from course.grading.gradebook import db_url
+from course.grading.gradebook import configured_gradebook
 from course.grading.rubric import code_grade_id
 from course.workflows.grade import summary
 from tests.assignment.make_submissions import EXPECTED, FIXTURES
@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 def gradebook_scores(graded, student: str) -> tuple[dict[str, float], bool, list]:
     """Code item scores, the flag and all grades of one student, read back from the gradebook."""
-    with Gradebook(db_url(graded.course_root / "gradebook.db")) as gb:
+    with Gradebook(configured_gradebook(graded.course_root).url) as gb:
         nb = gb.find_submission_notebook("lesson05", "lesson05", student)
         grades = {g.name: g for g in nb.grades}
         scores = {item: grades[code_grade_id(item)].score for item in graded.code_points}

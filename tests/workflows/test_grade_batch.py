@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from course.grading.gradebook import db_url
+from course.grading.gradebook import configured_gradebook
 from course.grading.sandbox import Limits
 from course.workflows.grade import grade_assignment, run_nbgrader
 from course.workflows.grade_batch import STATE_DIR
@@ -39,7 +39,7 @@ def course(released: Path, where: Path, notebooks: dict[str, Path]) -> Path:
 
 def scores(root: Path) -> dict:
     """Every grade nbgrader stored: (student, grade cell) → (score, needs manual grading)."""
-    with Gradebook(db_url(root / "gradebook.db")) as gb:
+    with Gradebook(configured_gradebook(root).url) as gb:
         return {(g.student.id, g.name): (g.score, g.needs_manual_grade)
                 for s in gb.assignment_submissions("lesson05") for nb in s.notebooks for g in nb.grades}
 
@@ -66,7 +66,7 @@ def test_running_a_finished_batch_again_changes_nothing(well_behaved, tmp_path):
     _, graded, _ = well_behaved
     root = tmp_path / "autograder"
     shutil.copytree(graded, root)
-    with Gradebook(db_url(root / "gradebook.db")) as gb:  # a grader's manual score must survive the rerun
+    with Gradebook(configured_gradebook(root).url) as gb:  # a grader's manual score must survive the rerun
         grade = gb.find_grade("answer-Q1", "lesson05", "lesson05", "reference")
         grade.manual_score, grade.needs_manual_grade = 2, False
         gb.db.commit()

@@ -295,14 +295,14 @@ def diagnosis(wrong: Misconception) -> Diagnosis:
     return Diagnosis(wrong.id, wrong.name, wrong.explanation, f"{wrong.evidence}（{calls}）", wrong.veto)
 
 
-def apply_rechecks(gradebook_db: Path | str, assignment: str, student: str,
+def apply_rechecks(db_url: str, assignment: str, student: str,
                    verdicts: Mapping[str, ItemVerdict]) -> list[Change]:
     """Write each verdict that differs from the kernel's score into the gradebook; flag the submission if any did."""
     from course.grading.rubric import code_grade_id
 
     by_grade_id = {code_grade_id(item): (item, v) for item, v in verdicts.items()}
     changes = []
-    with gradebook(gradebook_db) as gb:
+    with gradebook(db_url) as gb:
         gb.update_or_create_student(student)
         submission = gb.update_or_create_submission(assignment, student)
         for notebook in submission.notebooks:

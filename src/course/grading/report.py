@@ -15,7 +15,6 @@ import csv
 import io
 import json
 import math
-import sqlite3
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -28,7 +27,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from course.config import load_config
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
-from course.grading.gradebook import gradebook
+from course.grading.gradebook import GradebookAt, check_gradebook, configured_gradebook, gradebook
 from course.grading.rubric import Rubric, code_grade_id, format_points, load_rubric, question_grade_id, rubric_path
 from course.grading.veto_hints import VetoHint, find_veto_hints
 from course.grading.veto_vocabulary import Vocabulary, lesson_vocabulary
@@ -116,7 +115,7 @@ class CoursePaths:
 
     rubric: Path
     vetoes: Path
-    gradebook: Path
+    gradebook: GradebookAt  # wherever nbgrader's configured db_url puts it
     autograded: Path
     out_dir: Path
     grade_report: Path  # written by `course grade`: per student the re-check's verdicts and diagnoses
@@ -128,7 +127,7 @@ def course_paths(course_root: Path, assignment: str, out_dir: Path | None = None
     return CoursePaths(
         rubric=rubric_path(autograder, assignment),
         vetoes=veto_path(autograder, assignment),
-        gradebook=autograder / "gradebook.db",
+        gradebook=configured_gradebook(autograder),
         autograded=autograder / "autograded",
         out_dir=Path(out_dir) if out_dir else autograder / "reports",
         grade_report=autograder / "reports" / f"{assignment}-grade.json",
@@ -169,56 +168,43 @@ def record_veto(course_root: Path, assignment: str, *, student: str, question: s
 # ---------------------------------------------------------------- reading nbgrader's gradebook
 
 
-def read_gradebook(db: Path, rubric: Rubric, autograded: Path) -> tuple[Submission, ...]:
+def read_gradebook(db: GradebookAt, rubric: Rubric, autograded: Path) -> tuple[Submission, ...]:
     """Every submission of the rubric's assignment with its rubric items, sorted by student id."""
-    _require_gradebook(db)
-    with gradebook(db) as gb:
+    check_gradebook(db, f"nothing is graded there yet: release and grade {rubric.lesson} first "
+                        f"(`nbgrader generate_assignment {rubric.lesson}`, then `course grade {rubric.lesson}`), "
+                        "or set db_url to the gradebook that holds the grades")
+    with gradebook(db.url) as gb:
         try:
             assignment = gb.find_assignment(rubric.lesson)
         except MissingEntry:
             held = ", ".join(a.name for a in gb.assignments) or "no assignments"
             raise CourseError(f"expected the gradebook of {rubric.lesson}, but it holds {held}",
-                              Location(db.name)) from None
+                              db.location()) from None
         notebook_of = _check_cells(db, rubric, assignment)
         return tuple(_submission(gb, db, rubric, notebook_of, autograded, s.student.id, s.score)
                      for s in sorted(assignment.submissions, key=lambda s: s.student.id))
 
 
-def _require_gradebook(db: Path) -> None:
-    """Refuse a missing file or one that is not nbgrader's (opening it would create tables in it)."""
-    if not db.is_file():
-        raise CourseError("gradebook not found; expected nbgrader's gradebook.db (run `nbgrader autograde` first)",
-                          Location(db.name))
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
-            tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    except sqlite3.DatabaseError as exc:
-        raise CourseError(f"not an SQLite gradebook ({exc})", Location(db.name)) from None
-    if not {"assignment", "grade", "alembic_version"} <= tables:
-        raise CourseError("not an nbgrader gradebook: expected its assignment, grade and alembic_version tables",
-                          Location(db.name))
-
-
-def _check_cells(db: Path, rubric: Rubric, assignment) -> dict[str, str]:
+def _check_cells(db: GradebookAt, rubric: Rubric, assignment) -> dict[str, str]:
     """The gradebook's grade cells must be exactly the rubric's, with the same points; grade id → notebook."""
     found = {c.name: (nb.name, c.max_score) for nb in assignment.notebooks for c in nb.grade_cells}
     rubric_file = rubric.path.name
     for grade_id, points in rubric.grade_ids().items():
         if grade_id not in found:
             raise CourseError(f"expected grade cell {grade_id!r} of rubrics/{rubric_file} in {rubric.lesson}; "
-                              f"the gradebook has {', '.join(sorted(found)) or 'none'}", Location(db.name))
+                              f"the gradebook has {', '.join(sorted(found)) or 'none'}", db.location())
         if not math.isclose(found[grade_id][1], points):
             raise CourseError(f"grade cell is worth {format_points(found[grade_id][1])} points in the gradebook, "
                               f"but {format_points(points)} in rubrics/{rubric_file}",
-                              Location(db.name, cell=grade_id))
+                              db.location(cell=grade_id))
     extra = sorted(set(found) - set(rubric.grade_ids()))
     if extra:
         raise CourseError(f"grade cell(s) {', '.join(extra)} are not in rubrics/{rubric_file}; expected only "
-                          f"{', '.join(rubric.grade_ids())}", Location(db.name))
+                          f"{', '.join(rubric.grade_ids())}", db.location())
     return {grade_id: nb for grade_id, (nb, _) in found.items()}
 
 
-def _submission(gb: Gradebook, db: Path, rubric: Rubric, notebook_of: dict[str, str], autograded: Path,
+def _submission(gb: Gradebook, db: GradebookAt, rubric: Rubric, notebook_of: dict[str, str], autograded: Path,
                 student: str, total: float) -> Submission:
     """One student's rubric items read from the gradebook (plus answer texts for graders' hints)."""
     def item(grade_id: str, item_id: str, title: str, with_comment: bool) -> ItemScore:
@@ -234,12 +220,12 @@ def _submission(gb: Gradebook, db: Path, rubric: Rubric, notebook_of: dict[str, 
     return Submission(student, code, questions, total, _answers(autograded, rubric, student, notebooks))
 
 
-def _check_range(db: Path, student: str, grade_id: str, grade) -> None:
+def _check_range(db: GradebookAt, student: str, grade_id: str, grade) -> None:
     """A score outside 0..max means the gradebook and the rubric disagree; stop before deciding anything."""
     for kind, value in (("manual", grade.manual_score), ("auto", grade.auto_score)):
         if value is not None and not 0 <= value <= grade.max_score:
             raise CourseError(f"student {student}: {kind} score {format_points(value)} is outside 0 to "
-                              f"{format_points(grade.max_score)}, the cell's maximum", Location(db.name, cell=grade_id))
+                              f"{format_points(grade.max_score)}, the cell's maximum", db.location(cell=grade_id))
 
 
 def _comment(gb: Gradebook, grade_id: str, notebook: str, assignment: str, student: str) -> str | None:

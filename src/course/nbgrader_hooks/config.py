@@ -7,7 +7,8 @@ per course at a time under the batch lock, damaged submissions scored 0 with the
 code in the grading sandbox instead of nbgrader's Execute and re-checking the code items out of process after
 SaveAutoGrades, which also flags repaired submissions and writes each outcome to the grade report — so stock
 `nbgrader autograde` (and formgrader's autograde) leaves exactly the gradebook, flags and report
-`course grade` does; hiding hidden tests in feedback, and the rubric's 要点 beside answers in formgrader.
+`course grade` does; hiding hidden tests in feedback and marking unscored answers 待评分 there; beside answers in
+formgrader, the rubric's 要点, the veto hints and the code diagnoses, with math and diagrams drawn offline.
 The sandbox's limits and its unsafe switch are settings of GradingSandbox, e.g.
 `c.GradingSandbox.memory_bytes = 4 * 2**30` or `c.GradingSandbox.unsafe = True` in nbgrader_config.py.
 """
@@ -25,8 +26,10 @@ def configure(c, root: Path) -> None:
     from nbgrader.converters import Autograde, GenerateAssignment
     from nbgrader.preprocessors import ClearSolutions, Execute, GetGrades, SaveAutoGrades
 
+    from course.config import load_config
     from course.nbgrader_hooks.autograde_run import CourseAutogradeExporter
-    from course.nbgrader_hooks.feedback import HideHiddenTests
+    from course.nbgrader_hooks.feedback import HideHiddenTests, PendingGrades
+    from course.nbgrader_hooks.formgrader import use_course_templates
     from course.nbgrader_hooks.restore import RestoreGradedCells
     from course.nbgrader_hooks.sandbox_execute import SandboxExecute
     from course.nbgrader_hooks.sandbox_recheck import RecheckOutOfProcess
@@ -48,7 +51,13 @@ def configure(c, root: Path) -> None:
     steps = [SandboxExecute if p is Execute else p for p in steps]
     steps.insert(steps.index(SaveAutoGrades) + 1, RecheckOutOfProcess)
     c.Autograde.autograde_preprocessors = steps
-    c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
-    # formgrader shows each question's 要点 from the rubric below the student's answer (graders only)
-    c.HTMLExporter.preprocessors = ["course.nbgrader_hooks.formgrader.RubricKeyPoints"]
-    c.RubricKeyPoints.rubrics_dir = str(root / "rubrics")
+    c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, PendingGrades, CSSHTMLHeaderPreprocessor]
+    # formgrader shows below each answer the rubric's 要点 and the veto hints, below each code item's test the
+    # re-check's diagnoses (graders only), with the course's offline MathJax and mermaid; feedback says 待评分
+    c.HTMLExporter.preprocessors = [f"course.nbgrader_hooks.formgrader.{step}"
+                                    for step in ("GraderHints", "RubricKeyPoints", "OfflineScripts")]
+    c.RubricKeyPoints.rubrics_dir = c.GraderHints.rubrics_dir = str(root / "rubrics")
+    c.GraderHints.lessons_dir = str(root.parent / load_config(root.parent).lessons_dir)  # the hints' vocabulary
+    c.GraderHints.reports_dir = str(root / "reports")
+    c.OfflineScripts.project_root = str(root.parent)
+    use_course_templates(c)

@@ -8,10 +8,16 @@ visible or a hidden check. Nothing the student's code printed during the tests i
 hidden inputs. Display outputs elsewhere are dropped too, since a later cell can update them. Where the
 re-check of `course grade` recognised a known wrong answer in a failed item (reports/<assignment>-grade.json),
 the status line is followed by its name and explanation, which the lesson words without hidden values.
+
+Feedback may be generated and released before graders have scored the written answers. nbgrader would show each
+such answer as "Score: 0.0 / 2.0" and count it as 0 in the total; PendingGrades marks it 待评分 instead, and the
+course's feedback template (templates/course_feedback) heads the page with the graded part and what is still
+open. Once graded, `nbgrader generate_feedback --force` and `release_feedback` replace the page.
 """
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -20,6 +26,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Dict
 
 from course.grading.cells import HIDDEN_FAILED, HIDDEN_REGION, is_test, nbgrader_meta
+from course.grading.rubric import code_grade_id, format_points, load_rubric, question_grade_id, rubric_path
 
 HIDDEN_NOTE = "# （隐藏检查：代码与数值不公开）\n"
 STATUS = {
@@ -44,8 +51,6 @@ def test_status(cell) -> str:
 
 def diagnosis_lines(grade_report: Path, student: str) -> dict[str, list[str]]:
     """Test cell grade id → the feedback lines naming each mistake the re-check diagnosed; {} without a report."""
-    from course.grading.rubric import code_grade_id
-
     try:
         verdicts = json.loads(Path(grade_report).read_text("utf-8"))[student]["verdicts"]
     except (OSError, ValueError, KeyError, TypeError):
@@ -80,3 +85,48 @@ class HideHiddenTests(NbGraderPreprocessor):
         else:
             cell.outputs = [o for o in cell.outputs if o.output_type not in ("display_data", "update_display_data")]
         return cell, resources
+
+
+PENDING_NOTE = ('<div class="pending-grade" style="border-left: 4px solid #9e9e9e; background: #f5f5f5; '
+                'padding: 0.5em 1em;"><strong>{name}：待评分</strong>（满分 {points} 分）。评分者还没有给分，'
+                '这里不算 0 分；评完后会重新发布反馈。</div>')
+
+
+class PendingGrades(NbGraderPreprocessor):
+    """Grade cells nbgrader still marks as needing a grader read 待评分, never 0; the page's total names them."""
+
+    def preprocess(self, nb, resources):
+        """Ask the gradebook (nbgrader's configured db_url) which cells wait for a grader; note each one."""
+        from nbgrader.api import Gradebook
+
+        info = resources["nbgrader"]
+        names = item_names(self.config.get("CourseDirectory", {}).get("root"), info["assignment"])
+        pending, cells = [], []
+        with Gradebook(info["db_url"]) as gb:
+            for cell in nb.cells:
+                cells.append(cell)
+                meta = nbgrader_meta(cell)
+                if not meta.get("grade"):
+                    continue
+                grade = gb.find_grade(meta["grade_id"], info["notebook"], info["assignment"], info["student"])
+                if grade.needs_manual_grade:
+                    item = {"grade_id": meta["grade_id"], "name": names.get(meta["grade_id"], meta["grade_id"]),
+                            "points": grade.max_score}
+                    pending.append(item)
+                    meta["grade"] = False  # nbgrader's template would print its missing score as 0.0
+                    cells.append(nbformat.v4.new_markdown_cell(
+                        PENDING_NOTE.format(name=html.escape(item["name"]), points=format_points(item["points"])),
+                        metadata={"course": "pending-grade"}))
+        nb.cells = cells
+        resources["course_pending"] = pending
+        return nb, resources
+
+
+def item_names(course_root, assignment: str) -> dict[str, str]:
+    """Grade id → how the page names it (Q2, 代码「通信量」); {} without the lesson's rubric."""
+    path = rubric_path(Path(course_root), assignment) if isinstance(course_root, str) else None
+    if path is None or not path.is_file():
+        return {}
+    rubric = load_rubric(path)
+    return {**{code_grade_id(c.id): f"代码「{c.title}」" for c in rubric.code_items},
+            **{question_grade_id(q.id): q.id for q in rubric.questions}}

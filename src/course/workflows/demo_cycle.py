@@ -83,7 +83,7 @@ def collect(course_root: Path, lesson: str) -> list[str]:
 
 def grade_by_hand(project_root: Path, course_root: Path, lesson: str) -> list[str]:
     """Enter the demo graders' question points (as formgrader does) and their vetoes (as `course report --veto`)."""
-    from course.grading.gradebook import gradebook
+    from course.grading.gradebook import configured_gradebook, gradebook
     from course.grading.report import record_veto
     from course.grading.rubric import load_rubric, question_grade_id, rubric_path
     from course.grading.vetoes import load_vetoes, veto_path
@@ -92,7 +92,7 @@ def grade_by_hand(project_root: Path, course_root: Path, lesson: str) -> list[st
     course_root = Path(course_root)
     doc = load_yaml(demo_dir(course_root, lesson) / GRADERS_FILE)
     done = []
-    with gradebook(course_root / "gradebook.db") as gb:
+    with gradebook(configured_gradebook(course_root).url) as gb:
         for student, scores in (doc.data.get("manual_scores") or {}).items():
             for question, points in scores.items():
                 grade = gb.find_grade(question_grade_id(question), lesson, lesson, student)
@@ -150,11 +150,14 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
     print("   " + ", ".join(collect(course_root, lesson)))
     step("autograde, then re-check every submission outside the student's kernel", f"course grade {lesson}")
     print(summary(grade_assignment(course_root, lesson, unsafe=unsafe)))
-    step("feedback: per test passed or not, hidden tests left out", f"nbgrader generate_feedback {lesson} --force")
+    step("feedback: per test passed or not, hidden tests left out; Q1–Q3 say 待评分 until a grader scores them",
+         f"nbgrader generate_feedback {lesson} --force")
     print(f"   {stock(course_root, 'generate_feedback', lesson, '--force')}")
     step("export: one row per student and assignment", "nbgrader export")
     print(f"   {stock(course_root, 'export')}")
-    step("graders: question points in formgrader, vetoes recorded", f"nbgrader formgrader; course report {lesson} --veto …")
+    # formgrader is a Jupyter server extension, not an nbgrader command: a server started in the course root
+    step("graders: question points in formgrader (beside each answer its 要点 and veto hints), vetoes recorded",
+         f"cd autograder && jupyter lab  # Nbgrader ▸ Formgrader ▸ Manual Grading; then course report {lesson} --veto …")
     for line in grade_by_hand(plan.root, course_root, lesson):
         print(f"   {line}")
     step("report: PASS / FAIL / INCOMPLETE with the reasons", f"course report {lesson}")

@@ -20,7 +20,7 @@ from pathlib import Path
 from course.assignment.make_source import source_notebook
 from course.assignment.preflight import preflight
 from course.errors import CourseError, Location
-from course.grading.gradebook import gradebook as open_gradebook
+from course.grading.gradebook import configured_gradebook, course_gradebook
 from course.nbgrader_hooks.outcome import StudentGrade
 
 EXCEPTION_LINE = re.compile(r"^\s*[\w.]+(Error|Exception): ")
@@ -108,7 +108,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     config = course_config(root, overrides)
     with batch_lock(root, f"course grade {assignment}"):
         state = GradeState(root, assignment)
-        rows = gradebook_rows(root, assignment)
+        rows = gradebook_rows(root, assignment, config=config)
         work = [SubmissionWork(f.parent.name, f, state.digest(f)) for f in folders]
         todo = [w for w in work if not state.is_done(w, rows)]
         checked = {w.student: preflight(w.folder, f"{assignment}.ipynb", source_cells,
@@ -122,21 +122,20 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     return GradeRun(root, assignment, {c.id: c.points for c in rubric.code_items}, students, report, stats)
 
 
-def require_assignment_in_gradebook(root: Path, assignment: str) -> None:
-    """Stop before grading anyone when the gradebook lacks the assignment, naming the command that sets it up."""
-    gradebook = root / "gradebook.db"
-    fix = (f"run `nbgrader generate_assignment {assignment} --force` in {root} (it records the assignment and its "
-           "graded cells from the source notebook), then grade again; every student is then graded afresh")
-    if not gradebook.is_file():
-        raise CourseError(f"no gradebook: {fix}", Location(gradebook))
+def require_assignment_in_gradebook(root: Path, assignment: str, config=None) -> None:
+    """Stop before grading anyone when the configured gradebook is unreadable or lacks the assignment."""
     from nbgrader.api import MissingEntry
 
-    with open_gradebook(gradebook) as gb:
+    fix = (f"if db_url names the right gradebook, run `nbgrader generate_assignment {assignment} --force` in {root} "
+           "(it records the assignment and its graded cells from the source notebook), then grade again; every "
+           "student is then graded afresh")
+    where = configured_gradebook(root, config)
+    with course_gradebook(root, fix, config) as gb:
         try:
             gb.find_assignment(assignment)
         except MissingEntry:
-            raise CourseError(f"the gradebook has no assignment {assignment!r} (replaced or restored from an "
-                              f"older copy?): {fix}", Location(gradebook)) from None
+            raise where.error(f"the gradebook has no assignment {assignment!r} (a new or replaced database, or one "
+                              f"restored from an older copy?): {fix}") from None
 
 
 def summary(result: "GradeRun") -> str:

@@ -48,11 +48,11 @@ class SubmissionWork:
     digest: str
 
 
-def gradebook_rows(course_root: Path, assignment: str, student: str | None = None) -> dict[str, dict]:
-    """What the gradebook holds per student for ASSIGNMENT: the submission's id and each grade's auto score."""
-    from course.grading.gradebook import gradebook
+def gradebook_rows(course_root: Path, assignment: str, student: str | None = None, config=None) -> dict[str, dict]:
+    """What the configured gradebook holds per student for ASSIGNMENT: the submission's id and each auto score."""
+    from course.grading.gradebook import configured_gradebook, gradebook
 
-    with gradebook(Path(course_root) / "gradebook.db") as gb:
+    with gradebook(configured_gradebook(course_root, config).url) as gb:
         submissions = gb.assignment_submissions(assignment)
         return {s.student.id: {"id": s.id, "grades": {g.name: g.auto_score for nb in s.notebooks for g in nb.grades}}
                 for s in submissions if student is None or s.student.id == student}
@@ -137,10 +137,10 @@ class Progress:
 
 
 def course_config(course_root: Path, settings: dict):
-    """The course's nbgrader config (its nbgrader_config.py) with GradingSandbox SETTINGS on top."""
-    from traitlets.config.loader import PyFileConfigLoader
+    """The course's nbgrader config (as nbgrader loads it in the course root) with GradingSandbox SETTINGS on top."""
+    from course.grading.gradebook import nbgrader_config
 
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(course_root)).load_config()
+    config = nbgrader_config(course_root)
     for name, value in settings.items():
         setattr(config.GradingSandbox, name, value)
     return config
