@@ -196,6 +196,11 @@ def test_every_image_loads_and_every_figure_shows_its_caption(built_site, browse
     captions = page.locator("main figure > figcaption")
     for i in range(captions.count()):
         assert captions.nth(i).is_visible() and captions.nth(i).inner_text().strip()
+    # an image with alt text alone in its paragraph (`![图 6-1：…](…)`) is a captioned figure, never a bare image
+    uncaptioned = page.evaluate("() => [...document.querySelectorAll('main p')].filter(p => p.children.length === 1 "
+                                "&& p.firstElementChild.tagName === 'IMG' && !p.textContent.trim() "
+                                "&& p.firstElementChild.alt.trim()).map(p => p.firstElementChild.alt)")
+    assert not uncaptioned
     assert not errors
     page.close()
 
