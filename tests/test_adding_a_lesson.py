@@ -68,7 +68,8 @@ def pytest_in(project: Path, *args: str) -> subprocess.CompletedProcess:
                           env=env, capture_output=True, text=True, timeout=1500)
 
 
-def test_a_lesson_added_to_a_copy_passes_every_lesson_generic_test_and_lesson_5s_own(tmp_path):
+def test_a_lesson_added_to_a_copy_passes_every_lesson_generic_test_and_lesson_5s_own(built_site, tmp_path):
+    """built_site first: the real project's caches exist, so the copy's build runs only what the added lesson adds."""
     project = copy_project(tmp_path / "project")
     add_lesson(project)
     generic = pytest_in(project, "-m", "lesson_generic", "-k", ADDED, "--durations=3", "tests")

@@ -18,7 +18,8 @@ BLANK = "______"
 # Under an exercise still holding blanks: why Run All stops at the first cell that calls it, in the clients' words.
 BLANKS_NOTE = ("**注**：上面的单元还有待填的 `______`。填完之前，运行调用它的单元会报 "
                "`NameError: name '______' is not defined`，这是预期的：**Run All** 会停在那里。"
-               "填好后用 **Kernel → Restart Kernel and Run All Cells…**（JupyterLab 4 / Notebook 7 的菜单名）从头再跑一遍。")
+               "填好后用 **Kernel → Restart Kernel and Run All Cells…**"
+               "（JupyterLab 4 / Notebook 7 的菜单名）从头再跑一遍。")
 
 
 def make_notebook(lesson: Lesson, outputs: Outputs, *, freeze_hidden_code: bool = False,
