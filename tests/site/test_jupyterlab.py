@@ -1,5 +1,5 @@
-"""The student notebooks in the students' real client: JupyterLab 4 (the course's JupyterHub serves it) shows every
-image, attachments included, of each lesson's student notebooks.
+"""The student notebooks in the students' real clients: JupyterLab 4 (the course's JupyterHub serves it) and
+Notebook 7 show every image, attachments included, of each lesson's student notebooks.
 
 A `jupyter lab` server runs on 127.0.0.1 with a token, in a throwaway folder holding copies of the student site's
 notebooks, with its own config, runtime and settings folders (cells rendered all at once, no update or news checks);
@@ -93,15 +93,15 @@ def browser():
         yield b
 
 
-def _images_in_jupyterlab(browser, base: str, token: str, name: str, expected: int) -> tuple[list, list]:
-    """Each image JupyterLab shows in notebook NAME as (src start, loaded), once EXPECTED have appeared; console errors."""
+def _images_in_client(browser, url: str, base: str, expected: int) -> tuple[list, list]:
+    """Each image the client at URL shows in its notebook as (src start, loaded), once EXPECTED appeared; console errors."""
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 900})
     page.route("**/*", lambda route: route.continue_() if route.request.url.startswith((base, "data:", "blob:"))
                else route.abort())
     errors = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.goto(f"{base}/lab/tree/{name}?token={token}")
+    page.goto(url)
     page.wait_for_selector(".jp-NotebookPanel .jp-MarkdownCell", timeout=90_000)
     page.wait_for_function("n => document.querySelectorAll('.jp-NotebookPanel .jp-MarkdownOutput img').length >= n",
                            arg=expected, timeout=60_000)
@@ -120,11 +120,12 @@ def _attachment_images(path: Path) -> int:
 
 
 @each_lesson
-def test_jupyterlab_shows_every_image_of_the_students_notebooks(jupyterlab, browser, stem):
+@pytest.mark.parametrize("client", ["lab/tree", "notebooks"])  # JupyterLab 4 and Notebook 7, on the same server
+def test_the_client_shows_every_image_of_the_students_notebooks(jupyterlab, browser, client, stem):
     base, token, work = jupyterlab
     names = [f"{stem}.ipynb"] + ([f"{stem}-assignment.ipynb"] if has_assignment(stem) else [])
     for name in names:
         expected = _attachment_images(work / name)
-        images, errors = _images_in_jupyterlab(browser, base, token, name, expected)
+        images, errors = _images_in_client(browser, f"{base}/{client}/{name}?token={token}", base, expected)
         assert len(images) >= expected and not [src for src, loaded in images if not loaded], name
         assert not [e for e in errors if "mime type" in e], name
