@@ -142,3 +142,51 @@ def test_a_misconception_the_solution_matches_stops_the_build(lesson):
     with pytest.raises(CourseError, match=r"lesson05/checks.yml, line \d+: misconceptions/0/when: the reference "
                                           r"solution matches this known wrong answer \(zero1-shards-grads\)"):
         prove(lesson, {pair.exercise.label: pair}, spec, RUBRIC)
+
+
+SHARED = Path(__file__).resolve().parent / "fixtures" / "shared_solutions"
+
+
+def shared_lesson_notebook(tmp_path=None):
+    """The source notebook of the fixture lesson whose two exercises share one solutions module."""
+    lesson = parse_lesson(SHARED / "lessons" / "lesson98.qmd")
+    spec = load_checks(SHARED / "lessons" / "lesson98" / "checks.yml")
+    rubric = load_rubric(SHARED / "autograder" / "rubrics" / "lesson98.yml")
+    return source_notebook_node(lesson, select_variant(lesson, "student"), spec, rubric), rubric
+
+
+def test_two_exercises_take_their_solutions_from_one_module():
+    nb, _ = shared_lesson_notebook()
+    by_id = {c.id: c for c in graded(nb)}
+    assert [c.id for c in graded(nb)] == ["course-checks", "ex-scale", "test-scale", "ex-rms", "test-rms",
+                                          "question-Q1", "answer-Q1"]
+    assert "return SCALE * x" in by_id["ex-scale"].source and "def rms" not in by_id["ex-scale"].source
+    assert "math.sqrt" in by_id["ex-rms"].source and "helper_not_in_any_exercise" not in by_id["ex-rms"].source
+
+
+def test_a_question_heading_may_carry_a_title():
+    nb, _ = shared_lesson_notebook()
+    prompt = next(c for c in nb.cells if c.id == "question-Q1")
+    assert prompt.source.startswith("### Q1：为什么要开平方？\n\n说明均方根为什么最后要开平方。")
+
+
+def test_a_heading_of_another_id_is_not_the_question(lesson):
+    view = select_variant(lesson, "student")
+    blocks = tuple(Markdown(b.line, b.text.replace("### Q3", "### Q30：别的题")) if isinstance(b, Markdown) else b
+                   for b in view.blocks)
+    with pytest.raises(CourseError, match=r"not found once: ### Q3 \(a question's heading is its rubric id, alone or "
+                                          r"followed by a title: `### Q1` or `### Q1：…`\)"):
+        build(lesson, view=view.with_blocks(blocks))
+
+
+def test_a_raises_check_reaches_the_test_cell_and_the_reference_passes_it():
+    nb, _ = shared_lesson_notebook()
+    test = next(c for c in nb.cells if c.id == "test-scale")
+    assert "_course.raises('ValueError', lambda: scale(-1))" in test.source
+
+
+def test_the_test_cell_shows_a_description_only_when_it_is_marked_for_students():
+    nb, _ = shared_lesson_notebook()
+    by_id = {c.id: c.source for c in nb.cells}
+    assert "评分者注意" not in by_id["test-scale"] and by_id["test-scale"].startswith("# 测试 1/2：缩放（2 分）。\n")
+    assert by_id["test-rms"].startswith("# 测试 2/2：均方根（1 分）。对平方的平均值开平方。\n")

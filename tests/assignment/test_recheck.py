@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from course.grading.checks import AssignmentSpec, Item, parse_check
+from course.grading.checks import AssignmentSpec, Item, Misconception, parse_check
 from course.grading.recheck import HARNESS, ItemVerdict, apply_rechecks, recheck_code, recheck_submission, student_code
 from course.grading.rubric import CodeItem, Rubric, load_rubric
 from course.grading.sandbox import PythonRun
@@ -123,6 +123,30 @@ def shapes(code: str, *checks: str) -> ItemVerdict:
 ])
 def test_non_numbers_are_compared_by_exact_type_and_value_outside_the_student_process(code, check, passes):
     assert shapes(code, check).passed is passes
+
+
+@pytest.mark.parametrize("code,check,passes", [
+    ("def f(x):\n    raise ValueError('no')", "f(1) raises ValueError", True),
+    ("class Bad(ValueError):\n    pass\ndef f(x):\n    raise Bad()", "f(1) raises ValueError", True),
+    ("def f(x):\n    return 1 / x", "f(0) raises ArithmeticError", True),
+    ("def f(x):\n    raise TypeError('no')", "f(1) raises ValueError", False),
+    ("def f(x):\n    return x", "f(1) raises ValueError", False),
+    ("class ValueError(Exception):\n    pass\ndef f(x):\n    raise ValueError()", "f(1) raises ValueError", False),
+    ("import builtins\nbuiltins.ValueError = Exception\ndef f(x):\n    raise KeyError()", "f(1) raises ValueError",
+     False),
+    ("def f(x):\n    raise ValueError('no')", "f(1) == 1", False),
+])
+def test_a_raises_check_is_decided_outside_the_student_process_by_the_real_exception_class(code, check, passes):
+    assert shapes(code, check).passed is passes
+
+
+def test_a_known_mistake_can_be_a_call_that_raises():
+    spec = AssignmentSpec("lesson99", {"shape": Item("shape", "ex-shape", (parse_check("f([]) raises ValueError"),))},
+                          (Misconception("divides", "shape", "除以零", "先检查空列表", "f([]) 抛出 ZeroDivisionError",
+                                         (parse_check("f([]) raises ZeroDivisionError"),)),))
+    verdict = recheck_code(["def f(xs):\n    return sum(xs) / len(xs)"], SHAPES, spec=spec, unsafe=True)["shape"]
+    assert not verdict.passed and [d.id for d in verdict.diagnoses] == ["divides"]
+    assert "f([]) raises ValueError: raised ZeroDivisionError, expected it to raise ValueError" in verdict.reason
 
 
 @pytest.mark.sandbox

@@ -23,6 +23,12 @@ CALL_A, CALL_B = Call("f", (1,)), Call("f", (2,))
     (Check("same", (CALL_A, CALL_B)), {CALL_A: Result(3.0), CALL_B: Result(3.1)}, False),
     (Check("same", (CALL_A, CALL_B)), {CALL_A: Result((1, "a")), CALL_B: Result((1.0, "a"))}, True),
     (Check("equals", (CALL_A,), 100, rel_tol=0.1), {CALL_A: Result(95)}, True),
+    (Check("raises", (CALL_A,), "ValueError"), {CALL_A: Result(problem="raised Bad", raised=("ValueError", "Exception"))},
+     True),
+    (Check("raises", (CALL_A,), "ValueError"), {CALL_A: Result(problem="raised TypeError", raised=("TypeError",))},
+     False),
+    (Check("raises", (CALL_A,), "ValueError"), {CALL_A: Result(None)}, False),
+    (Check("equals", (CALL_A,), 1), {CALL_A: Result(problem="raised ValueError", raised=("ValueError",))}, False),
 ])
 def test_check_verdicts(check, results, passes):
     assert (check.failure(results) is None) == passes
@@ -47,6 +53,8 @@ def test_values_match_by_exact_builtin_type_and_value(got, want, same):
     ("f(1, 1) == f(1, 2) == f(1, 3)", "same", None),
     ("f('a') == {'k': (1, [2.5, None]), 'b': False}", "equals", {"k": (1, [2.5, None]), "b": False}),
     ("f() == -3", "equals", -3),
+    ("f(-1, 8, stage=1) raises ValueError", "raises", "ValueError"),
+    ("f('a raises b') raises KeyError", "raises", "KeyError"),
 ])
 def test_a_check_is_one_line_of_python(text, kind, want):
     check = parse_check(text)
@@ -63,6 +71,10 @@ def test_a_check_is_one_line_of_python(text, kind, want):
     ("f(1) == 1 / 0", "division by zero"),
     ("f(1) == {1, 2}", "set values are not supported"),
     ("2 == f(1)", "call of the student's function left of `==`"),
+    ("f(1) raises Oops", "expected a built-in exception such as ValueError after `raises`, got Oops"),
+    ("f(1) raises SystemExit", "expected a built-in exception such as ValueError after `raises`, got SystemExit"),
+    ("f raises ValueError", "expected a call of the student's function left of `raises`"),
+    ("f(x) raises ValueError", "expected a literal value, got x"),
 ])
 def test_a_malformed_check_says_what_was_expected(text, message):
     with pytest.raises(CheckSyntaxError, match=message.replace("(", r"\(").replace(")", r"\)").replace("*", r"\*")
@@ -76,3 +88,13 @@ def test_calls_and_values_are_written_as_students_would_type_them():
     assert literal(Fraction(7, 2)) == "3.5" and literal(Fraction(12)) == "12"
     assert literal({"a": (1,), "b": [True, None, "x"]}) == "{'a': (1,), 'b': [True, None, 'x']}"
     assert parse_check("f(1, k=2) - f(1) == 4").describe() == "f(1, k=2) - f(1) == 4"
+    assert parse_check("f(-1,  k=2)  raises  ValueError").describe() == "f(-1, k=2) raises ValueError"
+
+
+@pytest.mark.parametrize("result, why", [
+    (Result(problem="raised TypeError", raised=("TypeError", "Exception")), "raised TypeError, expected it to raise ValueError"),
+    (Result(2.0), "returned 2.0, expected it to raise ValueError"),
+    (Result(problem="returned _Anything, not int"), "returned _Anything, not int, expected it to raise ValueError"),
+])
+def test_a_call_that_does_not_raise_says_what_it_did(result, why):
+    assert Check("raises", (CALL_A,), "ValueError").failure({CALL_A: result}) == why

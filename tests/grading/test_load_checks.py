@@ -60,6 +60,8 @@ def test_good_checks_load_with_hidden_cases_and_misconceptions(tmp_path):
     ("    evidence: add(1, 2) 返回 12\n", "", 11, "missing key 'evidence'"),
     ("      - add(2, 5) == 7", "      - add(2, 5) == {'a': 7}", 9, "a check that holds ': ' (a dict) must be quoted"),
     ("      - add(2, 5) == 7", "      - add(2, 5) == 7: 1", 9, "a check that holds ': ' (a dict) must be quoted"),
+    ("      - add(2, 5) == 7", "      - add(2, 5) raises Valueerror", 9,
+     "items/add/hidden/0: expected a built-in exception such as ValueError after `raises`, got Valueerror"),
 ])
 def test_bad_checks_name_file_line_and_key(tmp_path, old, new, where, message):
     assert old in GOOD

@@ -21,7 +21,7 @@ from course.errors import CourseError
 from course.grading.gradebook import configured_gradebook
 from course.grading.report import make_report, record_veto
 from course.grading.rubric import load_rubric
-from course.grading.vetoes import NEW_FILE
+from course.grading.vetoes import new_file
 
 pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own add_submission
 
@@ -182,7 +182,7 @@ def test_veto_recorded_in_one_step_fails_the_student(course, capsys):
                  "--note", "说 ZeRO-1 每步只通信 Ψ: 少算了 all-gather"]) == 0
     vetoes = root / "autograder" / "vetoes" / "lesson05.yml"
     text = vetoes.read_text("utf-8")
-    assert text.startswith(NEW_FILE.format(lesson="lesson05"))
+    assert text.startswith(new_file(load_rubric(RUBRIC)))
     assert yaml.safe_load(text)["vetoes"] == [
         {"student": "ada", "question": "Q2", "veto": "comm-volume", "note": "说 ZeRO-1 每步只通信 Ψ: 少算了 all-gather"}]
     assert _rows(root / "autograder" / "reports" / "lesson05.csv")["ada"]["result"] == "FAIL"

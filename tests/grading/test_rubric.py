@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import html
 import io
 import os
 import re
@@ -11,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from course.errors import CourseError
-from course.grading.rubric import code_grade_id, load_rubric, question_grade_id, standard_markdown
+from course.grading.rubric import (code_grade_id, key_points_markdown, load_rubric, question_grade_id, render_text,
+                                   standard_markdown)
+from course.tools.pandoc import run_pandoc
 from course.lesson.model import CodeCell, Markdown
 from course.lesson.parse_qmd import parse_lesson
 
@@ -19,9 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = ROOT / "autograder" / "rubrics" / "lesson05.yml"
 LESSON = ROOT / "lessons" / "lesson05.qmd"
 
-# The seed lesson's 检查与通过标准, word for word.
+# The seed lesson's 检查与通过标准, word for word, plus each code item's points; as the page shows it.
 SEED_STANDARD = """\
-总分 10 分：代码正确 4 分（三档公式、FP32 累积分支、通信量、dp=1 交叉验证）、三题各 2 分、通过线 8 分。
+总分 10 分：代码正确 4 分（三档公式 1 分、FP32 累积分支 1 分、通信量 1 分、dp=1 交叉验证 1 分）、三题各 2 分、通过线 8 分。
 
 一票否决项：
 
@@ -50,8 +53,13 @@ def test_grade_ids_name_the_nbgrader_cells():
                                   "test-dp1-cross-check": 1, "answer-Q1": 2, "answer-Q2": 2, "answer-Q3": 2}
 
 
-def test_standard_section_matches_the_seed_wording():
-    assert standard_markdown(load_rubric(RUBRIC)) == SEED_STANDARD
+def shown(markdown: str) -> str:
+    """Markdown with its backslash escapes read (what the page shows of escaped plain text)."""
+    return re.sub(r"\\(.)", r"\1", markdown)
+
+
+def test_standard_section_matches_the_seed_wording_with_points_per_code_item():
+    assert shown(standard_markdown(load_rubric(RUBRIC))) == SEED_STANDARD
 
 
 def test_lesson_shows_the_rubric_standard():
@@ -90,8 +98,44 @@ def test_uneven_question_points_are_named_one_by_one(tmp_path):
     text = RUBRIC.read_text("utf-8")
     q1, q3 = text.index("  - id: Q1"), text.index("  - id: Q3")
     text = text[:q1] + text[q1:q3].replace("points: 2", "points: 3", 1) + text[q3:].replace("points: 2", "points: 1", 1)
-    assert standard_markdown(load_rubric(_write(tmp_path, text))).startswith(
-        "总分 10 分：代码正确 4 分（三档公式、FP32 累积分支、通信量、dp=1 交叉验证）、Q1 3 分、Q2 2 分、Q3 1 分、通过线 8 分。")
+    assert shown(standard_markdown(load_rubric(_write(tmp_path, text)))).startswith(
+        "总分 10 分：代码正确 4 分（三档公式 1 分、FP32 累积分支 1 分、通信量 1 分、dp=1 交叉验证 1 分）、Q1 3 分、Q2 2 分、"
+        "Q3 1 分、通过线 8 分。")
+
+
+def test_uneven_code_item_points_are_shown(tmp_path):
+    text = RUBRIC.read_text("utf-8").replace("    points: 1\n", "    points: 2\n", 1).replace("total: 10", "total: 11")
+    assert "代码正确 5 分（三档公式 2 分、FP32 累积分支 1 分、" in shown(standard_markdown(load_rubric(_write(tmp_path, text))))
+
+
+TRICKY = ["softmax：e^(x−m) / Σ e^(x−m)，不是 e^x^", "*N_d* 与 N_d、2 * 3 * 4", "$\\Psi$ 与 `code` 与 <b>粗</b> & [链接](x)",
+          '"引号" -- 破折号 ... 省略号', "1. 不是列表", "(1) 也不是", ":smile: ~下标~ #标题 | 竖线 {.属性}",
+          "12) 也不是", "# 不是标题", "> 不是引用", "+ 不是列表", "- 不是列表", "a--b---c 与 x..y", "N_d 与 _斜体_ 与 __粗__",
+          "it's 'single' `code`", "[链接]{.cls} 与 ![图](x.png) 与 <http://x.y>", "\\ 反斜杠 \\* 与 &amp; 与 &#42;"]
+
+
+def test_plain_rubric_text_keeps_its_common_characters_unescaped():
+    assert render_text("ZeRO-2 的 N_d：2Ψ/3Ψ，(N_d−1)/N_d·Ψ，K + K = 2K，dp=1。", "markdown") == \
+        "ZeRO-2 的 N_d：2Ψ/3Ψ，(N_d−1)/N_d·Ψ，K + K = 2K，dp=1。"
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_rubric_text_reads_the_same_on_the_page_as_in_formgrader_and_the_report(text):
+    page = run_pandoc(f"- {render_text(text, 'markdown')}\n", ["-t", "html"], what="a rubric line")
+    assert " ".join(html.unescape(page).split()) == html.unescape(f"<ul> <li>{render_text(text, 'html')}</li> </ul>")
+    assert html.unescape(render_text(text, "html")) == text
+
+
+def test_rubric_text_is_one_line_in_a_comment_or_a_csv_cell():
+    assert render_text("第一行\n  第二行 ", "line") == "第一行 第二行"
+
+
+def test_key_points_section_is_each_question_with_its_points():
+    rubric = load_rubric(RUBRIC)
+    text = shown(key_points_markdown(rubric))
+    assert text.startswith(f"### Q1\n\n- {rubric.questions[0].key_points[0]}\n")
+    assert [line for line in text.splitlines() if line.startswith("### ")] == ["### Q1", "### Q2", "### Q3"]
+    assert text.count("\n- ") == sum(len(q.key_points) for q in rubric.questions)
 
 
 # ---------------------------------------------------------------- malformed rubrics
@@ -177,3 +221,17 @@ def test_veto_question_not_in_the_rubric_is_an_error(tmp_path):
     line = _line_of(text, "    questions: [Q1, Q2, Q3]")
     assert str(err.value) == (f"rubrics/lesson05.yml, line {line}: vetoes/0/questions/2: expected one of the "
                               "questions Q1, Q2, Q4, got 'Q3'")
+
+
+def test_the_html_report_shows_rubric_text_as_render_text_writes_it(tmp_path):
+    from course.grading.report import Hints, ItemScore, StudentReport, Submission, render_html
+
+    text = RUBRIC.read_text("utf-8").replace("激活在各 DP 副本上不同", "softmax 的 e^(x−m) <b>不</b>是 *N_d*")
+    rubric = load_rubric(_write(tmp_path, text))
+    code = tuple(ItemScore(code_grade_id(c.id), c.id, c.title, c.points, 0, None, None) for c in rubric.code_items)
+    questions = tuple(ItemScore(question_grade_id(q.id), q.id, q.title, q.points, None, None, None)
+                      for q in rubric.questions)
+    student = StudentReport(Submission("s1", code, questions, 0, None), (), "INCOMPLETE", ("待评分",))
+    page = render_html(rubric, (student,), Hints({}, {}), {})
+    point = rubric.questions[0].key_points[0]
+    assert f"<li>{render_text(point, 'html')}</li>" in page and "e^(x−m) &lt;b&gt;不&lt;/b&gt;是 *N_d*" in page

@@ -193,7 +193,9 @@ def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rub
     missing = [shown for grade_id, shown in expected.items() if ids.count(grade_id) != 1]
     if missing:
         raise CourseError(f"expected the student variant to show each graded exercise cell and one heading per "
-                          f"rubric question exactly once; not found once: {', '.join(missing)}", Location(lesson.path))
+                          f"rubric question exactly once; not found once: {', '.join(missing)} (a question's heading "
+                          f"is its rubric id, alone or followed by a title: `### Q1` or `### Q1：…`)",
+                          Location(lesson.path))
     for i, cell in enumerate(cells):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         cell.id = grade_id or f"{lesson.stem}-{i:03d}"
@@ -263,14 +265,13 @@ def question_cells(text: str, questions) -> list:
 
     from course.grading.rubric import question_grade_id
 
-    by_title = {q.id: q for q in questions}
     headings = _headings(text)
     cells, start = [], 0
     for n, (pos, level, title) in enumerate(headings):
-        if title not in by_title:
+        q = next((q for q in questions if question_heading(q.id).match(title)), None)
+        if q is None:
             continue
         end = next((p for p, lv, _ in headings[n + 1:] if lv <= level), len(text))
-        q = by_title[title]
         if text[start:pos].strip():
             cells.append(nbformat.v4.new_markdown_cell(text[start:pos].strip()))
         prompt = f"{text[pos:end].strip()}\n\n{ANSWER_HINT}"
@@ -281,6 +282,11 @@ def question_cells(text: str, questions) -> list:
     if text[start:].strip():
         cells.append(nbformat.v4.new_markdown_cell(text[start:].strip()))
     return cells
+
+
+def question_heading(qid: str) -> re.Pattern:
+    """A heading for question QID: the id alone or followed by its title (`Q1`, `Q1：为什么…`; never `Q10`)."""
+    return re.compile(rf"{re.escape(qid)}(?![A-Za-z0-9_])")
 
 
 def _headings(text: str) -> list[tuple[int, int, str]]:

@@ -2,15 +2,18 @@
 
 The helpers accept only real builtin values (int/float for numbers; bool, str, None, list, tuple, dict as
 themselves) and get every type from literals ((0).__class__), so objects that equal everything, subclasses and
-monkeypatched builtins do not pass. Code inside the student's kernel can still replace the helpers
+monkeypatched builtins do not pass; a `raises` check looks its exception up among the builtins as they were when
+the helpers ran. Code inside the student's kernel can still replace the helpers
 themselves; `course grade` re-checks outside the kernel.
 """
 
 from __future__ import annotations
 
+import json
+
 from course.grading.cells import HIDDEN_BEGIN, HIDDEN_END, HIDDEN_FAILED
 from course.grading.checks import REL_TOL, Check, literal
-from course.grading.rubric import CodeItem, format_points
+from course.grading.rubric import CodeItem, format_points, render_text
 
 HELPERS_ID = "course-checks"
 
@@ -22,6 +25,7 @@ class _CourseChecks:
     _float = (0.0).__class__
     _type = _int.__class__
     _same_kind = (True.__class__, "".__class__, None.__class__, [].__class__, ().__class__, {{}}.__class__)
+    _errors = dict(vars(__import__("builtins")))
 
     class {HIDDEN_FAILED}(AssertionError):
         """隐藏检查未通过（隐藏检查的数值不公开）。"""
@@ -72,6 +76,15 @@ class _CourseChecks:
             if not self.match(value, values[0], tol):
                 raise AssertionError(f"应彼此相等，实际 {{list(values)!r}}")
 
+    def raises(self, name, call):
+        try:
+            value = call()
+        except self._errors[name]:
+            return
+        except self._errors["Exception"] as error:
+            raise AssertionError(f"应抛出 {{name}}，实际抛出 {{self._type(error).__name__}}") from None
+        raise AssertionError(f"应抛出 {{name}}，实际返回 {{value!r}}")
+
     def hidden(self):
         return self._Hidden()
 
@@ -85,16 +98,19 @@ def check_line(check: Check) -> str:
     tol = f", tol={check.rel_tol!r}" if check.rel_tol != REL_TOL else ""
     if check.kind == "same":
         return f"_course.same({', '.join(calls)}{tol})"
+    if check.kind == "raises":
+        return f"_course.raises({check.want!r}, lambda: {calls[0]})"
     return f"_course.{check.kind}({', '.join(calls)}, {literal(check.want)}{tol})"
 
 
 def test_cell_source(item: CodeItem, checks: tuple[Check, ...], number: int, total: int) -> str:
     """Visible checks in the open, hidden ones between nbgrader's markers, then a success line."""
-    lines = [f"# 测试 {number}/{total}：{item.title}（{format_points(item.points)} 分）。{item.description}",
+    note = render_text(item.description, "line") if item.for_students else ""
+    lines = [f"# 测试 {number}/{total}：{render_text(item.title, 'line')}（{format_points(item.points)} 分）。{note}",
              "# 可见检查用课文中的数值；评分时还会用其他输入运行隐藏检查。"]
     lines += [check_line(c) for c in checks if not c.hidden]
     hidden = [check_line(c) for c in checks if c.hidden]
     if hidden:
         lines += [HIDDEN_BEGIN, "with _course.hidden():", *("    " + line for line in hidden), HIDDEN_END]
-    lines.append(f'print("✓ {item.title}：检查通过")')
+    lines.append(f"print({json.dumps('✓ ' + render_text(item.title, 'line') + '：检查通过', ensure_ascii=False)})")
     return "\n".join(lines)

@@ -14,8 +14,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("assignment", help="lesson / nbgrader assignment, e.g. lesson05")
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current folder)")
     parser.add_argument("--veto", nargs=3, metavar=("STUDENT", "ITEM", "VETO_ID"),
-                        help="first record a veto (一票否决) for STUDENT's answer to a question (Q2) or their code "
-                             "of a code item (e.g. formulas), then write the report")
+                        help="first record a veto (一票否决) for STUDENT's answer to a question (ITEM: a question "
+                             "id of the lesson's rubric, e.g. Q1) or their code (ITEM: a code item id), then write "
+                             "the report")
     parser.add_argument("--note", help="with --veto: what the student wrote that triggers it (required)")
 
 

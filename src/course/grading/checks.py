@@ -3,11 +3,13 @@
 A lesson declares its checks in lessons/lessonNN/checks.yml (read by course.grading.load_checks). One
 description serves three places: the test cells inside the notebook (visible checks in the open, hidden checks
 between nbgrader's hidden-test markers), `course grade`'s re-check outside the student's kernel, and
-`course check` for students. Each check is one line of Python a student could type:
+`course check` for students. Each check is one line a student can read as Python:
 
     zero_memory_per_gpu(7_000_000_000, 8, 1) == 38_500_000_000        equals: one call returns a value
     f(10, accum=True) - f(10) == 4 * 10 / 8                           difference: first minus second
     f(1, 1) == f(1, 2) == f(1, 3)                                     same: all calls agree
+    f(-1, 8, 1) raises ValueError                                     raises: the call raises that built-in
+                                                                      exception (or a subclass of it)
 
 Values are numbers (matched within a relative tolerance, absolute near zero; exact fractions allowed on the
 right, e.g. 16 * 1_000_003 / 3), strings, booleans, None, and lists / tuples / dicts of those. Only real builtin
@@ -18,12 +20,15 @@ A lesson also declares known wrong answers (Misconception): checks that hold whe
 from __future__ import annotations
 
 import ast
+import builtins
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping
 
 REL_TOL = 1e-9
-KINDS = ("equals", "difference", "same")
+KINDS = ("equals", "difference", "same", "raises")
+RAISES = re.compile(r"^(?P<call>.+)\s+raises\s+(?P<error>[A-Za-z_]\w*)$", re.S)
 NUMBER_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
               ast.Div: lambda a, b: a / b}
 
@@ -52,15 +57,21 @@ class Call:
 
 @dataclass(frozen=True)
 class Result:
-    """What one call returned in the re-check: a value built from real builtin types, or the problem instead."""
+    """What one call returned in the re-check: a value built from real builtin types, or the problem instead.
+
+    RAISED: when the call raised, every built-in exception class the exception is an instance of (by identity in
+    the re-check, so a student's own class named ValueError is not ValueError); PROBLEM names its class.
+    """
 
     value: Any = None
     problem: str = ""
+    raised: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Check:
-    """equals: one call returns WANT; difference: first minus second is WANT; same: all calls agree."""
+    """equals: one call returns WANT; difference: first minus second is WANT; same: all calls agree;
+    raises: the call raises the built-in exception named WANT."""
 
     kind: str
     calls: tuple[Call, ...]
@@ -69,7 +80,8 @@ class Check:
     rel_tol: float = REL_TOL
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS or (self.want is None and self.kind == "difference"):
+        if self.kind not in KINDS or (self.want is None and self.kind == "difference") or \
+                (self.kind == "raises" and not isinstance(self.want, str)):
             raise ValueError(f"malformed check {self.kind} {self.calls} want={self.want}")
 
     def describe(self) -> str:
@@ -79,11 +91,15 @@ class Check:
             return f"{calls[0]} == {literal(self.want)}"
         if self.kind == "difference":
             return f"{calls[0]} - {calls[1]} == {literal(self.want)}"
+        if self.kind == "raises":
+            return f"{calls[0]} raises {self.want}"
         return " == ".join(calls)
 
     def failure(self, results: Mapping[Call, Result]) -> str | None:
         """None when the results satisfy the check, else why not."""
         got = [results[c] for c in self.calls]
+        if self.kind == "raises":
+            return _raise_failure(got[0], self.want)
         bad = next((r for r in got if r.problem), None)
         if bad is not None:
             return bad.problem
@@ -96,6 +112,15 @@ class Check:
             diff = values[0] - values[1]
             return None if close(diff, self.want, self.rel_tol) else f"difference {diff!r}"
         return None if all(matches(v, values[0], self.rel_tol) for v in values[1:]) else f"got {values!r}"
+
+
+def _raise_failure(result: Result, error: str) -> str | None:
+    """None when the call raised ERROR (or a subclass), else what it did instead."""
+    if error in result.raised:
+        return None
+    if result.problem:
+        return f"{result.problem}, expected it to raise {error}"
+    return f"returned {result.value!r}, expected it to raise {error}"
 
 
 @dataclass(frozen=True)
@@ -223,18 +248,23 @@ def tagged(value: Any) -> list:
 
 
 class CheckSyntaxError(ValueError):
-    """A check line that is not one of the three forms."""
+    """A check line that is not one of the four forms."""
+
+
+FORMS = ("expected `call(...) == value`, `call(...) - call(...) == number`, `call(...) == call(...) == …` or "
+         "`call(...) raises ValueError`")
 
 
 def parse_check(text: str, *, hidden: bool = False, rel_tol: float = REL_TOL) -> Check:
-    """'f(1) == 2', 'f(1) - f(2) == 3' or 'f(1) == f(2) == …' as a Check."""
+    """'f(1) == 2', 'f(1) - f(2) == 3', 'f(1) == f(2) == …' or 'f(-1) raises ValueError' as a Check."""
+    if (m := RAISES.match(text.strip())):
+        return Check("raises", (_raising_call(m["call"]),), _builtin_error(m["error"]), hidden, rel_tol)
     try:
         tree = ast.parse(text.strip(), mode="eval").body
     except SyntaxError as exc:
         raise CheckSyntaxError(f"not Python: {exc.msg}") from None
     if not isinstance(tree, ast.Compare) or not all(isinstance(op, ast.Eq) for op in tree.ops):
-        raise CheckSyntaxError("expected `call(...) == value`, `call(...) - call(...) == number` or "
-                               "`call(...) == call(...) == …`")
+        raise CheckSyntaxError(FORMS)
     parts = [tree.left, *tree.comparators]
     if all(isinstance(p, ast.Call) for p in parts):
         return Check("same", tuple(map(_call, parts)), None, hidden, rel_tol)
@@ -251,6 +281,25 @@ def parse_check(text: str, *, hidden: bool = False, rel_tol: float = REL_TOL) ->
     if not is_number(want):
         raise CheckSyntaxError(f"expected a number after `==` for a difference, got {literal(want)}")
     return Check("difference", (_call(left.left), _call(left.right)), want, hidden, rel_tol)
+
+
+def _raising_call(text: str) -> Call:
+    """The call left of `raises`."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise CheckSyntaxError(f"not Python left of `raises`: {exc.msg}") from None
+    if not isinstance(node, ast.Call):
+        raise CheckSyntaxError("expected a call of the student's function left of `raises`")
+    return _call(node)
+
+
+def _builtin_error(name: str) -> str:
+    """A built-in exception class name (ValueError, TypeError, ZeroDivisionError…): the same in every process."""
+    error = getattr(builtins, name, None)
+    if not (isinstance(error, type) and issubclass(error, Exception)):
+        raise CheckSyntaxError(f"expected a built-in exception such as ValueError after `raises`, got {name}")
+    return name
 
 
 def _call(node: ast.Call) -> Call:

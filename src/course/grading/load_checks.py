@@ -1,6 +1,6 @@
 """lessons/lessonNN/checks.yml → AssignmentSpec, and the checks' agreement with the lesson and its rubric.
 
-Every problem names the file, the line and the key: a check that is not one line of Python in one of the three
+Every problem names the file, the line and the key: a check that is not one line in one of the four
 forms, a misconception of an unknown item, an item graded on an exercise the lesson lacks or without its
 solution, a call of a function the exercise does not define, rubric code items that are not the checks' items.
 """

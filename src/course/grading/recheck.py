@@ -25,7 +25,9 @@ from course.grading.gradebook import gradebook
 # "call_seconds"}. It takes type, the builtin value types, exec, compile and signal from literals before any
 # student code runs, so rebinding builtins cannot change its answers; each cell and each call has its own alarm,
 # so one endless function costs only the items that call it (CallTimeout), not the whole re-check. A returned
-# value goes back tagged with its exact type (["int", 3], ["tuple", [...]]); anything else is named, not sent.
+# value goes back tagged with its exact type (["int", 3], ["tuple", [...]]); anything else is named, not sent. A
+# raised exception goes back as its class's name and the built-in exception classes it is an instance of, so a
+# `raises` check is decided here, outside the student's process.
 HARNESS = """
 class CallTimeout(BaseException):
     \"\"\"A student's cell or function ran past its time in the re-check.\"\"\"
@@ -37,6 +39,9 @@ def _course_recheck(request, run=exec, build=compile, caught=BaseException, sign
     tags = (((0).__class__, "int"), ((0.0).__class__, "float"), ((True).__class__, "bool"), ("".__class__, "str"),
             ((None).__class__, "none"), ([].__class__, "list"), (().__class__, "tuple"), ({}.__class__, "dict"))
     name_of = real_type.__dict__["__name__"].__get__
+    mro_of = real_type.__dict__["__mro__"].__get__
+    errors = [(known, name) for name, known in vars(__import__("builtins")).items()
+              if isinstance(known, real_type) and issubclass(known, BaseException)]
     budget = [%(max_parts)d]
 
     class Unsupported(Exception):
@@ -71,6 +76,12 @@ def _course_recheck(request, run=exec, build=compile, caught=BaseException, sign
             return {make(k): make(v) for k, v in payload}
         return payload
 
+    def lineage(error):  # its class's name, then each built-in exception class it is an instance of
+        names = [name_of(real_type(error))]
+        for base in mro_of(real_type(error)):
+            names += [name for known, name in errors if base is known]
+        return names
+
     def ring(*_):
         raise late()
 
@@ -99,7 +110,7 @@ def _course_recheck(request, run=exec, build=compile, caught=BaseException, sign
             value = timed(request["call_seconds"],
                           lambda: namespace[name](*[make(a) for a in args], **{k: make(v) for k, v in kwargs.items()}))
         except caught as error:
-            results.append(["error", name_of(real_type(error))])
+            results.append(["error", lineage(error)])
             if real_type(error) is late:
                 stuck.add(name)
             continue
@@ -243,8 +254,10 @@ def _results(output: Any, calls: list[Call]) -> dict[Call, Result] | None:
                 results[call] = Result(value=untag(value))
             except ValueError:
                 return None
-        elif kind == "error" and isinstance(value, str):
+        elif kind == "error" and isinstance(value, str):  # a call given no more time after one timed out
             results[call] = Result(problem=f"raised {value[:80]}")
+        elif kind == "error" and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            results[call] = Result(problem=f"raised {value[0][:80]}", raised=tuple(v[:80] for v in value[1:]))
         elif kind == "type" and isinstance(value, str):
             results[call] = Result(problem=f"returned {value[:80]}, not {SUPPORTED}")
         else:

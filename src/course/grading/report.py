@@ -28,7 +28,8 @@ from course.config import load_config
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
 from course.grading.gradebook import GradebookAt, check_gradebook, configured_gradebook, gradebook
-from course.grading.rubric import Rubric, code_grade_id, format_points, load_rubric, question_grade_id, rubric_path
+from course.grading.rubric import (Rubric, code_grade_id, format_points, load_rubric, question_grade_id, render_text,
+                                   rubric_path)
 from course.grading.veto_hints import VetoHint, find_veto_hints
 from course.grading.veto_vocabulary import Vocabulary, lesson_vocabulary
 from course.grading.vetoes import VetoRecord, add_veto, load_vetoes, veto_path
@@ -334,6 +335,7 @@ def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hint
     template = resources.files("course.grading").joinpath("templates", "report.html").read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["points"] = format_points
+    env.filters["rubric"] = lambda text: Markup(render_text(text, "html"))
     graded = [s.submission.total for s in students if not s.submission.pending()]
     counts = {r: sum(s.result == r for s in students) for r in (PASS, FAIL, INCOMPLETE)}
     return env.from_string(template).render(

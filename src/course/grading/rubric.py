@@ -1,11 +1,16 @@
 """A lesson's grading standard, read from autograder/rubrics/lessonNN.yml: the one place points live.
 
-The lesson's 检查与通过标准 section, the nbgrader cells' points and the report all derive from it.
+The lesson's 检查与通过标准 section, the nbgrader cells' points and the report all derive from it. Its text
+(titles, descriptions, 要点, 给分规则, veto items) is plain text, and render_text writes it for each place it
+is shown — the lesson page (Markdown), formgrader and the HTML report (HTML), a test cell's comment or a CSV
+cell (one line) — so `e^(x−m)` or `N_d` reads the same everywhere.
 """
 
 from __future__ import annotations
 
+import html
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,16 +19,23 @@ from course.lesson import validate
 from course.lesson.validate import YamlDocument, load_yaml, parse_yaml  # noqa: F401 (grading files read YAML from here)
 
 CHINESE_COUNT = dict(enumerate("两三四五六七八九", start=2))
+# What pandoc's commonmark_x (with smart punctuation, sub/superscript, emoji, math) could read as markup inside a
+# line: always-special characters, underscores at a word's edge, emoji colons, dash and dot runs; then what would
+# start a list, heading or quote at the line's start.
+MARKUP = re.compile(r"""[\\`*^~$<>\[\]{}|&"']|(?<![^\W_])_|_(?![^\W_])|:(?=[\w+-])|-(?=-)|(?<=-)-|\.(?=\.)|(?<=\.)\.""")
+LINE_START = re.compile(r"^([-+#>(]|\d+(?=[.)]))")
 
 
 @dataclass(frozen=True)
 class CodeItem:
-    """One autograded check of the exercise code (an nbgrader test cell)."""
+    """One autograded check of the exercise code (an nbgrader test cell); its description is graders' text unless
+    marked for students."""
 
     id: str
     title: str
     points: float
     description: str
+    for_students: bool = False
 
 
 @dataclass(frozen=True)
@@ -93,6 +105,23 @@ def format_points(points: float) -> str:
     return f"{points:g}"
 
 
+def render_text(text: str, to: str) -> str:
+    """Rubric text for one place it is shown: 'markdown' (a page), 'html' (formgrader, the report) or 'line'."""
+    line = re.sub(r"[ \t]*\n\s*", " ", text.strip())
+    if to == "markdown":
+        escaped = MARKUP.sub(lambda m: "\\" + m.group(0), line)
+        start = LINE_START.match(escaped)
+        if start is None:
+            return escaped
+        cut = start.end()
+        return escaped[:cut] + "\\" + escaped[cut:] if start.group(1)[0].isdigit() else "\\" + escaped
+    if to == "html":
+        return html.escape(text)
+    if to == "line":
+        return line
+    raise ValueError(f"render_text: expected 'markdown', 'html' or 'line', got {to!r}")
+
+
 def validate_document(doc: YamlDocument, schema_name: str) -> None:
     """Check a grading document against one of the grading schemas (grading/schema/NAME.json)."""
     validate.validate_document(doc, "course.grading", schema_name)
@@ -121,7 +150,8 @@ def _build(doc: YamlDocument) -> Rubric:
         lesson=d["lesson"],
         total=d["total"],
         pass_line=d["pass_line"],
-        code_items=tuple(CodeItem(c["id"], c["title"], c["points"], c["description"]) for c in d["code_items"]),
+        code_items=tuple(CodeItem(c["id"], c["title"], c["points"], c["description"],
+                                  c.get("description_for_students", False)) for c in d["code_items"]),
         questions=tuple(Question(q["id"], q["title"], q["points"], tuple(q["key_points"]), q["partial_credit"])
                         for q in d["questions"]),
         vetoes=tuple(Veto(v["id"], v["text"], tuple(v["questions"])) for v in d["vetoes"]),
@@ -165,12 +195,18 @@ def _check_unique(doc: YamlDocument, entries: list[tuple[str, int, str]]) -> Non
 def standard_markdown(rubric: Rubric) -> str:
     """The body of the lesson's 检查与通过标准 section, worded as the course has always stated it."""
     code_points = sum(c.points for c in rubric.code_items)
-    code_titles = "、".join(c.title for c in rubric.code_items)
-    lines = [f"总分 {format_points(rubric.total)} 分：代码正确 {format_points(code_points)} 分（{code_titles}）、"
+    code_items = "、".join(f"{render_text(c.title, 'markdown')} {format_points(c.points)} 分" for c in rubric.code_items)
+    lines = [f"总分 {format_points(rubric.total)} 分：代码正确 {format_points(code_points)} 分（{code_items}）、"
              f"{_questions_phrase(rubric.questions)}、通过线 {format_points(rubric.pass_line)} 分。"]
     if rubric.vetoes:
-        lines += ["", "一票否决项：", ""] + [f"- {v.text}" for v in rubric.vetoes]
+        lines += ["", "一票否决项：", ""] + [f"- {render_text(v.text, 'markdown')}" for v in rubric.vetoes]
     return "\n".join(lines) + "\n"
+
+
+def key_points_markdown(rubric: Rubric) -> str:
+    """The answer-only 要点 section: per question a heading and its 要点, written as the page shows them."""
+    return "".join(f"### {q.id}\n\n" + "".join(f"- {render_text(point, 'markdown')}\n" for point in q.key_points)
+                   + "\n" for q in rubric.questions)
 
 
 def _questions_phrase(questions: tuple[Question, ...]) -> str:

@@ -2,7 +2,8 @@
 
 A grader who finds a veto item in an answer, or in the code (a code item, e.g. after the report's code
 diagnosis hints at it), adds one line, by hand or with
-`course report lessonNN --veto STUDENT Q2 comm-volume --note "…"`; the report fails that student.
+`course report lessonNN --veto STUDENT QUESTION VETO_ID --note "…"`; the report fails that student. A new
+file's header shows both ways with the lesson's own ids (its rubric's first veto item, question and code item).
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ from course.lesson.validate import YamlDocument, display_path, load_yaml, parse_
 NEW_FILE = """\
 # 一票否决记录 (veto records) of {lesson}, read by `course report {lesson}`: any record fails the student
 # whatever the points. Add one in one step:
-#   course report {lesson} --veto STUDENT Q2 comm-volume --note "学生原话或问题所在"
+#   course report {lesson} --veto STUDENT {question} {veto} --note "学生原话或问题所在"
 # or by hand, one line at the end of this file, indented like the others:
-#     - {{student: STUDENT, question: Q2, veto: comm-volume, note: 学生原话或问题所在}}
+#     - {{student: STUDENT, question: {question}, veto: {veto}, note: 学生原话或问题所在}}
 # The veto ids, and the questions each one applies to, are in autograder/rubrics/{lesson}.yml; any veto may
-# also be recorded on a code item (question: comm-volume, the code item's id) when the code shows it.
+# also be recorded on a code item (question: {code_item}, the code item's id) when the code shows it.
 version: 1
 lesson: {lesson}
 vetoes:
@@ -63,7 +64,7 @@ def load_vetoes(path: Path, rubric: Rubric, students: Collection[str]) -> tuple[
 def add_veto(path: Path, rubric: Rubric, students: Collection[str], record: VetoRecord) -> VetoRecord:
     """Append one checked record as a single line (comments and layout of the file are kept)."""
     path = Path(path)
-    text = path.read_text("utf-8") if path.exists() else NEW_FILE.format(lesson=rubric.lesson)
+    text = path.read_text("utf-8") if path.exists() else new_file(rubric)
     existing = _records(parse_yaml(path, text), rubric, students)
     problem = record_problem(record, rubric, students)
     if problem:
@@ -84,6 +85,14 @@ def add_veto(path: Path, rubric: Rubric, students: Collection[str], record: Veto
                           Location(display_path(path)))
     write_atomic(path, new_text)
     return after[-1]
+
+
+def new_file(rubric: Rubric) -> str:
+    """A lesson's empty veto file, its header's examples taken from that lesson's rubric."""
+    veto = rubric.vetoes[0] if rubric.vetoes else None
+    return NEW_FILE.format(lesson=rubric.lesson, veto=veto.id if veto else "VETO_ID",
+                           question=veto.questions[0] if veto else "QUESTION",
+                           code_item=rubric.code_items[0].id if rubric.code_items else "CODE_ITEM")
 
 
 def _flow_line(record: VetoRecord) -> str:

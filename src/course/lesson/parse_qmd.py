@@ -12,6 +12,7 @@ import yaml
 
 from course.errors import CourseError, Location
 from course.lesson.model import Attr, Block, CodeCell, Diagram, Div, Lesson, Markdown, StaticCode
+from course.lesson.take_defs import take_definitions
 from course.lesson.validate import validate_data
 
 CODE_FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<info>.*?)\s*$")
@@ -148,8 +149,10 @@ def _code_cell(src: _Lines, start: int, lang: str, body: list[str]) -> CodeCell:
         raise CourseError("cell options ('#|' lines) must be 'key: value' lines", where)
     where = src.where(start, options.get("label"))
     validate(options, "cell-options.v1", where, "cell option")
-    code = [_include(src, start + 1 + n_opts + k, ln) for k, ln in enumerate(body[n_opts:])]
-    return CodeCell(line=start + 1, lang=lang, options=options, source="\n".join(code).strip("\n"))
+    code = "\n".join(_include(src, start + 1 + n_opts + k, ln) for k, ln in enumerate(body[n_opts:])).strip("\n")
+    if "course_defs" in options:
+        code = take_definitions(code, options["course_defs"], where)
+    return CodeCell(line=start + 1, lang=lang, options=options, source=code)
 
 
 def _include(src: _Lines, index: int, line: str) -> str:
