@@ -1,6 +1,8 @@
 # nbgrader configuration of the course: this folder (autograder/) is the nbgrader course root.
 # Run nbgrader commands from here, e.g. `nbgrader generate_assignment lesson05`. The settings themselves
-# live in the course package (course.nbgrader_hooks.config), installed with `pip install -e .`.
+# live in the course package (course.nbgrader_hooks.config), installed with `pip install -e .`. They are
+# defaults: a key that a system, hub (JUPYTER_CONFIG_PATH) or user nbgrader_config.py sets keeps that value
+# (e.g. a hub's course_id, Exchange.root or CourseDirectory.db_url); nbgrader's default db_url is gradebook.db here.
 from pathlib import Path
 
 from course.nbgrader_hooks.config import configure

@@ -63,3 +63,6 @@ def graded(released, tmp_path_factory):
     for name in FIXTURES:
         submit(root, name, OUT / f"{name}.ipynb", EXPECTED[name].get("file", "lesson05.ipynb"))
     return grade_assignment(root, "lesson05")
+
+
+from tests.gradebooks import gradebook_db, postgres_server  # noqa: E402,F401 (the gradebook on SQLite and PostgreSQL)

@@ -54,3 +54,23 @@ def test_edited_deleted_and_stripped_cells_are_named(tmp_path):
         "submitted/s/lesson05/lesson05.ipynb, cell test-a: read-only cell was edited; graded with the original",
         "submitted/s/lesson05/lesson05.ipynb, cell test-b: cell was deleted; re-inserted from the source and graded",
     ]
+
+
+def texts(nb) -> dict[str, str]:
+    """A release's read-only cells as course.assignment.versions.released_texts gives them."""
+    return {c.metadata["nbgrader"]["grade_id"]: c.source.strip() for c in nb.cells
+            if c.metadata.get("nbgrader", {}).get("locked")}
+
+
+def test_a_student_is_compared_with_the_release_they_received(tmp_path):
+    old = released(source_notebook())
+    old.cells[4].source = "check(f(2))\ncheck(f(3))"  # the visible check the re-release moved to hidden
+    received = [texts(old)]
+    assert check(write(tmp_path / "a", old)).problems != ()  # against the current release alone: "edited"
+    result = preflight(write(tmp_path / "b", old), "lesson05.ipynb", SOURCE, shown_as="s", released=received)
+    assert result.problems == ()
+    edited = released(old)
+    edited.cells[4].source = "pass"
+    messages = [str(p) for p in preflight(write(tmp_path / "c", edited), "lesson05.ipynb", SOURCE, shown_as="s",
+                                          released=received).problems]
+    assert messages == ["s/lesson05.ipynb, cell test-b: read-only cell was edited; graded with the original"]

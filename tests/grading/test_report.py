@@ -45,20 +45,23 @@ def empty_gradebook(tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def course(tmp_path, empty_gradebook):
-    """A function building a course root whose gradebook holds the given class of lesson05."""
+def course(tmp_path, empty_gradebook, gradebook_db):
+    """A function building a course root whose gradebook (SQLite, or PostgreSQL set by a hub config) holds the
+    given class of lesson05."""
     def build(students: dict, *, vetoes: Path | str | None = DEMO_VETOES, assignment: str = "lesson05",
               points: dict[str, float] | None = None) -> Path:
         autograder = tmp_path / "autograder"
         (autograder / "rubrics").mkdir(parents=True, exist_ok=True)
         shutil.copy(RUBRIC, autograder / "rubrics" / "lesson05.yml")
         shutil.copytree(ROOT / "lessons" / "lesson05", tmp_path / "lessons" / "lesson05", dirs_exist_ok=True)
-        shutil.copy(empty_gradebook, autograder / "gradebook.db")
+        if gradebook_db.url is None:
+            shutil.copy(empty_gradebook, autograder / "gradebook.db")
         if vetoes is not None:
             (autograder / "vetoes").mkdir(exist_ok=True)
             text = vetoes.read_text("utf-8") if isinstance(vetoes, Path) else vetoes
             (autograder / "vetoes" / "lesson05.yml").write_text(text, "utf-8")
-        _fill_gradebook(autograder / "gradebook.db", assignment, students, points or load_rubric(RUBRIC).grade_ids())
+        _fill_gradebook(gradebook_db.url or f"sqlite:///{autograder / 'gradebook.db'}", assignment, students,
+                        points or load_rubric(RUBRIC).grade_ids())
         for student, spec in students.items():
             if "answers" in spec:
                 _write_autograded(autograder / "autograded" / student / assignment / f"{assignment}.ipynb",
@@ -72,9 +75,9 @@ def shown(root: Path) -> str:
     return configured_gradebook(root / "autograder").location().path
 
 
-def _fill_gradebook(db: Path, assignment: str, students: dict, points: dict[str, float]) -> None:
+def _fill_gradebook(db_url: str, assignment: str, students: dict, points: dict[str, float]) -> None:
     """Grade cells, students and scores stored the way nbgrader autograde and formgrader store them."""
-    with Gradebook(f"sqlite:///{db}") as gb:
+    with Gradebook(db_url) as gb:
         gb.add_assignment(assignment)
         gb.add_notebook(assignment, assignment)
         for grade_id, max_score in points.items():

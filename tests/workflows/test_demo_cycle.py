@@ -13,7 +13,8 @@ from tests.assignment.make_submissions import ROOT
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
 
-def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys):
+def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys, gradebook_db):
+    from course.grading.gradebook import configured_gradebook, gradebook
     from course.workflows.draw_figures import ensure_figures
 
     ensure_figures(ROOT)
@@ -22,6 +23,12 @@ def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys):
     for file in ("pyproject.toml", "autograder/nbgrader_config.py", ".course-cache/figures.json"):
         (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / file, tmp_path / file)
+    stale = tmp_path / "autograder" / "gradebook.db"
+    if gradebook_db.url:  # a gradebook.db left from an earlier `make`: on PostgreSQL the demo never touches it
+        with gradebook(f"sqlite:///{stale}") as gb:
+            gb.add_assignment("lesson05")
+            gb.add_student("stale-only")
+        before = stale.read_bytes()
     course = run_cycle(tmp_path, "lesson05")
     out = capsys.readouterr().out
     for command in ("nbgrader generate_assignment lesson05", "course grade lesson05",
@@ -41,6 +48,10 @@ def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys):
     assert report["wangwu"]["vetoes"] == "activation-shard" and report["lisi"]["total"] == "6.5"
     html = (course / "reports" / "lesson05.html").read_text("utf-8")
     assert "activation-shard" in html and "INCOMPLETE" in html
+    with gradebook(configured_gradebook(course).url) as gb:  # the graders' points went to the configured gradebook
+        assert gb.find_grade("answer-Q1", "lesson05", "lesson05", "zhangsan").manual_score is not None
+    if gradebook_db.url:
+        assert configured_gradebook(course).url == gradebook_db.url and stale.read_bytes() == before
 
 
 def test_a_lesson_without_a_demo_class_is_named(tmp_path):
@@ -51,3 +62,17 @@ def test_a_lesson_without_a_demo_class_is_named(tmp_path):
     with pytest.raises(CourseError, match=r"no demo class for lesson09: expected demo/lesson09/students.yml "
                                           r"\(lessons with one: lesson05\)"):
         run_cycle(tmp_path, "lesson09")
+
+
+def test_demo_notebooks_made_from_an_older_release_are_rewritten(released, tmp_path):
+    from course.workflows.demo_cycle import write_submissions
+
+    root = tmp_path / "autograder"
+    shutil.copytree(released, root)
+    shutil.copytree(ROOT / "autograder" / "demo", root / "demo")
+    assert write_submissions(root, "lesson05") == []  # the committed demo class is made from this very release
+    stale = root / "demo" / "lesson05" / "lisi" / "lesson05.ipynb"
+    stale.write_text(stale.read_text("utf-8").replace("✓", "ok"), "utf-8")  # a test cell as an older release had it
+    assert write_submissions(root, "lesson05") == [stale]
+    committed = ROOT / "autograder" / "demo" / "lesson05" / "lisi" / "lesson05.ipynb"
+    assert stale.read_text("utf-8") == committed.read_text("utf-8")

@@ -36,8 +36,12 @@ class Preflight:
     problems: tuple[Problem, ...]
 
 
-def preflight(folder: Path, notebook_name: str, source_cells: list, *, shown_as: str) -> Preflight:
-    """Check FOLDER/NOTEBOOK_NAME against the source notebook's cells; SHOWN_AS prefixes paths in messages."""
+def preflight(folder: Path, notebook_name: str, source_cells: list, *, shown_as: str,
+              released: list[dict[str, str]] = ()) -> Preflight:
+    """Check FOLDER/NOTEBOOK_NAME against the source notebook's cells; SHOWN_AS prefixes paths in messages.
+
+    RELEASED: the read-only cells of every earlier release (course.assignment.versions.released_texts), so a
+    student is compared with the release they received."""
     path = Path(folder) / notebook_name
     where = Location(f"{shown_as}/{notebook_name}")
     if not path.is_file():
@@ -69,7 +73,7 @@ def preflight(folder: Path, notebook_name: str, source_cells: list, *, shown_as:
     except Exception as exc:  # nbformat raises several kinds; all mean "not a notebook we can grade"
         first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
         return _unreadable(where, f"not a valid Jupyter notebook ({first}); scored 0")
-    return Preflight(path, tuple(cell_problems(match_cells(nb.cells, source_cells), source_cells, where)))
+    return Preflight(path, tuple(cell_problems(match_cells(nb.cells, source_cells, released), source_cells, where)))
 
 
 def _unreadable(where: Location, message: str) -> Preflight:

@@ -21,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds one submission may run (default: c.GradingSandbox.submission_timeout_s, 120)")
     parser.add_argument("--engine", choices=["auto", "shell", "kernel"], default=None,
                         help="how cells run (default: c.GradingSandbox.engine, auto)")
+    parser.add_argument("--force", nargs="*", metavar="STUDENT", default=None,
+                        help="grade again even what is already graded for the current version: everyone, or the "
+                             "students named (manual scores of unchanged answers are kept)")
     parser.add_argument("--unsafe", action="store_true",
                         help="run students' code without the bubblewrap sandbox (only where none can be had, "
                              "and only for code you trust); the same as c.GradingSandbox.unsafe = True")
@@ -33,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     given = {"memory_bytes": args.memory and args.memory * 2**20, "cell_timeout_s": args.cell_timeout,
              "submission_timeout_s": args.timeout, "engine": args.engine, "unsafe": args.unsafe or None}
     settings = {name: value for name, value in given.items() if value is not None}
-    result = grade_assignment(args.autograder, args.assignment, jobs=args.jobs, settings=settings)
+    force = True if args.force == [] else (args.force or False)
+    result = grade_assignment(args.autograder, args.assignment, jobs=args.jobs, settings=settings, force=force)
     print(summary(result))
     return 0

@@ -1,7 +1,9 @@
 """Find a submission's graded cells again, even after a student stripped metadata, edited or deleted cells.
 
 Every graded cell of a generated source notebook has its grade id as its cell id too. A submitted cell is
-matched by its nbgrader grade id, else by its cell id, else (read-only cells only) by its released text.
+matched by its nbgrader grade id, else by its cell id, else (read-only cells only) by its released text. A
+read-only cell is edited when it differs from the release the student received (course.assignment.versions keeps
+every release), so re-releasing an assignment flags nobody.
 Both the nbgrader sanitize step (RestoreGradedCells) and `course grade`'s per-student report use this.
 """
 
@@ -49,8 +51,12 @@ class CellMatch:
     edited: list[str] = field(default_factory=list)  # read-only cells whose text differs from the release
 
 
-def match_cells(cells: list, source_cells: list) -> CellMatch:
-    """Match the graded cells of SOURCE_CELLS (in order) to the submitted CELLS."""
+def match_cells(cells: list, source_cells: list, released: list[dict[str, str]] = ()) -> CellMatch:
+    """Match the graded cells of SOURCE_CELLS (in order) to the submitted CELLS.
+
+    RELEASED holds the read-only cells' texts of earlier releases (grade id → text): a read-only cell counts as
+    edited only when it differs from the release the student received, the one (current first) it agrees with most.
+    """
     match = CellMatch()
     labelled: dict[str, int] = {}
     for i, cell in enumerate(cells):
@@ -58,25 +64,31 @@ def match_cells(cells: list, source_cells: list) -> CellMatch:
     unlabelled = [i for i, cell in enumerate(cells) if grade_id(cell) is None]
     by_id = {cells[i].get("id"): i for i in unlabelled}
     by_text = {(cells[i].get("cell_type"), _text(cells[i]).strip()): i for i in unlabelled}
+    current = {grade_id(c): released_text(_text(c)).strip() for c in source_cells
+               if grade_id(c) and nbgrader_meta(c).get("locked")}
+    versions = [current, *released]
+    locked = []
     for source in source_cells:
         name = grade_id(source)
         if name is None:
             continue
-        locked = bool(nbgrader_meta(source).get("locked"))
-        text_key = (source.get("cell_type"), released_text(_text(source)).strip())
+        texts = [(source.get("cell_type"), v[name]) for v in versions if name in v]
         if name in labelled:
             match.index[name] = labelled[name]
         elif name in by_id:
             match.index[name] = by_id[name]
             match.by_cell_id.append(name)
-        elif locked and text_key in by_text:
-            match.index[name] = by_text[text_key]
+        elif name in current and (key := next((k for k in texts if k in by_text), None)):
+            match.index[name] = by_text[key]
             match.by_text.append(name)
         else:
             match.missing.append(name)
             continue
-        if locked and released_text(_text(cells[match.index[name]])).strip() != text_key[1]:
-            match.edited.append(name)
+        if name in current:
+            locked.append(name)
+    submitted = {name: released_text(_text(cells[match.index[name]])).strip() for name in locked}
+    received = max(versions, key=lambda v: sum(v.get(name) == submitted[name] for name in locked))
+    match.edited = [name for name in locked if submitted[name] != received.get(name)]
     return match
 
 

@@ -51,7 +51,8 @@ def inherited_config_files(*, strict: bool = False, skip: Path | None = None) ->
                     loaded.append((path, loader(name + ext, path=folder).load_config()))
                 except Exception as exc:  # nbgrader itself skips a broken file with a warning
                     if strict:
-                        raise CourseError(f"nbgrader cannot load this config file: {exc}", Location(str(path))) from None
+                        raise CourseError(f"nbgrader cannot load this config file: {exc}",
+                                          Location(str(path))) from None
     return loaded
 
 
@@ -140,8 +141,9 @@ def check_gradebook(where: GradebookAt, missing_fix: str) -> None:
             engine.dispose()
     except Exception as exc:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-        raise where.error(f"cannot read the gradebook: {reason}; check that the database server is running and "
-                          "that db_url names it") from None
+        check = "that the file is nbgrader's gradebook" if url.get_backend_name() == "sqlite" else \
+            "that the database server is running and that db_url names it"
+        raise where.error(f"cannot read the gradebook: {reason}; check {check}") from None
     if not tables:
         raise where.error(f"no gradebook: the database is empty; {missing_fix}")
     if not NBGRADER_TABLES <= tables:

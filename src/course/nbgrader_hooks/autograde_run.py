@@ -3,7 +3,10 @@
 nbgrader's Autograde converter makes its exporter once per run, right before its loop over the submissions;
 the course's config names this exporter (`c.Autograde.exporter_class`), which wraps that loop:
 1. it takes the course's batch lock for the whole loop (course.nbgrader_hooks.batch_lock); when another run
-   holds it, nbgrader stops before touching anything, with the holder's pid and command;
+   holds it, nbgrader stops before touching anything, with the holder's pid and command; so it does when the
+   source notebook or checks changed since the last release (grading would mix two versions of the checks);
+   the answers graders saw in each autograded notebook are remembered before nbgrader removes it, where no
+   record of them exists yet (course.nbgrader_hooks.manual_grades);
 2. it looks at every submission folder the run covers (course.assignment.preflight) and scores the ones that
    cannot be graded (no notebook, renamed, over the size limit, not UTF-8, invalid JSON, not a notebook) 0
    with the reason (grade_unreadable), leaving them out of nbgrader's loop, where reading them would fail the
@@ -27,9 +30,11 @@ from nbconvert.exporters import NotebookExporter
 from nbgrader.converters import Autograde, NbGraderException
 
 from course.assignment.preflight import Problem, preflight
+from course.assignment.versions import assignment_version, released_version
 from course.grading.gradebook import gradebook
 from course.nbgrader_hooks.batch_lock import BatchBusy, batch_lock
-from course.nbgrader_hooks.outcome import StudentGrade, save_outcome
+from course.nbgrader_hooks.manual_grades import remember_autograded_answers
+from course.nbgrader_hooks.outcome import StudentGrade, graded_stamp, save_outcome
 
 
 def grade_unreadable(coursedir, assignment: str, student: str, problem: Problem) -> StudentGrade:
@@ -53,8 +58,11 @@ def grade_unreadable(coursedir, assignment: str, student: str, problem: Problem)
                     grade.auto_score, grade.needs_manual_grade = 0.0, False
         gb.db.commit()
     write_stand_in(coursedir, assignment, student, problem)
-    outcome = StudentGrade(student, verdicts, [], [problem])
-    save_outcome(coursedir.root, assignment, outcome)
+    version = assignment_version(Path(coursedir.root), assignment)
+    outcome = StudentGrade(student, verdicts, [], [problem], version=version or "")
+    folder = coursedir.format_path(coursedir.submitted_directory, student, assignment)
+    stamp = graded_stamp(coursedir.db_url, assignment, student, folder, version)
+    save_outcome(coursedir.root, assignment, outcome, stamp)
     return outcome
 
 
@@ -118,12 +126,33 @@ class CourseAutogradeExporter(NotebookExporter):
         coursedir = converter.coursedir
         try:
             with batch_lock(Path(coursedir.root), f"nbgrader autograde {coursedir.assignment_id}"):
+                self.require_current_release(coursedir)
+                for student, assignment in submission_folders(coursedir).values():
+                    notebook = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
+                    remember_autograded_answers(coursedir.root, assignment, student, notebook / f"{assignment}.ipynb")
                 for folder in self.score_unreadable(coursedir):
                     converter.assignments.pop(folder, None)
                 loop()
         except BatchBusy as exc:
             self.log.error("%s", exc)
             raise NbGraderException(str(exc)) from None
+
+    def require_current_release(self, coursedir) -> None:
+        """Stop before grading anyone when the source or checks changed since the recorded release.
+
+        nbgrader grades with the gradebook's copy of the test cells, the re-check with the current checks: both must
+        be the same version. Releases made before versions were recorded are not checked.
+        """
+        root = Path(coursedir.root)
+        for assignment in sorted({a for _, a in submission_folders(coursedir).values()}):
+            released, current = released_version(root, assignment), assignment_version(root, assignment)
+            if released and current and released != current:
+                message = (f"{assignment} changed since it was released (source notebook or checks: version "
+                           f"{released} released, {current} built): run `nbgrader generate_assignment {assignment} "
+                           f"--force` first, then autograde with --force; or `course grade {assignment}`, which does "
+                           "both")
+                self.log.error("%s", message)
+                raise NbGraderException(message)
 
     def score_unreadable(self, coursedir) -> list[str]:
         """Score 0 every submission preflight cannot read (with its reason); return their folders."""

@@ -1,11 +1,14 @@
 """The course's nbgrader settings, applied by autograder/nbgrader_config.py to nbgrader's config object.
 
-Everything lives under the course root (autograder/): gradebook, exchange, exported grades. Stock nbgrader
-steps are kept and these course steps are added: per-region stubs when releasing; for autograding, one run
+Everything lives under the course root (autograder/): gradebook (nbgrader's default db_url), exchange,
+exported grades — defaults that a system, hub or user nbgrader config overrides. Stock nbgrader
+steps are kept and these course steps are added: per-region stubs when releasing, a release that refuses a cell
+change before deleting anything and is kept by version (release_run); for autograding, one run
 per course at a time under the batch lock, damaged submissions scored 0 with the reason instead of failing
 (both: the exporter course.nbgrader_hooks.autograde_run), restoring lost graded cells, running the students'
 code in the grading sandbox instead of nbgrader's Execute and re-checking the code items out of process after
-SaveAutoGrades, which also flags repaired submissions and writes each outcome to the grade report — so stock
+SaveAutoGrades, which also flags repaired submissions and writes each outcome to the grade report (with the
+assignment version it was graded against), keeping finished manual grades of unchanged answers finished — so stock
 `nbgrader autograde` (and formgrader's autograde) leaves exactly the gradebook, flags and report
 `course grade` does; hiding hidden tests in feedback and marking unscored answers 待评分 there; beside answers in
 formgrader, the rubric's 要点, the veto hints and the code diagnoses, with math and diagrams drawn offline.
@@ -21,7 +24,37 @@ COURSE_ID = "llm-scale-course"
 
 
 def configure(c, root: Path) -> None:
-    """Point nbgrader at ROOT and register the course's preprocessors."""
+    """Point nbgrader at ROOT and register the course's preprocessors, as defaults only.
+
+    nbgrader loads the course root's nbgrader_config.py last, and `get_config()` there is a fresh config that
+    cannot see what the system, hub (JUPYTER_CONFIG_PATH) or user config files set; so each course value is
+    applied only where none of those files set that key, and theirs win. Command-line options win over both.
+    """
+    from traitlets.config import Config
+
+    from course.grading.gradebook import inherited_config_files
+
+    course = Config()
+    course_settings(course, root)
+    inherited = Config()
+    for _, loaded in inherited_config_files(skip=Path(root).resolve() / "nbgrader_config.py"):
+        inherited.merge(loaded)
+    set_defaults(c, course, inherited)
+
+
+def set_defaults(c, course, inherited) -> None:
+    """Copy each COURSE value into C whose key INHERITED does not set, section by section (nested ones too)."""
+    from traitlets.config import Config
+
+    for key, value in course.items():
+        if isinstance(value, Config):
+            set_defaults(c[key], value, inherited.get(key) or Config())
+        elif key not in inherited:
+            c[key] = value
+
+
+def course_settings(c, root: Path) -> None:
+    """The course's own nbgrader settings: its course root and id, exchange, exports and preprocessors."""
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
     from nbgrader.converters import Autograde, GenerateAssignment
     from nbgrader.preprocessors import ClearSolutions, Execute, GetGrades, SaveAutoGrades
@@ -30,6 +63,8 @@ def configure(c, root: Path) -> None:
     from course.nbgrader_hooks.autograde_run import CourseAutogradeExporter
     from course.nbgrader_hooks.feedback import HideHiddenTests, PendingGrades
     from course.nbgrader_hooks.formgrader import use_course_templates
+    from course.nbgrader_hooks.manual_grades import SaveAutoGradesKeepingGraded
+    from course.nbgrader_hooks.release_run import CourseReleaseExporter
     from course.nbgrader_hooks.restore import RestoreGradedCells
     from course.nbgrader_hooks.sandbox_execute import SandboxExecute
     from course.nbgrader_hooks.sandbox_recheck import RecheckOutOfProcess
@@ -38,18 +73,19 @@ def configure(c, root: Path) -> None:
     root = Path(root).resolve()
     c.CourseDirectory.root = str(root)
     c.CourseDirectory.course_id = COURSE_ID
-    c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
     c.Exchange.root = str(root / "exchange")
     c.CsvExportPlugin.to = str(root / "reports" / "grades.csv")
     c.ClearSolutions.text_stub = ""  # written answers start empty under their question
     stock = GenerateAssignment.class_traits()["preprocessors"].default()
     c.GenerateAssignment.preprocessors = [ClearSolutionsWithStubs if p is ClearSolutions else p for p in stock]
+    c.GenerateAssignment.exporter_class = CourseReleaseExporter  # refuse before deleting; keep each version
     c.Autograde.exporter_class = CourseAutogradeExporter
     sanitize = Autograde.class_traits()["sanitize_preprocessors"].default()
     c.Autograde.sanitize_preprocessors = [RestoreGradedCells, *sanitize]
     steps = Autograde.class_traits()["autograde_preprocessors"].default()
-    steps = [SandboxExecute if p is Execute else p for p in steps]
-    steps.insert(steps.index(SaveAutoGrades) + 1, RecheckOutOfProcess)
+    replaced = {Execute: SandboxExecute, SaveAutoGrades: SaveAutoGradesKeepingGraded}
+    steps = [replaced.get(p, p) for p in steps]
+    steps.insert(steps.index(SaveAutoGradesKeepingGraded) + 1, RecheckOutOfProcess)
     c.Autograde.autograde_preprocessors = steps
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, PendingGrades, CSSHTMLHeaderPreprocessor]
     # formgrader shows below each answer the rubric's 要点 and the veto hints, below each code item's test the

@@ -30,6 +30,7 @@ class StudentGrade:
     problems: list[Problem | str] = field(default_factory=list)  # str once read back from JSON
     notes: list[str] = field(default_factory=list)  # said in the row, no reason to flag (e.g. the engine used)
     memory_limit: str = ""  # which memory limit the sandbox applied
+    version: str = ""  # the assignment version graded against (course.assignment.versions)
 
     @property
     def flagged(self) -> bool:
@@ -40,14 +41,14 @@ class StudentGrade:
         """The outcome as plain data (problems as their messages), for reports, records and state files."""
         return {"flagged": self.flagged, "verdicts": {k: asdict(v) for k, v in self.verdicts.items()},
                 "changes": [asdict(c) for c in self.changes], "problems": [str(p) for p in self.problems],
-                "notes": self.notes, "memory_limit": self.memory_limit}
+                "notes": self.notes, "memory_limit": self.memory_limit, "version": self.version}
 
     @classmethod
     def from_json(cls, student: str, data: dict) -> "StudentGrade":
         """An outcome written by to_json."""
         return cls(student, {k: ItemVerdict(**v) for k, v in data["verdicts"].items()},
                    [Change(**c) for c in data["changes"]], list(data["problems"]), list(data.get("notes", [])),
-                   data.get("memory_limit") or "")
+                   data.get("memory_limit") or "", data.get("version") or "")
 
 
 def record_path(course_root: Path | str, assignment: str, student: str) -> Path:
@@ -60,11 +61,29 @@ def grade_report_path(course_root: Path | str, assignment: str) -> Path:
     return Path(course_root) / "reports" / f"{assignment}-grade.json"
 
 
-def save_outcome(course_root: Path | str, assignment: str, grade: StudentGrade) -> None:
-    """Write one student's record and put the same outcome in the grade report."""
+def save_outcome(course_root: Path | str, assignment: str, grade: StudentGrade, stamp: dict | None = None) -> None:
+    """Write one student's record (with STAMP, what it was graded from) and put the outcome in the grade report."""
     write_atomic(record_path(course_root, assignment, grade.student),
-                 json.dumps(grade.to_json(), ensure_ascii=False, indent=1))
+                 json.dumps({**grade.to_json(), **({"graded": stamp} if stamp else {})}, ensure_ascii=False, indent=1))
     merge_into_report(course_root, assignment, [grade])
+
+
+def gradebook_row(submission) -> dict:
+    """What the gradebook holds for one submission: its id and each grade's auto score (what a rerun compares)."""
+    return {"id": submission.id, "grades": {g.name: g.auto_score for nb in submission.notebooks for g in nb.grades}}
+
+
+def graded_stamp(db_url: str, assignment: str, student: str, folder: Path | str, version: str | None) -> dict:
+    """What a grade came from: the submission's digest, the assignment version and the gradebook's row after it.
+
+    Whichever command graded the student, `course grade` skips them while all three still hold.
+    """
+    from course.assignment.versions import submission_digest
+    from course.grading.gradebook import gradebook
+
+    with gradebook(db_url) as gb:
+        row = gradebook_row(gb.find_submission(assignment, student))
+    return {"submission": submission_digest(Path(folder)), "version": version, "gradebook": row}
 
 
 def merge_into_report(course_root: Path | str, assignment: str, grades: list[StudentGrade]) -> Path:
@@ -92,7 +111,10 @@ def outcomes_from_records(course_root: Path | str, assignment: str) -> dict[str,
     outcomes = {}
     for path in sorted(folder.glob("*.json")):
         try:
-            outcomes[path.stem] = json.loads(path.read_text("utf-8"))
+            record = json.loads(path.read_text("utf-8"))
+            if isinstance(record, dict):
+                record.pop("graded", None)  # what the grade came from, not part of the outcome
+            outcomes[path.stem] = record
         except (OSError, ValueError) as exc:
             raise CourseError(f"grading record cannot be read ({exc}); delete it and grade that student again "
                               "with --force", Location(str(path.relative_to(course_root)))) from exc

@@ -19,6 +19,7 @@ import nbformat
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
+from course.assignment.versions import released_texts
 from course.grading.cells import grade_id, match_cells, nbgrader_meta
 
 
@@ -32,7 +33,7 @@ class RestoreGradedCells(NbGraderPreprocessor):
         path = os.path.join(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]),
                             f"{info['notebook']}.ipynb")
         source = nbformat.read(path, as_version=4)
-        match = match_cells(nb.cells, source.cells)
+        match = match_cells(nb.cells, source.cells, released_texts(coursedir.root, info["assignment"]))
         graded = [c for c in source.cells if grade_id(c)]
         for cell in graded:
             if grade_id(cell) in match.index:

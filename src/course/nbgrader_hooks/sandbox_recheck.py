@@ -5,7 +5,8 @@ alike): the code items are re-checked in a second sandbox (course.grading.rechec
 `course grade` made ahead on a worker is picked up from GradingSandbox.runs_dir —, the verdicts that differ
 from the kernel's go into the gradebook, and a submission is flagged when the re-check corrected it, the
 sandbox stopped it, or its file had lost or changed graded cells (stripped metadata, edited read-only cells,
-deleted cells: course.assignment.preflight, checked on the submitted file). The outcome goes to the student's
+deleted cells: course.assignment.preflight, checked on the submitted file against the release the student
+received). The outcome, with the assignment version and the submission it was graded from, goes to the student's
 record and the grade report (course.nbgrader_hooks.outcome), where `course grade` and `course report` read it.
 """
 
@@ -21,10 +22,11 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from course.assignment.preflight import Problem, preflight
+from course.assignment.versions import assignment_version, released_texts
 from course.errors import Location
 from course.fileio import write_atomic
 from course.grading.gradebook import gradebook
-from course.nbgrader_hooks.outcome import StudentGrade, save_outcome
+from course.nbgrader_hooks.outcome import StudentGrade, graded_stamp, save_outcome
 from course.nbgrader_hooks.sandbox_execute import GradingSandbox, prepared_or_made
 
 
@@ -73,11 +75,15 @@ class RecheckOutOfProcess(NbGraderPreprocessor):
         run = info.get("sandbox")
         folder = coursedir.format_path(coursedir.submitted_directory, student, info["assignment"])
         shown = os.path.relpath(folder, coursedir.root)
-        problems = [*preflight(Path(folder), f"{info['notebook']}.ipynb", source_cells, shown_as=shown).problems,
+        released = released_texts(Path(coursedir.root), info["assignment"])
+        problems = [*preflight(Path(folder), f"{info['notebook']}.ipynb", source_cells, shown_as=shown,
+                               released=released).problems,
                     *(Problem(Location(shown), f"{i.kind} in cell {i.cell_index + 1}: {i.message}")
                       for i in (run.incidents if run else ()))]
         notes = [run.engine_reason] if run is not None and run.engine_reason else []
-        grade = StudentGrade(student, verdicts, changes, problems, notes, (run.memory_limit if run else None) or "")
+        version = assignment_version(Path(coursedir.root), info["assignment"])
+        grade = StudentGrade(student, verdicts, changes, problems, notes, (run.memory_limit if run else None) or "",
+                             version or "")
         if grade.flagged:
             self._flag(info)
         for problem in problems:
@@ -85,7 +91,8 @@ class RecheckOutOfProcess(NbGraderPreprocessor):
         for change in changes:
             self.log.warning("%s: %s: kernel %s, re-check %s (%s)", student, change.item, change.kernel_score,
                              change.recheck_score, change.reason)
-        save_outcome(coursedir.root, info["assignment"], grade)
+        save_outcome(coursedir.root, info["assignment"], grade,
+                     graded_stamp(info["db_url"], info["assignment"], student, folder, version))
         return nb, resources
 
     @staticmethod

@@ -45,7 +45,10 @@ def load_students(course_root: Path, lesson: str) -> dict:
 
 
 def write_submissions(course_root: Path, lesson: str) -> list[Path]:
-    """Write demo/<lesson>/<student>/<lesson>.ipynb from the current release and demo/<lesson>/students.yml."""
+    """Write demo/<lesson>/<student>/<lesson>.ipynb from the current release and demo/<lesson>/students.yml.
+
+    Returns the notebooks written: those missing or made from another release (an unchanged one is left alone).
+    """
     import nbformat
 
     from course.assignment.submissions import cell_by_grade_id, fill_blanks, submission
@@ -65,7 +68,9 @@ def write_submissions(course_root: Path, lesson: str) -> list[Path]:
             cell = cell_by_grade_id(text, label)
             cell.source = fill_blanks(cell.source, blanks)
         path = demo_dir(course_root, lesson) / student / f"{lesson}.ipynb"
-        written.append(write_atomic(path, nbformat.writes(text) + "\n"))
+        content = nbformat.writes(text) + "\n"
+        if not path.is_file() or path.read_text("utf-8") != content:
+            written.append(write_atomic(path, content))
     return written
 
 
@@ -141,11 +146,11 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
     write_assignment_sources(plan, None)
     step("release: the source notebook becomes the student version", f"nbgrader generate_assignment {lesson} --force")
     print(f"   {release(course_root, lesson).relative_to(plan.root)}")
-    folder = demo_dir(course_root, lesson)
-    if any(not (folder / s / f"{lesson}.ipynb").exists() for s in load_students(course_root, lesson)):
+    written = write_submissions(course_root, lesson)  # a demo notebook from an older release would be stale
+    if written:
         step("the demo class writes its notebooks from the release", f"python -m course.workflows.demo_cycle "
                                                                      f"{lesson} --write-submissions")
-        print("   " + ", ".join(p.parent.name for p in write_submissions(course_root, lesson)))
+        print("   " + ", ".join(p.parent.name for p in written))
     step("submissions: the demo class hands in", f"cp demo/{lesson}/<student>/{lesson}.ipynb submitted/<student>/{lesson}/")
     print("   " + ", ".join(collect(course_root, lesson)))
     step("autograde, then re-check every submission outside the student's kernel", f"course grade {lesson}")

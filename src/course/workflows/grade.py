@@ -74,15 +74,20 @@ def release(course_root: Path, assignment: str) -> Path:
 
 
 def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = None, limits=None,
-                     unsafe: bool = False, settings: dict | None = None, progress=None) -> GradeRun:
+                     unsafe: bool = False, settings: dict | None = None, progress=None,
+                     force: bool | list[str] = False) -> GradeRun:
     """Grade every submission in submitted/*/ASSIGNMENT (see course.workflows.grade_batch), then write the JSON report.
 
     SETTINGS (GradingSandbox settings) go on top of the course's nbgrader config; LIMITS and UNSAFE are
-    shorthands for some of them. Students whose current submission the gradebook already holds grades for are
-    skipped, so a killed batch resumes where it stopped and a finished one changes nothing when run again.
+    shorthands for some of them. Students whose current submission the gradebook already holds grades for, made
+    with the current version of the assignment, are skipped, so a killed batch resumes where it stopped and a
+    finished one changes nothing when run again; a source notebook or checks changed since the release are released
+    first (stock generate_assignment) and everyone graded with the old version is graded again. FORCE regrades
+    everyone (True) or the students named.
     """
     import nbformat
 
+    from course.assignment.versions import assignment_version, released_texts
     from course.grading.rubric import load_rubric, rubric_path
     from course.nbgrader_hooks.batch_lock import batch_lock
     from course.nbgrader_hooks.outcome import STATE_DIR, merge_into_report
@@ -106,20 +111,50 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
                  **({"unsafe": True} if unsafe else {}), **(settings or {}),
                  "runs_dir": str(root / STATE_DIR / assignment / "runs")}
     config = course_config(root, overrides)
+    forced = set(force) if isinstance(force, (list, tuple, set)) else set()
+    unknown = sorted(forced - {f.parent.name for f in folders})
+    if unknown:
+        raise CourseError(f"--force names students without a submission: {', '.join(unknown)}",
+                          Location(root / "submitted"))
     with batch_lock(root, f"course grade {assignment}"):
+        released = rerelease_if_changed(root, assignment)
+        version = assignment_version(root, assignment)
         state = GradeState(root, assignment)
         rows = gradebook_rows(root, assignment, config=config)
         work = [SubmissionWork(f.parent.name, f, state.digest(f)) for f in folders]
-        todo = [w for w in work if not state.is_done(w, rows)]
+        why = {w.student: "asked for with --force" if force is True or w.student in forced
+               else state.why_grade(w, rows, version) for w in work}
+        todo = [w for w in work if why[w.student]]
+        history = released_texts(root, assignment)
         checked = {w.student: preflight(w.folder, f"{assignment}.ipynb", source_cells,
-                                        shown_as=f"submitted/{w.student}/{assignment}") for w in todo}
+                                        shown_as=f"submitted/{w.student}/{assignment}", released=history) for w in todo}
         batch = run_batch(root, assignment, todo, checked, config=config, rubric=rubric, source_cells=source_cells,
                           state=state, jobs=jobs, progress=progress)
         done = [state.load(w) for w in work if w not in todo]
         students = sorted([*batch.students, *done], key=lambda g: g.student)
         report = merge_into_report(root, assignment, students)
-    stats = {**batch.stats, "skipped": len(done)}
+    reasons: dict[str, list[str]] = {}
+    for w in todo:
+        reasons.setdefault(why[w.student], []).append(w.student)
+    stats = {**batch.stats, "skipped": len(done), "reasons": reasons, "version": version, "released": released}
     return GradeRun(root, assignment, {c.id: c.points for c in rubric.code_items}, students, report, stats)
+
+
+def rerelease_if_changed(root: Path, assignment: str) -> str | None:
+    """Release ASSIGNMENT again when its source or checks changed since the recorded release; say what happened.
+
+    Stock `nbgrader generate_assignment --force` through the course's config: a cell change nbgrader refuses
+    stops here with the way out, and release/ is left as it was.
+    """
+    from course.assignment.versions import assignment_version, released_version
+
+    before, now = released_version(root, assignment), assignment_version(root, assignment)
+    if before == now:
+        return None
+    release(root, assignment)
+    return (f"released {assignment} again: the source notebook or checks changed since "
+            f"{f'version {before}' if before else 'the last release (made before versions were recorded)'}; "
+            f"now version {now}")
 
 
 def require_assignment_in_gradebook(root: Path, assignment: str, config=None) -> None:
@@ -161,6 +196,10 @@ def summary(result: "GradeRun") -> str:
     limits = sorted({s.memory_limit for s in result.students if s.memory_limit})
     lines += [f"memory limit: {limit}" for limit in limits]
     stats = result.stats
+    if stats.get("released"):
+        lines.append(stats["released"])
+    for reason, students in (stats.get("reasons") or {}).items():
+        lines.append(f"graded {len(students)} — {reason}: {', '.join(students)}")
     if stats:
         lines.append(f"graded {stats['students']} ({stats['skipped']} already graded, skipped) with {stats['jobs']} "
                      f"worker(s) in {stats['wall_s']:.1f} s wall; time spent: sandboxed runs {stats['sandbox_s']:.1f} s "

@@ -13,16 +13,16 @@ For each submission, in order:
    (course.nbgrader_hooks.autograde_run.grade_unreadable);
 3. the student's state file is written atomically with the grades the gradebook now holds.
 
-The gradebook is the truth: a state file only lets a rerun skip a student while the gradebook still holds
-exactly the grades recorded in it for the same submission content (a replaced, restored or deleted gradebook,
-or a changed submission, means grading again). One grading run per course at a time: the batch holds the
-course's batch lock (course.nbgrader_hooks.batch_lock), which stock `nbgrader autograde` takes too, so neither
-command writes the gradebook while the other does; the in-process autograde steps share the batch's lock.
+The gradebook is the truth: a state file (or the record a stock autograde left) only lets a rerun skip a
+student while the gradebook still holds exactly the grades recorded in it for the same submission content and
+the same assignment version (a replaced, restored or deleted gradebook, a changed submission, or checks or a
+release that changed mean grading again, with the reason said). One grading run per course at a time: the
+batch holds the course's batch lock (course.nbgrader_hooks.batch_lock), which stock `nbgrader autograde` takes
+too, so neither command writes the gradebook while the other does; the in-process autograde steps share it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -51,11 +51,11 @@ class SubmissionWork:
 def gradebook_rows(course_root: Path, assignment: str, student: str | None = None, config=None) -> dict[str, dict]:
     """What the configured gradebook holds per student for ASSIGNMENT: the submission's id and each auto score."""
     from course.grading.gradebook import configured_gradebook, gradebook
+    from course.nbgrader_hooks.outcome import gradebook_row
 
     with gradebook(configured_gradebook(course_root, config).url) as gb:
         submissions = gb.assignment_submissions(assignment)
-        return {s.student.id: {"id": s.id, "grades": {g.name: g.auto_score for nb in s.notebooks for g in nb.grades}}
-                for s in submissions if student is None or s.student.id == student}
+        return {s.student.id: gradebook_row(s) for s in submissions if student is None or s.student.id == student}
 
 
 class GradeState:
@@ -68,25 +68,50 @@ class GradeState:
     @staticmethod
     def digest(folder: Path) -> str:
         """Hash of every file a student submitted (names and bytes)."""
-        h = hashlib.sha256()
-        for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
-            h.update(str(path.relative_to(folder)).encode() + b"\0")
-            with open(path, "rb") as f:
-                for chunk in iter(lambda: f.read(1 << 20), b""):
-                    h.update(chunk)
-        return h.hexdigest()
+        from course.assignment.versions import submission_digest
+
+        return submission_digest(folder)
 
     def _path(self, student: str) -> Path:
         return self.dir / f"{student}.json"
 
-    def is_done(self, work: SubmissionWork, rows: dict[str, dict]) -> bool:
-        """Whether this exact submission was graded and the gradebook (ROWS) still holds those very grades."""
+    def _latest(self, student: str) -> tuple[dict, dict] | None:
+        """The student's last finished grade (outcome, what it came from): this batch's state file or the record
+        the autograde steps left (stock `nbgrader autograde` writes only that), whichever is newer."""
+        from course.nbgrader_hooks.outcome import record_path
+
+        found = []
         try:
-            state = json.loads(self._path(work.student).read_text("utf-8"))
-        except (OSError, ValueError):
-            return False
-        return isinstance(state, dict) and state.get("digest") == work.digest \
-            and state.get("gradebook") == rows.get(work.student)
+            path = self._path(student)
+            state = json.loads(path.read_text("utf-8"))
+            stamp = {"submission": state["digest"], "version": state.get("version"), "gradebook": state["gradebook"]}
+            found.append((path.stat().st_mtime_ns, state, stamp))
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        autograded = self.root / "autograded" / student / self.assignment / f"{self.assignment}.ipynb"
+        try:  # the record is written before nbgrader writes the autograded notebook: both mean a finished autograde
+            path = record_path(self.root, self.assignment, student)
+            record = json.loads(path.read_text("utf-8"))
+            if autograded.is_file() and isinstance(record["graded"], dict):
+                found.append((path.stat().st_mtime_ns, record, record["graded"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        return max(found, key=lambda f: f[0])[1:] if found else None
+
+    def why_grade(self, work: SubmissionWork, rows: dict[str, dict], version: str | None) -> str | None:
+        """Why WORK must be graded (None: this exact submission was graded for VERSION and ROWS still hold it)."""
+        latest = self._latest(work.student)
+        if latest is None:
+            return "not graded yet"
+        stamp = latest[1]
+        if stamp.get("submission") != work.digest:
+            return "new submission"
+        if stamp.get("version") != version:
+            old = stamp.get("version") or "unrecorded"
+            return f"the assignment changed since it was graded (version {old} → {version})"
+        if stamp.get("gradebook") != rows.get(work.student):
+            return "the gradebook no longer holds the grades recorded for it"
+        return None
 
     def commit(self, work: SubmissionWork, grade: StudentGrade) -> None:
         """Record the student as graded, with the grades the gradebook holds now (atomically: all or nothing)."""
@@ -96,7 +121,7 @@ class GradeState:
 
     def load(self, work: SubmissionWork) -> StudentGrade:
         """The outcome recorded for an already graded student."""
-        return StudentGrade.from_json(work.student, json.loads(self._path(work.student).read_text("utf-8")))
+        return StudentGrade.from_json(work.student, self._latest(work.student)[0])
 
 
 @dataclass
@@ -159,10 +184,11 @@ def sanitize(config, assignment: str, student: str, notebook_path: Path):
     """The notebook as nbgrader's autograde will run it: its own sanitize steps, applied here."""
     import nbformat
     from nbgrader.converters import Autograde
+    from nbgrader.coursedir import CourseDirectory
 
     nb = nbformat.read(notebook_path, as_version=4)
     resources = {"nbgrader": {"notebook": notebook_path.stem, "assignment": assignment, "student": student,
-                              "db_url": config.CourseDirectory.db_url}}
+                              "db_url": CourseDirectory(config=config).db_url}}  # the configured or default one
     for step in config.Autograde.sanitize_preprocessors or Autograde.class_traits()["sanitize_preprocessors"].default():
         nb, resources = step(config=config).preprocess(nb, resources)
     return nb
