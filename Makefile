@@ -31,4 +31,4 @@ test: setup
 
 clean:
 	rm -rf _site .course-cache autograder/source autograder/release autograder/submitted autograder/autograded \
-	       autograder/feedback autograder/exchange autograder/gradebook.db autograder/reports
+	       autograder/feedback autograder/exchange autograder/gradebook.db autograder/reports .course-hub

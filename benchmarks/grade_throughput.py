@@ -1,13 +1,16 @@
 """Grading throughput: `nbgrader autograde` (unsandboxed and with the course config) vs `course grade`, one run.
 
-    .venv/bin/python benchmarks/grade_throughput.py [--students 40] [--jobs N]
+    .venv/bin/python benchmarks/grade_throughput.py [--students 40] [--jobs N] [--sizes 160 640]
 
 All three grade the same class (copies of the released demo assignment, each student one of the committed
 well-behaved samples) on this machine, one after the other: stock `nbgrader autograde` with nbgrader's own
 Execute (unsandboxed, the old way), stock `nbgrader autograde` with the course's nbgrader config (sandboxed and
 re-checked, sequential), and `course grade --jobs N` (the same steps, N submissions' sandboxed work at once).
-The script prints the wall times, the ratios, where `course grade`'s time went, and whether all three
-gradebooks hold the same scores.
+The script prints per path the wall time, the CPU seconds of the whole process tree (the sandboxes included)
+and its peak memory (largest process), the ratios, `course grade` at --jobs 1 too, where `course grade`'s time
+went (the sequential part: nbgrader's steps and the gradebook writes in the one grading process), whether all
+gradebooks hold the same scores, and the load average it ran under; --sizes adds `course grade` on larger
+classes (cost per submission and peak memory per size).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ["reference", "forgot-extra", "zero2-shards-params", "swapped-comm-volumes", "comm-blanks-left",
@@ -48,49 +52,106 @@ def prepare(course_root: Path, students: int, extra_config: str = "") -> None:
         f.write(extra_config)
 
 
-def timed(argv: list[str], cwd: Path) -> tuple[float, str]:
-    """Wall seconds of one command, and what it printed."""
+class Timed(NamedTuple):
+    """One command's wall seconds, CPU seconds of its whole process tree, largest RSS in MiB, and its output."""
+
+    wall: float
+    cpu: float
+    peak_mib: float
+    stdout: str
+
+
+def timed(argv: list[str], cwd: Path) -> Timed:
+    """Run one command; measure it with wait4, which counts every descendant the command waited for."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    start = time.perf_counter()
-    proc = subprocess.run(argv, cwd=cwd, check=True, capture_output=True, text=True, env=env)
-    return time.perf_counter() - start, proc.stdout
+    with tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            raise subprocess.CalledProcessError(proc.returncode, argv)
+        out.seek(0)
+        return Timed(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.read().decode())
 
 
 def scores(course_root: Path) -> dict:
     """Every student's score per grade cell, as nbgrader stored it."""
-    from nbgrader.api import Gradebook
+    from course.grading.gradebook import configured_gradebook, gradebook
 
-    with Gradebook(f"sqlite:///{course_root / 'gradebook.db'}") as gb:
+    with gradebook(configured_gradebook(course_root).url) as gb:
         return {(g.student.id, g.name): g.score for s in gb.assignment_submissions("lesson05") for nb in s.notebooks
                 for g in nb.grades}
 
 
+def course_grade(course_root: Path, jobs: int) -> Timed:
+    """`course grade` on COURSE_ROOT with JOBS workers."""
+    return timed([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(course_root),
+                  "--jobs", str(jobs)], ROOT)
+
+
+def breakdown(printed: str) -> dict[str, float]:
+    """The numbers of course grade's closing "graded … time spent" line."""
+    import re
+
+    line = next(ln for ln in printed.splitlines() if ln.startswith("graded "))
+    numbers = dict(re.findall(r"(sandboxed runs|nbgrader steps|gradebook writes) ([0-9.]+) s", line))
+    return {k: float(v) for k, v in numbers.items()}
+
+
+def row(name: str, t: Timed, n: int) -> str:
+    """One path's line: wall, CPU and peak memory, per submission."""
+    return (f"{name:<58} {t.wall:7.1f} s wall ({t.wall / n:.2f} s/sub)  CPU {t.cpu:7.1f} s ({t.cpu / n:.2f} s/sub)"
+            f"  peak {t.peak_mib:5.0f} MiB")
+
+
 def main() -> int:
-    """Run both graders on the same class and print the comparison."""
+    """Run every grader on the same class and print the comparison."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=40)
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
+    parser.add_argument("--sizes", type=int, nargs="*", default=[],
+                        help="also grade classes of these sizes with course grade (cost per submission, memory)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="grade-bench-") as tmp:
-        old_root, stock_root, course_root = Path(tmp) / "unsandboxed", Path(tmp) / "stock", Path(tmp) / "course"
-        prepare(old_root, args.students, UNSANDBOXED)
-        for root in (stock_root, course_root):
-            prepare(root, args.students)
-        old, _ = timed([sys.executable, "-m", "nbgrader", "autograde", "lesson05", "--force"], old_root)
-        stock, _ = timed([sys.executable, "-m", "nbgrader", "autograde", "lesson05", "--force"], stock_root)
-        ours, printed = timed([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(course_root),
-                               "--jobs", str(args.jobs)], ROOT)
-        report = json.loads((course_root / "reports" / "lesson05-grade.json").read_text("utf-8"))
-        same = scores(old_root) == scores(stock_root) == scores(course_root)
-        flagged = sum(1 for s in report.values() if s["flagged"])
     n = args.students
-    print(f"machine: {os.cpu_count()} cores; {n} submissions; course grade --jobs {args.jobs}")
-    print(f"stock nbgrader autograde, nbgrader's Execute (unsandboxed): {old:6.1f} s  ({old / n:.2f} s/submission)")
-    print(f"stock nbgrader autograde, course config (sandboxed):       {stock:6.1f} s  ({stock / n:.2f} s/submission)")
-    print(f"course grade --jobs {args.jobs} (sandboxed, parallel, re-checked):  {ours:6.1f} s  ({ours / n:.2f} s/submission)")
-    print(f"ratio unsandboxed stock / course grade: {old / ours:.2f}x; sandboxed stock / course grade: {stock / ours:.2f}x")
-    print(f"same scores in all three gradebooks: {same}; flagged by course grade: {flagged}")
-    print("where course grade's time went: " + next(ln for ln in printed.splitlines() if ln.startswith("graded ")))
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="grade-bench-") as tmp:
+        roots = {name: Path(tmp) / name for name in ("unsandboxed", "stock", "jobs1", "course")}
+        prepare(roots["unsandboxed"], n, UNSANDBOXED)
+        for name in ("stock", "jobs1", "course"):
+            prepare(roots[name], n)
+        old = timed([sys.executable, "-m", "nbgrader", "autograde", "lesson05", "--force"], roots["unsandboxed"])
+        stock = timed([sys.executable, "-m", "nbgrader", "autograde", "lesson05", "--force"], roots["stock"])
+        one = course_grade(roots["jobs1"], 1)
+        ours = course_grade(roots["course"], args.jobs)
+        report = json.loads((roots["course"] / "reports" / "lesson05-grade.json").read_text("utf-8"))
+        same = len({json.dumps(sorted(scores(r).items())) for r in roots.values()}) == 1
+        flagged = sum(1 for s in report.values() if s["flagged"])
+        sizes = []
+        for size in args.sizes:
+            root = Path(tmp) / f"size-{size}"
+            prepare(root, size)
+            sizes.append((size, course_grade(root, args.jobs)))
+            shutil.rmtree(root)
+    load_after = os.getloadavg()
+    split = breakdown(ours.stdout)
+    sequential = split["nbgrader steps"] + split["gradebook writes"]
+    print(f"machine: {os.cpu_count()} cores; {n} submissions; load average (1/5/15 min) before "
+          f"{'/'.join(f'{x:.1f}' for x in load_before)}, after {'/'.join(f'{x:.1f}' for x in load_after)}")
+    print(row("stock nbgrader autograde, nbgrader's Execute (unsandboxed)", old, n))
+    print(row("stock nbgrader autograde, course config (sandboxed)", stock, n))
+    print(row("course grade --jobs 1", one, n))
+    print(row(f"course grade --jobs {args.jobs} (sandboxed, parallel, re-checked)", ours, n))
+    print(f"ratio unsandboxed stock / course grade: {old.wall / ours.wall:.2f}x; sandboxed stock / course grade: "
+          f"{stock.wall / ours.wall:.2f}x; course grade --jobs 1 / --jobs {args.jobs}: {one.wall / ours.wall:.2f}x")
+    print(f"sequential part of course grade (nbgrader steps + gradebook writes in the grading process): "
+          f"{sequential:.1f} s ({sequential / n:.2f} s/submission, {sequential / ours.wall:.0%} of its wall)")
+    print(f"same scores in all four gradebooks: {same}; flagged by course grade: {flagged}")
+    print("where course grade's time went: " + next(ln for ln in ours.stdout.splitlines() if ln.startswith("graded ")))
+    for size, t in [(n, ours), *sizes]:
+        print(f"course grade --jobs {args.jobs}, {size:4d} submissions: {t.wall / size:.3f} s/sub wall, "
+              f"{t.cpu / size:.3f} s/sub CPU, peak {t.peak_mib:.0f} MiB")
     return 0
 
 

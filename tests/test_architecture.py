@@ -145,8 +145,18 @@ def lesson_names_in(source: str) -> list[str]:
 
 
 def lesson_modules() -> set[str]:
-    """The lessons' own Python modules (drawing code beside figures.py), by module name."""
-    return {p.stem for p in LESSONS.glob("*/*.py") if p.name != FIGURES}
+    """The lessons' own Python modules (drawing code beside figures.py), by module name.
+
+    A module `course new` writes into every new lesson (its template lives in src/) is the engine's, not a lesson's.
+    """
+    import tempfile
+
+    from course.lesson.scaffold import scaffold_lesson
+
+    with tempfile.TemporaryDirectory() as scratch:
+        written = [Path(p) for p in scaffold_lesson(Path(scratch), "lesson99", "t")]
+    scaffolded = {p.stem for p in written if p.parent.name == "lesson99" and p.suffix == ".py"}
+    return {p.stem for p in LESSONS.glob("*/*.py") if p.name != FIGURES} - scaffolded
 
 
 def test_src_code_names_no_lesson():

@@ -7,7 +7,8 @@ course-variant.lua — one filter for both ways this course is rendered.
   turns links to lessons that do not exist yet into plain text.
 * Under plain pandoc (`pandoc -f commonmark_x --lua-filter … -M course-variant=student`), as `course build`
   and the tests use it: the filter also reads `#|` lines of ```{python} blocks, applies the profile divs,
-  draws callouts as HTML (collapsible ones as <details>) and hands mermaid blocks to the browser.
+  draws callouts as HTML (collapsible ones as <details>), makes an .img-card (image + caption paragraph) a
+  <figure> and hands mermaid blocks to the browser.
 ]]
 
 local in_quarto = type(quarto) == "table" and quarto.doc ~= nil
@@ -86,6 +87,27 @@ local function callout_html(div, kind)
   return blocks
 end
 
+-- The single image of a block: a paragraph holding only it, or a figure pandoc made of it (implicit_figures).
+local function lone_image(block)
+  if block.t == "Figure" and #block.content == 1 then block = block.content[1] end
+  if (block.t == "Para" or block.t == "Plain") and #block.content == 1 and block.content[1].t == "Image" then
+    return block.content[1]
+  end
+  return nil
+end
+
+-- An .img-card div (an image, then one paragraph: its caption) becomes a <figure> with that paragraph as its
+-- <figcaption>; where the author wrote no alt text (`![](…)`), the caption is also the image's alt text.
+local function img_card(div)
+  if #div.content ~= 2 or div.content[2].t ~= "Para" then return nil end
+  local image = lone_image(div.content[1])
+  if not image then return nil end
+  local caption = div.content[2].content
+  if #image.caption == 0 then image.caption = caption end
+  return pandoc.Figure({ pandoc.Plain({ image }) }, { pandoc.Plain(caption) },
+                       pandoc.Attr(div.identifier, div.classes, div.attributes))
+end
+
 local function Div(div)
   if variant ~= "answer" and div.attributes["course_role"] == "solution" then
     return {}
@@ -94,6 +116,7 @@ local function Div(div)
   local shows = profile_div_shows(div)
   if shows == true then return div.content end
   if shows == false then return {} end
+  if has_class(div, "img-card") then return img_card(div) end
   for _, c in ipairs(div.classes) do
     local kind = c:match("^callout%-(%a+)$")
     if kind then return callout_html(div, kind) end

@@ -82,12 +82,15 @@ def test_a_question_missing_from_the_lesson_is_an_error(lesson):
 
 
 @pytest.mark.slow
-def test_sources_are_written_when_missing_or_stale_and_left_alone_when_fresh(tmp_path):
+def test_lesson5s_source_is_written_when_missing_or_stale_and_left_alone_when_fresh(tmp_path):
+    """A project holding lesson 5 alone, whatever other lessons the repository has."""
     from course.workflows.draw_figures import ensure_figures
 
     ensure_figures(ROOT)
-    for folder in ("lessons", "solutions", "assets", "autograder/rubrics"):
-        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("lessons/lesson05", "solutions", "assets", "autograder/rubrics"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__", "lesson0[!5]*",
+                                                                                       "lesson[!0]*"))
+    shutil.copy(ROOT / "lessons" / "lesson05.qmd", tmp_path / "lessons")
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
     plan = make_plan(tmp_path)
     target = source_notebook(tmp_path / "autograder", "lesson05")

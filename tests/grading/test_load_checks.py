@@ -131,3 +131,18 @@ def test_the_course_root_keeps_the_checks_its_source_notebook_was_made_with(rele
     assert list((alone / "release").rglob("*.yml")) == []  # hidden values never reach students
     with pytest.raises(CourseError, match="no checks for lesson09: expected checks/lesson09.yml in the course root"):
         checks_for_course(alone, "lesson09")
+
+
+def test_a_batch_parses_the_checks_once_and_a_changed_file_again(released, tmp_path, monkeypatch):
+    import course.grading.load_checks as module
+
+    root = tmp_path / "autograder"
+    shutil.copytree(released, root)
+    parsed = []
+    real = module.load_checks
+    monkeypatch.setattr(module, "load_checks", lambda path, **kw: parsed.append(path) or real(path, **kw))
+    first = module.checks_for_course(root, "lesson05")
+    assert module.checks_for_course(root, "lesson05") is first and len(parsed) == 1
+    copy = root / "checks" / "lesson05.yml"
+    copy.write_text(copy.read_text("utf-8") + "\n", "utf-8")  # the same checks, but a new version of the file
+    assert module.checks_for_course(root, "lesson05") == first and len(parsed) == 2

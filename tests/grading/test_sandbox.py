@@ -614,3 +614,28 @@ def test_output_budget_cuts_once_and_keeps_the_runner_notes() -> None:
     assert kept[1:] == [truncation_note(1000), timeout]
     again = OutputBudget(1000)  # the grading process re-applies the budget to what the runner kept
     assert [o for out in kept for o in again.admit(out)] == kept
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_files_written_come_back_and_tagged_cells_are_skipped(bwrap: Path, tmp_path: Path, engine: str) -> None:
+    """What Execute's kernel leaves in the autograded folder comes back; inputs stay read-only; skip-execution holds."""
+    nb = v4.new_notebook(cells=[
+        v4.new_code_cell("print(open('given.txt').read())"),
+        v4.new_code_cell("import os\nos.makedirs('out', exist_ok=True)\nopen('out/r.txt', 'w').write('result')\n"
+                         "open('/tmp/scratch', 'w').write('dropped')\nopen('big', 'wb').write(b'x' * 3_000_000)"),
+        v4.new_code_cell("raise SystemExit('skipped')", metadata={"tags": ["skip-execution"]}),
+        v4.new_code_cell("try:\n    open('given.txt', 'w')\nexcept OSError as e:\n    print('read-only')"),
+    ])
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "given.txt").write_text("given")
+    limits = dataclasses.replace(LIMITS, scratch_bytes=2 * MiB)  # 'big' fills the tmpfs: it never comes back
+    run = execute_notebook_sandboxed(path, workdir=tmp_path / "w", limits=limits, engine=engine)
+    cells = _code(run)
+    assert run.status == "ok" and _text(cells[0]).strip() == "given" and _text(cells[3]).strip() == "read-only"
+    assert cells[2].outputs == [] and cells[2].execution_count is None
+    assert run.files["out/r.txt"] == b"result" and "given.txt" not in run.files and "nb.ipynb" not in run.files
+    assert sum(map(len, run.files.values())) <= limits.scratch_bytes

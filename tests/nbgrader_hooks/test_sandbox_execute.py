@@ -45,7 +45,8 @@ def test_a_run_made_on_a_worker_comes_back_unchanged(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)", outputs=[
         nbformat.v4.new_output("stream", name="stdout", text="1\n")])])
     run = SandboxRun(nb, "timeout", "ran past", 1.5, {"total": 1.5}, (Incident(0, "stopped", "ran past"),),
-                     engine="kernel", engine_reason="widgets", memory_limit="2048 MiB per process")
+                     engine="kernel", engine_reason="widgets", memory_limit="2048 MiB per process",
+                     files={"side-effect.txt": b"a side effect", "data/out.bin": bytes(range(256))})
     path = prepared_path(tmp_path, "alice", nb, "run")
     assert path != prepared_path(tmp_path, "bob", nb, "run")  # never someone else's outputs
     save_run(path, run)
@@ -70,3 +71,64 @@ def test_a_failed_autograde_is_explained_by_nbgraders_own_reason():
 def test_the_refusal_names_the_setting_that_overrides_it():
     text = refusal("bubblewrap (bwrap) is not installed.")
     assert "c.GradingSandbox.unsafe = True" in text and "--unsafe" in text and "bwrap" in text
+
+
+def test_execute_timeout_is_the_limit_per_cell_unless_the_sandbox_setting_is_given():
+    from course.nbgrader_hooks.sandbox_execute import SandboxExecute
+
+    config = Config()
+    config.Execute.timeout = 2
+    assert SandboxExecute(config=config).limits(GradingSandbox(config=config)).cell_timeout_s == 2
+    config.Execute.timeout = None  # nbgrader: no limit per cell; the sandbox keeps the one per submission
+    config.GradingSandbox.submission_timeout_s = 50
+    assert SandboxExecute(config=config).limits(GradingSandbox(config=config)).cell_timeout_s == 50
+    config.GradingSandbox.cell_timeout_s = 7
+    assert SandboxExecute(config=config).limits(GradingSandbox(config=config)).cell_timeout_s == 7
+    assert SandboxExecute().limits(GradingSandbox()) == Limits()
+
+
+def test_a_kernel_jupyter_lacks_or_not_python_fails_the_submission(tmp_path, monkeypatch):
+    from jupyter_client.kernelspec import NoSuchKernel
+
+    from course.errors import CourseError
+    from course.nbgrader_hooks.sandbox_execute import SandboxExecute
+
+    spec = tmp_path / "kernels" / "ir"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text('{"argv": ["R"], "display_name": "R", "language": "R"}')
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    nb = nbformat.v4.new_notebook()
+    execute = SandboxExecute()
+    for name in ("python", "python3", None):
+        nb.metadata["kernelspec"] = {"name": name} if name else {}
+        execute.check_kernel(nb)
+    nb.metadata["kernelspec"] = {"name": "blarg"}
+    with pytest.raises(NoSuchKernel):
+        execute.check_kernel(nb)
+    nb.metadata["kernelspec"] = {"name": "ir"}
+    with pytest.raises(CourseError, match="Python notebooks only"):
+        execute.check_kernel(nb)
+
+
+def test_written_files_come_back_whole_within_the_scratch_limit_and_never_out_of_the_folder(tmp_path):
+    import base64
+
+    from course.grading.sandbox import _written_files
+    from course.nbgrader_hooks.sandbox_execute import keep_written
+
+    def frame(path, offset, data):
+        return {"event": "file", "path": path, "offset": offset, "data": base64.b64encode(data).decode()}
+
+    frames = [frame("a.txt", 0, b"abc"), frame("a.txt", 3, b"def"), frame("sub/b.bin", 0, b"x" * 5),
+              frame("../escape", 0, b"no"), frame("/abs", 0, b"no"), frame("big", 0, b"y" * 10),
+              frame("gap.txt", 4, b"late")]
+    assert _written_files(frames, max_bytes=12) == {"a.txt": b"abcdef", "sub/b.bin": b"xxxxx"}
+    folder = tmp_path / "autograded"
+    folder.mkdir()
+    (folder / "out").symlink_to(tmp_path)
+    (folder / "taken").mkdir()
+    refused = keep_written(folder, {"a.txt": b"abcdef", "sub/b.bin": b"xxxxx", "out/stolen": b"no", "p1.ipynb": b"{}",
+                                    "taken": b"no"}, "p1.ipynb")
+    assert refused == ["out/stolen", "taken"]
+    assert (folder / "a.txt").read_bytes() == b"abcdef" and (folder / "sub" / "b.bin").read_bytes() == b"xxxxx"
+    assert not (tmp_path / "stolen").exists() and not (folder / "p1.ipynb").exists()

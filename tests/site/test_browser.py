@@ -1,8 +1,11 @@
-"""The built pages in headless Chromium: math typeset, diagrams drawn, answers collapsed, nothing fetched."""
+"""The built pages in headless Chromium: math typeset, diagrams drawn, answers collapsed, nothing fetched; every
+lesson's pages accessible (axe-core) and readable at phone and desktop widths, its images loaded and captioned."""
 
 from __future__ import annotations
 
 import pytest
+
+from tests.lesson_cases import ROOT, each_lesson
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -39,7 +42,7 @@ def _open(browser, path):
 
 
 @pytest.mark.parametrize("variant", ["student", "answer"])
-def test_math_and_diagrams_render_offline(built_site, browser, variant):
+def test_lesson5_math_and_diagrams_render_offline(built_site, browser, variant):
     page, remote, errors = _open(browser, built_site / variant / "lesson05.html")
     math_spans = page.locator("span.math").count()
     typeset = page.locator("span.math > mjx-container > svg").count()
@@ -56,7 +59,7 @@ def test_math_and_diagrams_render_offline(built_site, browser, variant):
     page.close()
 
 
-def test_answer_callout_starts_collapsed_and_opens(built_site, browser):
+def test_lesson5_answer_callout_starts_collapsed_and_opens(built_site, browser):
     page, _, _ = _open(browser, built_site / "answer" / "lesson05.html")
     callout = page.locator("details.callout", has_text="点击展开参考答案")
     assert callout.count() == 1
@@ -69,7 +72,7 @@ def test_answer_callout_starts_collapsed_and_opens(built_site, browser):
     page.close()
 
 
-def test_student_page_has_no_answer_callout(built_site, browser):
+def test_lesson5_student_page_has_no_answer_callout(built_site, browser):
     page, _, _ = _open(browser, built_site / "student" / "lesson05.html")
     assert page.locator("details.callout", has_text="参考答案").count() == 0
     assert page.locator("details.callout", has_text="完整实测表").count() == 1  # the 实测 table starts collapsed
@@ -77,29 +80,31 @@ def test_student_page_has_no_answer_callout(built_site, browser):
     page.close()
 
 
+@each_lesson
 @pytest.mark.parametrize("variant", ["student", "answer"])
-def test_diagrams_and_figures_fit_the_text_column_at_1280px(built_site, browser, variant):
+def test_diagrams_and_figures_fit_the_text_column_at_1280px(built_site, browser, variant, stem):
     """No figure is cut off: each fits the column, or its own box scrolls; the page never scrolls sideways."""
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto((built_site / variant / "lesson05.html").as_uri())
+    page.goto((built_site / variant / f"{stem}.html").as_uri())
     page.wait_for_function("() => document.querySelectorAll('pre.mermaid').length === "
                            "document.querySelectorAll('pre.mermaid svg').length", timeout=20000)
     boxes = page.evaluate("""() => {
       const column = document.querySelector('main').getBoundingClientRect();
-      return [...document.querySelectorAll('pre.mermaid svg, .img-card img, .cell-output-display img')].map(el => {
+      return [...document.querySelectorAll('pre.mermaid svg, main figure img, .img-card img, .cell-output-display img')].map(el => {
         const box = el.parentElement, r = el.getBoundingClientRect();
         return {what: el.tagName + ' in ' + box.className, fits: r.right <= column.right + 0.5 && r.left >= column.left - 0.5,
                 scrolls: box.scrollWidth > box.clientWidth && getComputedStyle(box).overflowX === 'auto'};
       });
     }""")
-    assert len(boxes) >= 5  # two mermaid diagrams, two lesson images, the 实测 figure
+    if stem == "lesson05":
+        assert len(boxes) >= 5  # two mermaid diagrams, two lesson images, the 实测 figure
     assert not [b["what"] for b in boxes if not (b["fits"] or b["scrolls"])]
     assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
     page.close()
 
 
-def test_student_page_links_the_assignment_at_the_exercise(built_site, browser):
+def test_lesson5_student_page_links_the_assignment_at_the_exercise(built_site, browser):
     page, _, _ = _open(browser, built_site / "student" / "lesson05.html")
     link = page.locator("a[href='lesson05-assignment.ipynb']")
     assert link.count() == 1 and link.is_visible()
@@ -107,4 +112,104 @@ def test_student_page_links_the_assignment_at_the_exercise(built_site, browser):
     exercise_y = page.locator("#cell-ex-zero-memory").bounding_box()["y"]
     assert heading_y < link.bounding_box()["y"] < exercise_y
     assert "Submit" in page.inner_text("main") and "lesson05.ipynb" in page.inner_text("main")
+    page.close()
+
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 900}
+
+
+def _axe_violations(page) -> list[str]:
+    """axe-core's serious and critical violations on PAGE (the library injected from node_modules, offline)."""
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    return [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}" for v in found
+            if v["impact"] in ("serious", "critical")]
+
+
+@each_lesson
+@pytest.mark.parametrize("variant", ["student", "answer"])
+def test_the_lesson_page_has_no_serious_or_critical_accessibility_violation(built_site, browser, variant, stem):
+    page, remote, _ = _open(browser, built_site / variant / f"{stem}.html")
+    assert not _axe_violations(page) and not remote
+    page.close()
+
+
+@pytest.mark.parametrize("variant", ["student", "answer"])
+def test_the_index_has_no_serious_or_critical_accessibility_violation(built_site, browser, variant):
+    page, remote, _ = _open(browser, built_site / variant / "index.html")
+    assert not _axe_violations(page) and not remote
+    page.close()
+
+
+def test_axe_finds_what_it_should_on_this_machine(built_site, browser, tmp_path):
+    """The check can fail: light grey text and an image without alt text are reported offline."""
+    bad = tmp_path / "bad.html"
+    bad.write_text('<!DOCTYPE html><html lang="zh-CN"><head><title>t</title></head><body><main>'
+                   '<p style="color:#bbb">浅灰色的字</p><img src="x.png"></main></body></html>', "utf-8")
+    page = browser.new_page()
+    page.goto(bad.as_uri())
+    assert {v.split(" ")[0] for v in _axe_violations(page)} == {"color-contrast", "image-alt"}
+    page.close()
+
+
+@each_lesson
+@pytest.mark.parametrize("variant", ["student", "answer"])
+def test_the_lesson_page_reads_at_phone_and_desktop_widths(built_site, browser, variant, stem):
+    """At 390 px the contents stand collapsed above a full-width text; at 1280 px beside it; nothing scrolls sideways."""
+    page, _, _ = _open(browser, built_site / variant / f"{stem}.html")
+    for size in (PHONE, DESKTOP):
+        page.set_viewport_size(size)
+        page.reload()
+        page.wait_for_load_state("load")
+        box = page.evaluate("""() => {
+          const main = document.querySelector('main').getBoundingClientRect();
+          const toc = document.querySelector('#TOC');
+          const t = toc.getBoundingClientRect();
+          return {main_left: main.left, main_width: main.width, main_top: main.top,
+                  toc_bottom: t.bottom, toc_right: t.right, toc_open: toc.querySelector('details').open,
+                  sideways: document.documentElement.scrollWidth > window.innerWidth};
+        }""")
+        assert not box["sideways"], size
+        if size is PHONE:
+            assert box["main_width"] >= 0.9 * (PHONE["width"] - 40) and box["toc_bottom"] <= box["main_top"] + 1
+            assert not box["toc_open"] and box["toc_bottom"] < 150  # collapsed: one line above the text
+        else:
+            assert box["toc_right"] <= box["main_left"] and box["main_width"] >= 700 and box["toc_open"]
+    page.set_viewport_size(PHONE)
+    page.reload()
+    page.wait_for_load_state("load")
+    page.locator("#TOC summary").click()
+    assert page.locator("#TOC li a").first.is_visible()  # the collapsed contents open with a tap
+    page.close()
+
+
+@each_lesson
+@pytest.mark.parametrize("variant", ["student", "answer"])
+def test_every_image_loads_and_every_figure_shows_its_caption(built_site, browser, variant, stem):
+    page, _, errors = _open(browser, built_site / variant / f"{stem}.html")
+    page.wait_for_load_state("load")
+    images = page.evaluate("() => [...document.querySelectorAll('main img')].map(i => [i.getAttribute('src').slice(0, 60), "
+                           "i.complete && i.naturalWidth > 0, i.alt])")
+    assert not [src for src, loaded, _ in images if not loaded]
+    assert not [src for src, _, alt in images if not alt.strip() and not src.startswith("data:")]
+    captions = page.locator("main figure > figcaption")
+    for i in range(captions.count()):
+        assert captions.nth(i).is_visible() and captions.nth(i).inner_text().strip()
+    # an image with alt text alone in its paragraph (`![图 6-1：…](…)`) is a captioned figure, never a bare image
+    uncaptioned = page.evaluate("() => [...document.querySelectorAll('main p')].filter(p => p.children.length === 1 "
+                                "&& p.firstElementChild.tagName === 'IMG' && !p.textContent.trim() "
+                                "&& p.firstElementChild.alt.trim()).map(p => p.firstElementChild.alt)")
+    assert not uncaptioned
+    assert not errors
+    page.close()
+
+
+def test_lesson5s_figures_carry_their_captions_and_the_memory_chart_its_alt_text(built_site, browser):
+    page, _, _ = _open(browser, built_site / "student" / "lesson05.html")
+    captions = page.locator("main figure > figcaption").all_inner_texts()
+    assert [c for c in captions if c.startswith(("图 5-3：", "图 5-4："))] == [
+        "图 5-3：ZeRO 各阶段单卡显存占用对比（7B 模型 8 卡环境）",
+        "图 5-4：ZeRO-3 阶段 1（前向）、阶段 2（反向）、阶段 3（优化器更新）分块状态与通信算子流转全景"]
+    assert page.locator("img[src$='train_zero_memory.png']").get_attribute("alt").startswith("图 5-3：")
     page.close()

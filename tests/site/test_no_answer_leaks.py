@@ -1,4 +1,8 @@
-"""No answer reaches the student variant: every file of _site/student is scanned for answer text."""
+"""No answer reaches the student variant: each lesson's student files are scanned for that lesson's answer text.
+
+Each page and notebook is compared with its own lesson's answers (a sentence of one lesson may rightly say what is
+an answer in another); the index, which belongs to no lesson, with every lesson's.
+"""
 
 from __future__ import annotations
 
@@ -10,38 +14,39 @@ from pathlib import Path
 import pytest
 
 from course.lesson.model import Markdown, walk
-from course.lesson.parse_qmd import parse_lesson
 from course.site.select_variant import select_variant
+from tests.lesson_cases import LESSONS, ROOT, each_lesson, lesson, solutions
 
 pytestmark = pytest.mark.slow
 
-# Pieces named by the project's before-stop check, plus everything derived from the lesson below.
-KNOWN = ["opt_fp32 / dp + extra", "return 3 * num_params", "冗余定义：ZeRO 消除的是", "通信没变多"]
+# Pieces of lesson 5 named by the project's before-stop check, beside everything derived from each lesson below.
+KNOWN = {"lesson05": ["opt_fp32 / dp + extra", "return 3 * num_params", "冗余定义：ZeRO 消除的是", "通信没变多"]}
 
 
-def answer_only_snippets(project_root: Path) -> list[str]:
-    """Solution lines the exercise lacks, sentences only the answer variant has, and the rubric's 要点.
+def answer_only_snippets(stem: str, *, key_points: bool = True) -> list[str]:
+    """Solution lines the exercise lacks, sentences only the answer variant has, and (KEY_POINTS) the rubric's 要点.
 
-    The answer page prints the 要点 from the rubric (an asis cell), so they are not Markdown of the lesson.
+    A lesson's answer page may print the 要点 from the rubric (an asis cell), so they are not Markdown of the lesson.
     """
     from course.grading.rubric import load_rubric
 
-    lesson = parse_lesson(project_root / "lessons" / "lesson05.qmd")
-    exercise = lesson.cell("ex-zero-memory").source
-    code = [ln.split("#")[0].strip() for ln in lesson.cell("sol-zero-memory").source.splitlines()
-            if ln.split("#")[0].strip() not in exercise]
-    student = {b.text for b in walk(select_variant(lesson, "student").blocks) if isinstance(b, Markdown)}
-    answer = [b.text for b in walk(select_variant(lesson, "answer").blocks) if isinstance(b, Markdown)]
+    parsed = lesson(stem)
+    code = []
+    for label, solution in solutions(stem).items():
+        exercise = parsed.cell(label).source
+        code += [ln.split("#")[0].strip() for ln in solution.splitlines()
+                 if len(ln.split("#")[0].strip()) >= 8 and ln.split("#")[0].strip() not in exercise]
+    student = {b.text for b in walk(select_variant(parsed, "student").blocks) if isinstance(b, Markdown)}
+    answer = [b.text for b in walk(select_variant(parsed, "answer").blocks) if isinstance(b, Markdown)]
     sentences = []
     for text in (t for t in answer if t not in student):
         for piece in re.split(r"[。；\n]", re.sub(r"[*`$]", "", text)):
             piece = piece.strip(" -：:")
             if len(piece) >= 12:
                 sentences.append(piece[:40])
-    rubric = load_rubric(project_root / "autograder" / "rubrics" / "lesson05.yml")
-    key_points = [point[:40] for q in rubric.questions for point in q.key_points]
-    assert len(key_points) >= 10
-    return [normalise(s) for s in KNOWN + code + sentences + key_points]
+    rubric = ROOT / "autograder" / "rubrics" / f"{stem}.yml"
+    points = [p[:40] for q in load_rubric(rubric).questions for p in q.key_points] if rubric.is_file() and key_points else []
+    return [normalise(s) for s in KNOWN.get(stem, []) + code + sentences + points]
 
 
 def normalise(text: str) -> str:
@@ -60,19 +65,45 @@ def visible_text(path: Path) -> str:
     return normalise(raw)
 
 
-def test_snippets_are_found_in_the_answer_site(built_site, project_root):
-    """The scan itself works: every snippet is present somewhere in the answer variant."""
-    texts = [visible_text(p) for p in (built_site / "answer").rglob("*") if p.suffix in (".html", ".ipynb")]
-    missing = [s for s in answer_only_snippets(project_root) if not any(s in t for t in texts)]
+def lesson_files(site: Path, stem: str) -> list[Path]:
+    """The files of one lesson in a variant's site: its page and its notebooks."""
+    return sorted(p for p in site.glob(f"{stem}[.-]*") if p.suffix in (".html", ".ipynb"))
+
+
+def test_lesson5_has_answer_only_material_to_look_for_and_its_answer_page_shows_the_key_points(built_site):
+    """The scan has something to find: lesson 5's answer variant adds code, sentences and 要点 (printed on its page)."""
+    snippets = answer_only_snippets("lesson05")
+    assert len(snippets) > 30 and len(snippets) - len(answer_only_snippets("lesson05", key_points=False)) >= 10
+    page = visible_text(built_site / "answer" / "lesson05.html")
+    assert not [s for s in snippets if s not in page and s not in visible_text(built_site / "answer" / "lesson05.ipynb")]
+
+
+@each_lesson
+def test_snippets_are_found_in_the_lessons_answer_files(built_site, stem):
+    """The scan itself works: every snippet of the lesson is present in its own answer page or notebook."""
+    texts = [visible_text(p) for p in lesson_files(built_site / "answer", stem)]
+    assert texts
+    missing = [s for s in answer_only_snippets(stem, key_points=False) if not any(s in t for t in texts)]
     assert not missing
 
 
-def test_student_site_has_no_answer(built_site, project_root):
-    snippets = answer_only_snippets(project_root)
-    assert len(snippets) > 30
-    hits = []
-    for path in sorted((built_site / "student").rglob("*")):
-        if path.is_file() and path.suffix not in (".png",):
-            text = visible_text(path)
-            hits += [f"{path.relative_to(built_site)}: {s}" for s in snippets if s in text]
+@each_lesson
+def test_the_lessons_student_files_hold_none_of_its_answers(built_site, stem):
+    snippets = answer_only_snippets(stem)
+    files = lesson_files(built_site / "student", stem)
+    assert {p.name for p in files} >= {f"{stem}.html", f"{stem}.ipynb"}
+    hits = [f"{p.name}: {s}" for p in files for s in snippets if s in visible_text(p)]
     assert not hits
+
+
+def test_the_student_index_holds_no_lessons_answers(built_site):
+    index = visible_text(built_site / "student" / "index.html")
+    assert not [f"{stem}: {s}" for stem in LESSONS for s in answer_only_snippets(stem) if s in index]
+
+
+def test_the_student_sites_other_files_belong_to_a_lesson_or_the_site(built_site):
+    """Every student page or notebook is scanned above: none lies outside a lesson's files and the index."""
+    site = built_site / "student"
+    scanned = {p for stem in LESSONS for p in lesson_files(site, stem)} | {site / "index.html"}
+    unscanned = [p.name for p in site.rglob("*") if p.suffix in (".html", ".ipynb") and p not in scanned]
+    assert not unscanned

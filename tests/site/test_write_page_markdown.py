@@ -63,3 +63,12 @@ def test_links_to_unpublished_lessons_become_text_in_notebooks():
     nb = make_notebook(select_variant(parse_lesson(FIXTURE), "student"), OUTPUTS)
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert "第 9 课" in text and "lesson09" not in text
+
+
+def test_the_site_lesson_notebook_says_run_all_stops_at_the_blanks_and_why():
+    view = select_variant(parse_lesson(FIXTURE), "student")
+    cells = make_notebook(view, OUTPUTS, note_blanks=True).cells
+    [at] = [i for i, c in enumerate(cells) if c.cell_type == "code" and c.metadata["course"]["label"] == "ex-add"]
+    note = cells[at + 1].source
+    assert cells[at + 1].cell_type == "markdown" and "NameError" in note and "Restart Kernel and Run All Cells" in note
+    assert "NameError" not in "\n".join(c.source for c in make_notebook(view, OUTPUTS).cells)  # nbgrader's source

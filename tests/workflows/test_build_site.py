@@ -14,18 +14,18 @@ import pytest
 from course.config import load_config
 from course.errors import CourseError
 from course.workflows.build_site import build_course
+from tests.lesson_cases import each_lesson
 
 pytestmark = pytest.mark.slow
 
-SITE_FILES = ["index.html", "lesson05.html", "lesson05.ipynb"]
-
-
+@each_lesson
 @pytest.mark.parametrize("variant", ["student", "answer"])
-def test_each_variant_has_index_page_and_notebook(built_site, variant):
-    for name in SITE_FILES:
+def test_each_variant_has_index_page_and_notebook(built_site, variant, stem):
+    for name in ("index.html", f"{stem}.html", f"{stem}.ipynb"):
         assert (built_site / variant / name).stat().st_size > 500, name
-    nb = json.loads((built_site / variant / "lesson05.ipynb").read_text("utf-8"))
-    assert nb["metadata"]["course"]["variant"] == variant
+    nb = json.loads((built_site / variant / f"{stem}.ipynb").read_text("utf-8"))
+    assert nb["metadata"]["course"] == {"lesson": stem, "variant": variant}
+    assert f'href="{stem}.html"' in (built_site / variant / "index.html").read_text("utf-8")
 
 
 def test_answer_page_shows_the_executed_7b_table(built_site):

@@ -16,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--memory", type=int, default=None,
                         help="memory limit per submission in MiB (default: c.GradingSandbox.memory_bytes, 2048 MiB)")
     parser.add_argument("--cell-timeout", type=int, default=None,
-                        help="seconds one cell may run (default: c.GradingSandbox.cell_timeout_s, 30)")
+                        help="seconds one cell may run (default: c.GradingSandbox.cell_timeout_s, else c.Execute.timeout, 30)")
     parser.add_argument("--timeout", type=int, default=None,
                         help="seconds one submission may run (default: c.GradingSandbox.submission_timeout_s, 120)")
     parser.add_argument("--call-timeout", type=float, default=None,

@@ -16,6 +16,7 @@ written only by the grading process, never by anything that ran student code.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import copy
 import json
@@ -46,6 +47,8 @@ GiB = 2**30
 MAX_SUBMISSION_BYTES = 32 * MiB
 WORK_DIR = "/submission"
 KERNEL_LOG = "/tmp/course-kernel.log"
+KERNEL_LOG_NAME = "course-kernel.log"  # in the working directory, when run without the sandbox
+HOME_CACHES = (".ipython", ".cache", ".config", ".local", ".jupyter")
 STDERR_KEPT = 16 * 1024
 EXIT_GRACE_S = 0.5
 # How long past its limit a shell-engine cell may go on before the sandbox is killed from outside: the shell's
@@ -106,6 +109,7 @@ class SandboxRun:
     IPython shell, until it can run cells), execute (the cells), total.
     engine: the engine that ran it; engine_reason: why that one (empty when it was simply asked for).
     memory_limit: which memory limit applied, in words (one cgroup for the whole submission, or per process).
+    files: the files the notebook wrote in its working directory (relative path → bytes; within scratch_bytes).
     """
 
     executed: nbformat.NotebookNode | None
@@ -117,6 +121,7 @@ class SandboxRun:
     engine: str = "shell"
     engine_reason: str = ""
     memory_limit: str = ""
+    files: dict[str, bytes] = field(default_factory=dict)
 
 
 class PythonRun(NamedTuple):
@@ -319,7 +324,7 @@ def _run(mode_config: dict, *, workdir: Path, limits: Limits, unsafe: bool, runn
             **mode_config,
             "cwd": root,
             "limits": _rlimits(limits, runner_as),
-            "kernel_log": KERNEL_LOG if not unsafe else str(workdir / "course-kernel.log"),
+            "kernel_log": KERNEL_LOG if not unsafe else str(workdir / KERNEL_LOG_NAME),
         }
         argv = wrap([sys.executable, "-I", "-c", RUNNER_SOURCE, json.dumps(config)])
         proc = _spawn(argv, workdir, stdin)
@@ -430,9 +435,31 @@ def _cell_incidents(nb: nbformat.NotebookNode, ran: set[int], limits: Limits) ->
     return incidents
 
 
-def _code_cells(nb: nbformat.NotebookNode) -> list[int]:
-    """Indices of the code cells the runner executes (non-empty source)."""
-    return [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and c.source.strip()]
+def _code_cells(nb: nbformat.NotebookNode, skip_tag: str) -> list[int]:
+    """Indices of the code cells the runner executes (non-empty source, not tagged SKIP_TAG)."""
+    return [i for i, c in enumerate(nb.cells) if sandbox_runner.runs(c, skip_tag)]
+
+
+def _written_files(frames: Sequence[dict], max_bytes: int) -> dict[str, bytes]:
+    """The files the runner sent back, put together from their chunks; bad names and anything past MAX_BYTES dropped."""
+    files: dict[str, bytearray] = {}
+    total = 0
+    for frame in frames:
+        path, offset, data = frame.get("path"), frame.get("offset"), frame.get("data")
+        if frame.get("event") != "file" or not isinstance(path, str) or not isinstance(data, str):
+            continue
+        parts = Path(path).parts
+        if not parts or Path(path).is_absolute() or ".." in parts or path != str(Path(*parts)):
+            continue
+        try:
+            chunk = base64.b64decode(data, validate=True)
+        except ValueError:
+            continue
+        if offset != len(files.get(path, b"")) or total + len(chunk) > max_bytes:
+            continue
+        files.setdefault(path, bytearray()).extend(chunk)
+        total += len(chunk)
+    return {path: bytes(data) for path, data in files.items()}
 
 
 def _cell_label(nb: nbformat.NotebookNode, index: int | None) -> str:
@@ -504,7 +531,7 @@ def _timings(run: _Collected, events: dict[str, float]) -> dict[str, float]:
     return timings
 
 
-def _assemble(nb: nbformat.NotebookNode, run: _Collected, limits: Limits) -> SandboxRun:
+def _assemble(nb: nbformat.NotebookNode, run: _Collected, limits: Limits, skip_tag: str) -> SandboxRun:
     """Build the SandboxRun from the cleared notebook and the frames the runner sent."""
     frames = [f for _, f in run.frames]
     first_event = {}
@@ -513,7 +540,7 @@ def _assemble(nb: nbformat.NotebookNode, run: _Collected, limits: Limits) -> San
         first_event.setdefault(frame["event"], frame)
         arrival.setdefault(frame["event"], at)
     ran = _fill_cells(nb, frames, limits.max_output_bytes)
-    code = _code_cells(nb)
+    code = _code_cells(nb, skip_tag)
     pending = [i for i in code if i not in ran]
     died = first_event.get("kernel-died", {}).get("index")
     stopped_at = died if isinstance(died, int) and died in code else (pending[0] if pending else None)
@@ -527,20 +554,23 @@ def _assemble(nb: nbformat.NotebookNode, run: _Collected, limits: Limits) -> San
     if executed is not None:
         nbformat.validate(executed)
     return SandboxRun(executed, status, reason, round(run.seconds, 3), _timings(run, arrival), tuple(incidents),
-                      memory_limit=run.memory_limit)
+                      memory_limit=run.memory_limit, files=_written_files(frames, limits.scratch_bytes))
 
 
 # ---------------------------------------------------------------- public API
 
 
 def execute_notebook_sandboxed(
-    notebook_path: Path, *, workdir: Path, limits: Limits, unsafe: bool = False, engine: Engine = "shell"
+    notebook_path: Path, *, workdir: Path, limits: Limits, unsafe: bool = False, engine: Engine = "shell",
+    skip_tag: str = "skip-execution",
 ) -> SandboxRun:
     """Run every code cell of a student's notebook in the sandbox and return what came out of it.
 
     NOTEBOOK_PATH is copied (outputs cleared) into WORKDIR, which the caller owns and should remove
-    afterwards; the sandbox sees that copy read-only in a private, size-limited working directory. ENGINE is
-    "shell" (an IPython shell without a kernel, faster to start) or "kernel" (a Jupyter kernel via nbclient).
+    afterwards; the sandbox sees that copy and whatever else the caller put in WORKDIR read-only in a private,
+    size-limited working directory, and the files the notebook writes there come back in the run's `files`.
+    ENGINE is "shell" (an IPython shell without a kernel, faster to start) or "kernel" (a Jupyter kernel via
+    nbclient). Cells tagged SKIP_TAG are not run (nbclient's skip_cells_with_tag).
     Raises ToolMissing (or SandboxUnavailable) when no sandbox can be had and UNSAFE is false.
     """
     if engine not in ENGINES:
@@ -555,8 +585,14 @@ def execute_notebook_sandboxed(
     nb = _cleared(original)
     target = _prepare_workdir(Path(workdir), nb, Path(notebook_path).name)
     frame_limit = limits.max_output_bytes + FRAME_SLACK
+    # Without the sandbox the runner's home is the working directory: what IPython keeps there is not the notebook's.
+    inputs = [p.name for p in Path(workdir).iterdir()] + ([KERNEL_LOG_NAME, *HOME_CACHES] if unsafe else [])
     config = {
         "mode": engine,
+        "skip_tag": skip_tag,
+        "keep_files": True,
+        "inputs": inputs,
+        "file_chunk_bytes": (frame_limit - 32768) * 3 // 4,  # room for the path, escaped
         "notebook": f"{WORK_DIR}/{target.name}" if not unsafe else str(target),
         "cell_timeout_s": limits.cell_timeout_s,
         "startup_timeout_s": limits.submission_timeout_s,
@@ -572,13 +608,13 @@ def execute_notebook_sandboxed(
         runner_as=2 * limits.memory_bytes + 512 * MiB,
         wall_clock_s=limits.submission_timeout_s,
         frame_limit=frame_limit,
-        total_limit=(len(nb.cells) + 8) * frame_limit,
+        total_limit=(len(nb.cells) + 8) * frame_limit + 2 * limits.scratch_bytes,
         stdin=None,
         # nbclient moves on by itself from a kernel that ignores its interrupt (and waits up to 4 s for a cell's
         # last outputs), so only the shell, where one cell holds up the rest, needs this watchdog.
         idle_limit_s=limits.cell_timeout_s + CELL_GRACE_S if engine == "shell" else None,
     )
-    return _assemble(nb, run, limits)
+    return _assemble(nb, run, limits, skip_tag)
 
 
 def run_python_sandboxed(

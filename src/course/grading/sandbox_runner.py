@@ -300,7 +300,7 @@ def run_kernel(config: dict, channel: int) -> None:
             resource.prlimit(kernel.pid, getattr(resource, name), (value, value))
         send(channel, {"event": "started"})
         for index, cell in enumerate(nb.cells):
-            if cell.cell_type != "code" or not cell.source.strip():
+            if not runs(cell, config.get("skip_tag", "")):
                 continue
             try:
                 client.execute_cell(cell, index, execution_count=client.code_cells_executed + 1)
@@ -584,16 +584,23 @@ class ShellRelay:
         send(self.channel, {"event": "kernel-died", "index": index, "exit_code": self.exit_code, "log_tail": tail})
 
 
-def _notebook_cells(path: str) -> list[tuple[int, str]]:
-    """(index, source) of the notebook's non-empty code cells, read as plain JSON (the grader wrote the file)."""
+def runs(cell: dict, skip_tag: str) -> bool:
+    """True for a code cell that is executed: some source, and not tagged SKIP_TAG (nbclient's skip_cells_with_tag)."""
+    source = cell.get("source", "")
+    source = "".join(source) if isinstance(source, list) else source
+    tags = cell.get("metadata", {}).get("tags", [])
+    return cell.get("cell_type") == "code" and bool(source.strip()) and not (skip_tag and skip_tag in tags)
+
+
+def _notebook_cells(path: str, skip_tag: str) -> list[tuple[int, str]]:
+    """(index, source) of the notebook's executed code cells, read as plain JSON (the grader wrote the file)."""
     with open(path, encoding="utf-8") as handle:
         notebook = json.load(handle)
     cells = []
     for index, cell in enumerate(notebook["cells"]):
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else source
-        if cell.get("cell_type") == "code" and source.strip():
-            cells.append((index, source))
+        if runs(cell, skip_tag):
+            source = cell["source"]
+            cells.append((index, "".join(source) if isinstance(source, list) else source))
     return cells
 
 
@@ -652,7 +659,7 @@ def _end_child(child: int) -> None:
 def run_shell(config: dict, channel: int) -> None:
     """Execute every code cell in an IPython shell in a forked child, relaying a frame after each one."""
     send(channel, {"event": "hello"})
-    cells = _notebook_cells(config["notebook"])
+    cells = _notebook_cells(config["notebook"], config.get("skip_tag", ""))
     shell = _load_module("course_sandbox_shell", config["shell_source"])  # imports IPython once, before the fork
     pipes = {name: os.pipe() for name in ("report", "ack", "stdout", "stderr")}
     sys.stdout.flush()
@@ -678,6 +685,46 @@ def run_python(config: dict, channel: int) -> None:
     send(channel, {"event": "result", "output": namespace.get("OUTPUT")})
 
 
+def _written_files(root: str, inputs: set[str]) -> list[tuple[str, str]]:
+    """(relative path, path) of the regular files under ROOT, outside the top-level names in INPUTS."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        rel = os.path.relpath(folder, root)
+        if rel == ".":
+            dirs[:] = [d for d in dirs if d not in inputs]
+            files = [f for f in files if f not in inputs]
+        for name in files:
+            path = os.path.join(folder, name)
+            if os.path.isfile(path) and not os.path.islink(path):
+                found.append((os.path.normpath(os.path.join(rel, name)), path))
+    return sorted(found)
+
+
+def send_written_files(config: dict, channel: int) -> None:
+    """Send the files the notebook wrote in its working directory, in chunks, once nothing of it runs any more.
+
+    As the sandbox's pid 1 the runner first kills every other process in it (kill(-1) spares pid 1), so no
+    leftover process of the student's changes a file while it is read.
+    """
+    if os.getpid() == 1:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+    import base64
+
+    chunk = config["file_chunk_bytes"]
+    for rel, path in _written_files(config["cwd"], set(config.get("inputs", []))):
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            continue
+        for start in range(0, max(len(data), 1), chunk):
+            send(channel, {"event": "file", "path": rel, "offset": start,
+                           "data": base64.b64encode(data[start:start + chunk]).decode("ascii")})
+
+
 def main(argv: list[str]) -> int:
     """Set the limits, keep the result channel private, run the requested mode."""
     config = json.loads(argv[1])
@@ -690,6 +737,9 @@ def main(argv: list[str]) -> int:
     except BaseException:
         send(channel, {"event": "runner-error", "detail": traceback.format_exc()[-KERNEL_LOG_TAIL:]})
         return 1
+    finally:
+        if config.get("keep_files"):
+            send_written_files(config, channel)
     return 0
 
 

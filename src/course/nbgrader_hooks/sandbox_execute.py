@@ -1,24 +1,30 @@
 """nbgrader's Execute step, moved into the grading sandbox: the course's nbgrader config puts it in autograde.
 
-nbgrader's own Execute runs the student's notebook in a kernel with the instructor's permissions. This
-preprocessor takes the notebook nbgrader has just sanitized and puts the outputs of a sandboxed run on it:
-either a run `course grade` made beforehand on a worker (a file in GradingSandbox.runs_dir, matched by student
-and by the code it ran, so a notebook that sanitizing changed is never given someone else's outputs) or,
-failing that, a run made here and now. The rest of nbgrader's autograde steps (SaveAutoGrades, …) then score
-those outputs in the grading process. Stock `nbgrader autograde` and `course grade` thus run the same steps;
-the limits and the unsafe switch are ordinary nbgrader settings (`c.GradingSandbox.…` in nbgrader_config.py).
+nbgrader's own Execute runs the student's notebook in a kernel with the instructor's permissions. SandboxExecute
+is that step (a subclass of nbgrader's Execute, so `c.Execute.…` settings and `--no-execute` reach it) with the
+kernel replaced by a sandboxed run: it takes the notebook nbgrader has just sanitized and puts the outputs of
+the run on it — either a run `course grade` made beforehand on a worker (a file in GradingSandbox.runs_dir,
+matched by student, by the code it ran and by the files it saw, so a notebook that sanitizing changed is never
+given someone else's outputs) or, failing that, a run made here and now. As with Execute, the notebook runs in
+the autograded folder's view: its other files are there (read-only), the files it writes land in
+autograded/<student>/<assignment>/ (within GradingSandbox.scratch_bytes), a kernel Jupyter does not have fails
+the submission, and `Execute.timeout` is the limit per cell unless `GradingSandbox.cell_timeout_s` is set. The
+rest of nbgrader's autograde steps (SaveAutoGrades, …) then score those outputs in the grading process.
 """
 
 from __future__ import annotations
 
+import base64
+import fnmatch
 import hashlib
 import json
+import shutil
 import tempfile
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 
 import nbformat
-from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.preprocessors import Execute
 from traitlets import Bool, Enum, Float, Integer, Unicode
 from traitlets.config import Configurable
 
@@ -75,27 +81,43 @@ def require_sandbox(settings: GradingSandbox) -> None:
         raise ToolMissing(refusal(exc.message)) from None
 
 
-def code_digest(nb) -> str:
-    """Hash of the code a notebook runs, cell by cell: what decides its outputs."""
+def code_digest(nb, files: dict[str, Path] | None = None) -> str:
+    """Hash of the code a notebook runs, cell by cell, and of the FILES it sees: what decides its outputs."""
     h = hashlib.sha256()
     for cell in nb.cells:
         if cell.get("cell_type") == "code":
             source = cell.get("source", "")
             h.update(("".join(source) if isinstance(source, list) else source).encode() + b"\0")
+    for rel, path in sorted((files or {}).items()):
+        h.update(rel.encode() + b"\0" + hashlib.sha256(Path(path).read_bytes()).digest())
     return h.hexdigest()
 
 
-def prepared_path(runs_dir: str | Path, student: str, nb, kind: str) -> Path:
+def prepared_path(runs_dir: str | Path, student: str, nb, kind: str, files: dict[str, Path] | None = None) -> Path:
     """Where a run (KIND "run") or a re-check (KIND "recheck") made ahead for STUDENT's notebook NB lies."""
-    return Path(runs_dir) / f"{student}.{code_digest(nb)[:32]}.{kind}.json"
+    return Path(runs_dir) / f"{student}.{code_digest(nb, files)[:32]}.{kind}.json"
 
 
-def prepared_or_made(settings: GradingSandbox, student: str, nb, kind: str, load, make):
+def folder_files(folder: Path, ignore: list[str] = ()) -> dict[str, Path]:
+    """The files a notebook in FOLDER sees beside it (relative path → path): regular files, notebooks and
+    names matching IGNORE (nbgrader's CourseDirectory.ignore) left out."""
+    found = {}
+    for path in sorted(Path(folder).rglob("*")):
+        rel = path.relative_to(folder)
+        if path.is_symlink() or not path.is_file() or path.suffix == ".ipynb" \
+                or any(fnmatch.fnmatch(part, pattern) for part in rel.parts for pattern in ignore):
+            continue
+        found[rel.as_posix()] = path
+    return found
+
+
+def prepared_or_made(settings: GradingSandbox, student: str, nb, kind: str, load, make,
+                     files: dict[str, Path] | None = None):
     """A result `course grade` prepared on a worker for this notebook (taken, so it is used once), else MAKE() now.
 
     Making it here is running a student's code, so the sandbox must be available (or `unsafe` set) first.
     """
-    ready = prepared_path(settings.runs_dir, student, nb, kind) if settings.runs_dir else None
+    ready = prepared_path(settings.runs_dir, student, nb, kind, files) if settings.runs_dir else None
     if ready is not None and ready.is_file():
         result = load(ready)
         ready.unlink()
@@ -104,25 +126,29 @@ def prepared_or_made(settings: GradingSandbox, student: str, nb, kind: str, load
     return make()
 
 
-def run_in_sandbox(nb, settings: GradingSandbox) -> SandboxRun:
-    """Execute a notebook object in a fresh sandbox with SETTINGS and return the run."""
+def run_in_sandbox(nb, settings: GradingSandbox, limits: Limits | None = None, *, skip_tag: str = "skip-execution",
+                   files: dict[str, Path] | None = None) -> SandboxRun:
+    """Execute a notebook object in a fresh sandbox with SETTINGS (LIMITS: its limits) beside copies of FILES."""
     from course.grading.sandbox_fidelity import choose_engine
 
     engine, why = choose_engine(nb, settings.engine)
     with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
         path = Path(tmp) / "submission.ipynb"
         nbformat.write(nb, path)
-        run = execute_notebook_sandboxed(path, workdir=Path(tmp) / "work", limits=settings.limits(),
-                                         unsafe=settings.unsafe, engine=engine)
-    return SandboxRun(run.executed, run.status, run.reason, run.seconds, run.timings, run.incidents,
-                      engine=engine, engine_reason=why, memory_limit=run.memory_limit)
+        for rel, source in (files or {}).items():
+            (Path(tmp) / "work" / rel).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            shutil.copyfile(source, Path(tmp) / "work" / rel)
+        run = execute_notebook_sandboxed(path, workdir=Path(tmp) / "work", limits=limits or settings.limits(),
+                                         unsafe=settings.unsafe, engine=engine, skip_tag=skip_tag)
+    return replace(run, engine=engine, engine_reason=why)
 
 
 def save_run(path: Path, run: SandboxRun) -> None:
     """Write a run made on a worker for SandboxExecute to pick up."""
-    data = {**{k: v for k, v in asdict(run).items() if k not in ("executed", "incidents")},
+    data = {**{k: v for k, v in asdict(run).items() if k not in ("executed", "incidents", "files")},
             "executed": nbformat.writes(run.executed) if run.executed is not None else None,
-            "incidents": [asdict(i) for i in run.incidents]}
+            "incidents": [asdict(i) for i in run.incidents],
+            "files": {k: base64.b64encode(v).decode("ascii") for k, v in run.files.items()}}
     write_atomic(path, json.dumps(data, ensure_ascii=False))
 
 
@@ -132,18 +158,62 @@ def load_run(path: Path) -> SandboxRun:
     text = data.pop("executed")
     executed = nbformat.reads(text, as_version=4) if text is not None else None
     incidents = tuple(Incident(**i) for i in data.pop("incidents"))
-    return SandboxRun(executed=executed, incidents=incidents, **data)
+    files = {k: base64.b64decode(v) for k, v in data.pop("files").items()}
+    return SandboxRun(executed=executed, incidents=incidents, files=files, **data)
 
 
-class SandboxExecute(NbGraderPreprocessor):
-    """Fill the sanitized notebook's code cells with the outputs of a sandboxed run."""
+def configured(config, cls: type, name: str) -> bool:
+    """Whether CONFIG sets trait NAME for CLS or one of its base classes (as traitlets would apply it)."""
+    return any(name in config.get(base.__name__, {}) for base in cls.mro())
+
+
+class SandboxExecute(Execute):
+    """nbgrader's Execute with the kernel replaced by the grading sandbox; fills the sanitized notebook's outputs.
+
+    Of Execute's settings, `timeout` (the limit per cell, unless GradingSandbox.cell_timeout_s is set; None or
+    a negative value: only the limit per submission), `kernel_name` (else the notebook's kernelspec, which must
+    exist and be Python), `skip_cells_with_tag` and `enabled` (`--no-execute`) apply; the others are about a
+    kernel the sandbox does not start (README, "What the sandbox does differently from nbgrader's Execute").
+    """
+
+    def limits(self, settings: GradingSandbox) -> Limits:
+        """The sandbox's limits, with nbgrader's Execute.timeout as the limit per cell where it decides it."""
+        if configured(self.config, GradingSandbox, "cell_timeout_s"):
+            return settings.limits()
+        per_cell = self.timeout if self.timeout is not None and self.timeout > 0 else settings.submission_timeout_s
+        return replace(settings.limits(), cell_timeout_s=per_cell)
+
+    def check_kernel(self, nb) -> None:
+        """Fail as nbgrader's Execute does for a kernel Jupyter does not have; refuse one that is not Python."""
+        from jupyter_client.kernelspec import NATIVE_KERNEL_NAME, KernelSpecManager
+
+        name = self.kernel_name or nb.metadata.get("kernelspec", {}).get("name") or NATIVE_KERNEL_NAME
+        spec = KernelSpecManager(config=self.config).get_kernel_spec(NATIVE_KERNEL_NAME if name == "python" else name)
+        if (spec.language or "").lower() != "python":
+            raise CourseError(f"the notebook's kernel {name!r} runs {spec.language or 'an unknown language'}; "
+                              "the grading sandbox runs Python notebooks only")
+
+    def sandboxed_run(self, nb, files: dict[str, Path], settings: GradingSandbox | None = None) -> SandboxRun:
+        """Check the kernel, then run NB in a fresh sandbox beside FILES with these settings."""
+        settings = settings or GradingSandbox(config=self.config)
+        self.check_kernel(nb)
+        return run_in_sandbox(nb, settings, self.limits(settings), skip_tag=self.skip_cells_with_tag, files=files)
 
     def preprocess(self, nb, resources):
-        """Attach outputs cell by cell; a sandbox failure (not the student's) stops this submission."""
+        """Attach outputs cell by cell and keep the files written; a sandbox failure (not the student's) stops
+        this submission."""
         settings = GradingSandbox(config=self.config)
-        student = resources.get("nbgrader", {}).get("student", "?")
-        run = prepared_or_made(settings, student, nb, "run", load_run, lambda: run_in_sandbox(nb, settings))
+        info = resources.get("nbgrader", {})
+        student = info.get("student", "?")
+        folder = Path(resources.get("metadata", {}).get("path") or ".")
+        files = folder_files(folder)
+        self.check_kernel(nb)
+        run = prepared_or_made(settings, student, nb, "run", load_run,
+                               lambda: self.sandboxed_run(nb, files, settings), files)
         resources.setdefault("nbgrader", {})["sandbox"] = run
+        for rel in keep_written(folder, run.files, f"{info.get('notebook', '')}.ipynb"):
+            self.log.warning("%s: the file %s the notebook wrote was not kept: it would replace a folder or lead out of "
+                             "%s", student, rel, folder)
         if run.status == "error" or run.executed is None:
             raise CourseError(f"the grading sandbox failed before the student's code ran: {run.reason}")
         if len(run.executed.cells) != len(nb.cells):
@@ -157,3 +227,21 @@ class SandboxExecute(NbGraderPreprocessor):
                 nb.cells[incident.cell_index].outputs.append(nbformat.v4.new_output(
                     "error", ename=UNFINISHED[incident.kind], evalue=incident.message, traceback=[incident.message]))
         return nb, resources
+
+
+def keep_written(folder: Path, files: dict[str, bytes], notebook: str) -> list[str]:
+    """Put the files a run wrote into FOLDER, as a kernel running there would have (never over NOTEBOOK, which
+    nbgrader writes itself, nor through a link out of FOLDER); return the ones that could not be put there."""
+    root = folder.resolve()
+    refused = []
+    for rel, data in files.items():
+        target = root / rel
+        if rel == notebook:
+            continue
+        try:
+            if not target.parent.resolve().is_relative_to(root) or target.is_symlink() or target.is_dir():
+                raise IsADirectoryError(rel)
+            write_atomic(target, data)
+        except OSError:
+            refused.append(rel)
+    return refused

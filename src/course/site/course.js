@@ -5,3 +5,9 @@ document.addEventListener("DOMContentLoaded", function () {
     window.mermaid.run({ querySelector: "pre.mermaid" });
   }
 });
+
+// On a narrow screen the table of contents stands above the text (course.css): start it collapsed there.
+document.addEventListener("DOMContentLoaded", function () {
+  var toc = document.querySelector("#TOC details");
+  if (toc && window.matchMedia("(max-width: 800px)").matches) toc.open = false;
+});

@@ -14,15 +14,24 @@ from course.site.write_page_markdown import asis_text, fence
 
 LESSON_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<stem>[\w-]+)\.qmd\)(?:\{[^}]*\})?")
 DIV_TITLES = {"callout-note": "注", "callout-tip": "提示", "callout-important": "重要", "callout-warning": "注意"}
+BLANK = "______"
+# Under an exercise still holding blanks: why Run All stops at the first cell that calls it, in the clients' words.
+BLANKS_NOTE = ("**注**：上面的单元还有待填的 `______`。填完之前，运行调用它的单元会报 "
+               "`NameError: name '______' is not defined`，这是预期的：**Run All** 会停在那里。"
+               "填好后用 **Kernel → Restart Kernel and Run All Cells…**"
+               "（JupyterLab 4 / Notebook 7 的菜单名）从头再跑一遍。")
 
 
-def make_notebook(lesson: Lesson, outputs: Outputs, *, freeze_hidden_code: bool = False) -> nbformat.NotebookNode:
+def make_notebook(lesson: Lesson, outputs: Outputs, *, freeze_hidden_code: bool = False,
+                  note_blanks: bool = False) -> nbformat.NotebookNode:
     """Markdown between cells becomes markdown cells; executable cells keep their outputs.
 
     With FREEZE_HIDDEN_CODE, cells whose code the page hides (echo: false) become markdown showing their
     outputs, so a notebook runs nothing but the student's own work and needs nothing but Python (the build's
     helpers, e.g. the course package, stay behind). An exercise whose solution follows in the same notebook
-    (answer variant) is shown as code to read, so "Run All" meets no blanks.
+    (answer variant) is shown as code to read, so "Run All" meets no blanks. With NOTE_BLANKS (the site's lesson
+    notebook), an exercise still holding blanks is followed by a note that Run All stops where it is first called,
+    and that this is expected.
     """
     nb = nbformat.v4.new_notebook()
     nb.metadata.update({"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
@@ -55,6 +64,8 @@ def make_notebook(lesson: Lesson, outputs: Outputs, *, freeze_hidden_code: bool 
                 cell.outputs = [nbformat.from_dict(_numbered(o, count)) for o in outs]
             nb.cells.append(cell)
             prose += _caption(block)
+            if note_blanks and block.role == "exercise" and BLANK in block.source:
+                prose.append(BLANKS_NOTE)
         else:
             prose.append(block)
     flush()

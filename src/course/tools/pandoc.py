@@ -8,7 +8,9 @@ from pathlib import Path
 
 from course.errors import CourseError, ToolMissing
 
-READER = "commonmark_x"  # the default markdown reader mangles ```{python} fences
+# The default markdown reader mangles ```{python} fences. implicit_figures: an image with alt text alone in its
+# paragraph is a figure whose alt text is its visible caption, as Quarto renders `![图 6-1：…](…)`.
+READER = "commonmark_x+implicit_figures"
 
 
 @cache

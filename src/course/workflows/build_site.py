@@ -87,6 +87,7 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
     from course.site.render_page import render_page
     from course.site.resolve_resources import resolve_resources
     from course.site.select_variant import select_variant
+    from course.site.unlink_self import unlink_self
     from course.site.write_page_markdown import write_page_markdown
     from course.workflows.release_assignment import assignment_name
 
@@ -96,11 +97,13 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
         view, images = resolve_resources(select_variant(lesson, variant), plan.root)
         outputs = execute_cells(view, cache_dir=plan.cache_dir, kernel=plan.config.kernel,
                                 timeout=plan.config.cell_timeout)
-        notebooks = {f"{lesson.stem}.ipynb": make_notebook(view, outputs, freeze_hidden_code=True)}
+        lesson_nb = make_notebook(view, outputs, freeze_hidden_code=True, note_blanks=True)
+        notebooks = {f"{lesson.stem}.ipynb": lesson_nb}
         if lesson.stem in assignments:
             notebooks[assignment_name(lesson.stem)] = assignments[lesson.stem]
         for name, nb in notebooks.items():
             embed_images(nb, plan.root, notebook=name)
+            unlink_self(nb, name)
             markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
             check_markup(leftover_in_markdown(markdown), source=lesson.path, what=f"{variant}/{name}")
             written.append(write_atomic(out / name, nbformat.writes(nb)))

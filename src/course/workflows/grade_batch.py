@@ -194,6 +194,17 @@ def sanitize(config, assignment: str, student: str, notebook_path: Path):
     return nb
 
 
+def autograded_view(config, coursedir, assignment: str, folder: Path) -> dict:
+    """The files beside the notebook in autograded/<student>/<assignment>/ once nbgrader has copied the submission
+    and put the source folder's own files over it (what SandboxExecute will see there)."""
+    from course.nbgrader_hooks.sandbox_execute import folder_files
+
+    source = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
+    excluded = set(config.get("Autograde", {}).get("exclude_overwriting", {}).get(assignment, []))
+    overlay = {rel: path for rel, path in folder_files(source, coursedir.ignore).items() if rel not in excluded}
+    return {**folder_files(folder, coursedir.ignore), **overlay}
+
+
 def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], checked: dict, *, config, rubric,
               source_cells, state: GradeState, jobs: int | None, progress=None) -> BatchResult:
     """Grade TODO: prepare on JOBS workers, autograde each student here, in order, and commit them to STATE."""
@@ -203,14 +214,15 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
     from course.nbgrader_hooks.outcome import record_path
     from course.nbgrader_hooks.sandbox_execute import (
         GradingSandbox,
+        SandboxExecute,
         prepared_path,
         require_sandbox,
-        run_in_sandbox,
         save_run,
     )
     from course.nbgrader_hooks.sandbox_recheck import recheck_notebook, save_verdicts
 
     settings = GradingSandbox(config=config)
+    execute = SandboxExecute(config=config)
     require_sandbox(settings)
     result = BatchResult(stats={"jobs": jobs or os.cpu_count() or 1, "students": len(todo), "sandbox_s": 0.0,
                                 "nbgrader_s": 0.0, "gradebook_s": 0.0, "wall_s": 0.0})
@@ -225,7 +237,10 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
         t = time.perf_counter()
         try:
             nb = sanitize(config, assignment, work.student, checked[work.student].notebook)
-            save_run(prepared_path(settings.runs_dir, work.student, nb, "run"), run_in_sandbox(nb, settings))
+            if execute.enabled:
+                files = autograded_view(config, api.coursedir, assignment, work.folder)
+                save_run(prepared_path(settings.runs_dir, work.student, nb, "run", files),
+                         execute.sandboxed_run(nb, files, settings))
             save_verdicts(prepared_path(settings.runs_dir, work.student, nb, "recheck"),
                           recheck_notebook(nb, rubric, source_cells, settings))
         except Exception as exc:  # autograde below meets the same problem (or runs it in-process) and reports it

@@ -1,0 +1,29 @@
+"""Start the course's JupyterHub on 127.0.0.1 for a trial: students, instructors and graders each in their role."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of `course hub`."""
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current folder)")
+    parser.add_argument("--course-root", type=Path, help="nbgrader course root (default: ROOT/autograder)")
+    parser.add_argument("--roster", type=Path, help="accounts per role (default: ROOT/hub/roster.yml)")
+    parser.add_argument("--state", type=Path, help="the hub's database, cookie secret and each role's Jupyter "
+                                                   "config (default: ROOT/.course-hub)")
+    parser.add_argument("--port", type=int, default=8000,
+                        help="public port on 127.0.0.1; the next three are used too (default: 8000)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Start the hub; the shared password of a trial comes from COURSE_HUB_SHARED_PASSWORD (else each account's own)."""
+    from course.workflows.serve_hub import serve_hub
+
+    root = args.root.resolve()
+    serve_hub(root, course_root=args.course_root or root / "autograder", roster=args.roster or root / "hub" /
+              "roster.yml", state_dir=args.state or root / ".course-hub", port=args.port,
+              password=os.environ.get("COURSE_HUB_SHARED_PASSWORD"))
+    return 0

@@ -1,0 +1,95 @@
+"""Start the course's JupyterHub (hub/jupyterhub_config.py) on 127.0.0.1 after checking what it needs.
+
+The hub runs as root so that each account's server runs as that account; the checks name what is missing
+before anything starts: an account of the roster, the proxy (`npm install`), a folder other accounts cannot
+read on the way to the project's .venv, or a course root the grading account does not own.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import stat
+import sys
+from pathlib import Path
+
+from course.errors import CourseError, Location, ToolMissing
+from course.hub.config import ENV_PREFIX
+from course.hub.roster import load_roster
+
+MIN_PASSWORD = 8  # SharedPasswordAuthenticator refuses shorter shared passwords
+
+
+def hub_environment(project_root: Path, *, course_root: Path, roster: Path, state_dir: Path, port: int,
+                    password: str | None) -> dict[str, str]:
+    """The environment `jupyterhub -f hub/jupyterhub_config.py` reads the CourseHub settings from."""
+    env = dict(os.environ)
+    env.update({ENV_PREFIX + "PROJECT_ROOT": str(project_root), ENV_PREFIX + "COURSE_ROOT": str(course_root),
+                ENV_PREFIX + "ROSTER": str(roster), ENV_PREFIX + "STATE_DIR": str(state_dir),
+                ENV_PREFIX + "PORT": str(port)})
+    if password:
+        env[ENV_PREFIX + "SHARED_PASSWORD"] = password
+    return env
+
+
+def check_hub(project_root: Path, course_root: Path, roster_path: Path, password: str | None) -> None:
+    """Everything the hub needs before it starts, each failure naming the fix."""
+    if os.geteuid() != 0:
+        raise CourseError("the hub starts each account's server as that account, which needs root; "
+                          "run `course hub` as root")
+    if shutil.which("jupyterhub", path=str(Path(sys.executable).parent)) is None:
+        raise ToolMissing("jupyterhub not installed in this environment; run `make` (pip install -e .)")
+    proxy = project_root / "node_modules" / ".bin" / "configurable-http-proxy"
+    if not proxy.exists():
+        raise ToolMissing(f"{proxy} not found; run `make` (npm install)")
+    if password is not None and len(password) < MIN_PASSWORD:
+        raise CourseError(f"the shared password must have at least {MIN_PASSWORD} characters")
+    roster = load_roster(roster_path)
+    missing = [n for n in (*roster.everyone, roster.grading_account) if not _account_exists(n)]
+    if missing:
+        raise CourseError("no local account " + ", ".join(missing) + "; create each with `useradd -m NAME`",
+                          Location(roster_path))
+    if not (course_root / "nbgrader_config.py").is_file():
+        raise CourseError("not an nbgrader course root (no nbgrader_config.py)", Location(course_root))
+    owner = pwd.getpwnam(roster.grading_account).pw_uid
+    if course_root.stat().st_uid != owner:
+        raise CourseError(f"the course's shared server runs as {roster.grading_account}, who must own the course "
+                          f"root: `chown -R {roster.grading_account} {course_root}`", Location(course_root))
+    for part in closed_folders(project_root, course_root):
+        raise CourseError(f"other accounts' servers run this project's Python but cannot enter {part}; "
+                          f"`chmod o+x {part}`")
+
+
+def closed_folders(project_root: Path, course_root: Path) -> list[Path]:
+    """Folders other accounts cannot enter on the way to the Python, .venv and sources they run, and to the course
+    root the grading account owns."""
+    needed = (Path(sys.executable).resolve().parent, Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(),
+              project_root / "src", project_root / "node_modules", course_root.parent)
+    closed = {part for folder in needed for part in (folder, *folder.parents)
+              if not part.stat().st_mode & stat.S_IXOTH}
+    return sorted(closed)
+
+
+def _account_exists(name: str) -> bool:
+    """Whether NAME is a local account."""
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return False
+    return True
+
+
+def serve_hub(project_root: Path, *, course_root: Path, roster: Path, state_dir: Path, port: int,
+              password: str | None) -> None:
+    """Check, then become `jupyterhub` (signals reach it directly; stopping it stops every server it started)."""
+    project_root, course_root = project_root.resolve(), course_root.resolve()
+    check_hub(project_root, course_root, roster, password)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    state_dir.chmod(0o755)
+    env = hub_environment(project_root, course_root=course_root, roster=roster.resolve(),
+                          state_dir=state_dir.resolve(), port=port, password=password)
+    exe = str(Path(sys.executable).parent / "jupyterhub")
+    print(f"course hub: http://127.0.0.1:{port}/ (course root {course_root}); Ctrl-C stops it", flush=True)
+    os.chdir(state_dir)
+    os.execve(exe, [exe, "-f", str(project_root / "hub" / "jupyterhub_config.py")], env)

@@ -1,0 +1,80 @@
+"""Adding a lesson never turns the suite red: on a copy of this project with a lesson of the test's own added, every
+lesson-generic test passes for that lesson, and the tests that once assumed lesson 5 was the only lesson (or that
+every module beside a lesson was a lesson's own, though `course new` writes one into each) still pass.
+
+The added lesson is `course new`'s shape (one exercise returning a list, a figure drawn from code and written as
+`![图 9-1：…](…)`, one question worth 2 points, no veto hints), unlike tests/lessons/second_lesson (two exercises, a
+tuple and a dict, two questions, its own veto vocabulary). Its text also says, as a statement of its own, a sentence
+that is one of lesson 5's answers: each page is compared with its own lesson's answers only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from course.lesson.scaffold import scaffold_lesson
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+ADDED = "lesson09"
+# Generated files copied along so the copy's build re-executes and redraws only what the added lesson brings.
+GENERATED = [".course-cache", "assets/figs", "assets/lab", "assets/zero3_comm_flow.svg"]
+# Tests that once assumed lesson 5 was the only lesson, or that the lessons' modules were all lesson 5's own.
+OTHER_TESTS = ["tests/workflows/test_draw_figures.py",
+               "tests/assignment/test_make_source.py::test_lesson5s_source_is_written_when_missing_or_stale_and_left_alone_when_fresh",
+               "tests/test_architecture.py::test_src_names_no_lessons_own_module"]
+
+
+def copy_project(dst: Path) -> Path:
+    """The working tree as git sees it (tracked and new files, nothing ignored), plus the generated caches."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode("utf-8").split("\0")
+    for relative in filter(None, listed):
+        if (ROOT / relative).is_file():
+            (dst / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / relative, dst / relative)
+    for relative in GENERATED:
+        if (ROOT / relative).is_dir():
+            shutil.copytree(ROOT / relative, dst / relative)
+        elif (ROOT / relative).is_file():
+            shutil.copy2(ROOT / relative, dst / relative)
+    os.symlink(ROOT / "node_modules", dst / "node_modules")
+    return dst
+
+
+def add_lesson(project: Path) -> None:
+    """A scaffolded lesson whose text states, as its own, a sentence that is an answer in lesson 5."""
+    scaffold_lesson(project, ADDED, "第 9 课：测试添加的一课")
+    qmd = project / "lessons" / f"{ADDED}.qmd"
+    text = qmd.read_text("utf-8").replace("![`scale`", "![图 9-1：`scale`")
+    qmd.write_text(text.replace("（在这里写本课要讲清楚的内容。）",
+                                "回顾第 5 课：冗余定义：ZeRO 消除的是每张卡上重复保存的模型状态。"), "utf-8")
+
+
+def pytest_in(project: Path, *args: str) -> subprocess.CompletedProcess:
+    """This Python's pytest run inside PROJECT, importing PROJECT's own `course` (its tests see PROJECT as the repository)."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+           "PYTHONPATH": str(project / "src")}
+    env.pop("PYTEST_ADDOPTS", None)
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=project,
+                          env=env, capture_output=True, text=True, timeout=1500)
+
+
+def test_a_lesson_added_to_a_copy_passes_every_lesson_generic_test_and_lesson_5s_own(built_site, tmp_path):
+    """built_site first: the real project's caches exist, so the copy's build runs only what the added lesson adds."""
+    project = copy_project(tmp_path / "project")
+    add_lesson(project)
+    generic = pytest_in(project, "-m", "lesson_generic", "-k", ADDED, "--durations=3", "tests")
+    assert generic.returncode == 0, generic.stdout[-6000:] + generic.stderr[-2000:]
+    ran = re.search(r"(\d+) passed", generic.stdout)
+    assert ran and int(ran[1]) >= 10, generic.stdout[-2000:]  # the added lesson's cases ran
+    own = pytest_in(project, *OTHER_TESTS)
+    assert own.returncode == 0, own.stdout[-6000:] + own.stderr[-2000:]
