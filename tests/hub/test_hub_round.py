@@ -337,7 +337,10 @@ def test_a_whole_round_on_the_hub(hub, browser, release_nb):
         expect(answer).to_contain_text(ANSWERS[qid])
         key_points = fg.locator(".rubric-key-points", has_text=f"评分要点 · {qid}（2 分，仅评分者可见）")
         expect(key_points).to_be_visible()
-        assert answer.bounding_box()["y"] < key_points.bounding_box()["y"]  # below the answer it grades
+        # below the answer it grades: read in one go (formgrader scrolls as focus moves between the score boxes)
+        assert key_points.evaluate("(kp, cell) => Boolean(cell.compareDocumentPosition(kp) & 4)"
+                                   " && kp.getBoundingClientRect().top > cell.getBoundingClientRect().top",
+                                   answer.element_handle())
         score = fg.locator(f"input#answer-{qid}")
         score.fill(points)
         with fg.expect_response(lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT") as saved:
