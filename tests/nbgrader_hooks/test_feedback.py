@@ -198,3 +198,6 @@ def test_feedback_before_grading_says_pending_and_released_feedback_after_gradin
     headings = sorted(_heading(page) for page in released)
     assert headings == ["lesson05 (Score: 4.5 / 10.0)", "lesson05 (Score: 9.5 / 10.0)"]
     assert not any("待评分" in page for page in released)
+    for page in released:  # the math is typeset offline: the course's MathJax inlined, nbgrader's CDN tag gone
+        assert "cdnjs.cloudflare.com" not in page and "<script src=" not in page
+        assert "window.MathJax = {" in page and "MathJax.Hub = window.MathJax.Hub" not in page

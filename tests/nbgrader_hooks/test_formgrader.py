@@ -115,11 +115,14 @@ def test_graders_see_the_veto_hints_below_the_answer_and_the_diagnosis_below_the
     assert page.count('class="code-diagnosis"') == 1  # passed items get none
 
 
-def test_students_feedback_gets_no_hints_no_diagnoses_and_no_inlined_scripts(tmp_path):
+def test_students_feedback_gets_no_hints_no_diagnoses_but_the_courses_mathjax(tmp_path):
     exporter = _hint_exporter(tmp_path)
     exporter.register_preprocessor("course.nbgrader_hooks.formgrader.OfflineScripts", enabled=True)
+    exporter.config.OfflineScripts.project_root = str(ROOT)
     page, resources = exporter.from_notebook_node(_graded_submission(), resources={})
-    assert "评分提示" not in page and "代码诊断" not in page and "course_scripts" not in resources
+    assert "评分提示" not in page and "代码诊断" not in page
+    scripts = resources["course_scripts"]  # math offline on feedback pages too, without formgrader's MathJax 2 shim
+    assert len(scripts) == 2 and "MathJax" in scripts[1] and not any("MathJax.Hub" in s for s in scripts)
 
 
 def test_formgrader_pages_inline_the_courses_mathjax_and_mermaid_only_where_diagrams_are(tmp_path):

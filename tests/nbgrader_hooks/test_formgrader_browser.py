@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -15,14 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.loopback import free_port
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.sandbox]
 
-
-def _free_port() -> int:
-    """A TCP port on 127.0.0.1 nobody listens on now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +25,7 @@ def formgrader(answered, tmp_path_factory):
     """`jupyter server` with nbgrader's formgrader extension, started in autograder/ on 127.0.0.1; stopped after."""
     from course.workflows.grade import nbgrader_env
 
-    port, token = _free_port(), secrets.token_hex(16)
+    port, token = free_port(), secrets.token_hex(16)
     runtime = tmp_path_factory.mktemp("jupyter-runtime")
     log = (runtime / "server.log").open("w")
     server = subprocess.Popen(

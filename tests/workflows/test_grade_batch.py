@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,8 +12,8 @@ from nbgrader.api import Gradebook
 from course.grading.gradebook import configured_gradebook
 from course.grading.sandbox import Limits
 from course.workflows.grade import grade_assignment, run_nbgrader
-from course.workflows.grade_batch import STATE_DIR
 from tests.conftest import submit
+from tests.workflows.batches import kill_mid_batch
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
@@ -79,16 +75,7 @@ def test_running_a_finished_batch_again_changes_nothing(well_behaved, tmp_path):
 def test_a_batch_killed_with_sigkill_resumes_and_ends_with_the_same_gradebook(released, well_behaved, tmp_path):
     stock, _, _ = well_behaved
     root = course(released, tmp_path, {name: SAMPLES / f"{name}.ipynb" for name in WELL_BEHAVED})
-    state = root / STATE_DIR / "lesson05" / "graded"
-    proc = subprocess.Popen([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root),
-                             "--jobs", "1"], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and len(list(state.glob("*.json"))) < 2 and proc.poll() is None:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    finished = len(list(state.glob("*.json")))
-    assert 2 <= finished < len(WELL_BEHAVED), "the kill should land mid-batch"
+    finished = kill_mid_batch(root, "lesson05", len(WELL_BEHAVED), seconds=90)
     resumed = grade_assignment(root, "lesson05", jobs=2)
     assert resumed.stats["skipped"] == finished and resumed.stats["students"] == len(WELL_BEHAVED) - finished
     assert scores(root) == stock

@@ -4,9 +4,7 @@ formgrader all read and write the configured one (SQLite or PostgreSQL), never a
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -22,6 +20,7 @@ from course.workflows.grade_batch import course_config, sanitize
 from tests.conftest import submit
 from tests import gradebooks
 from tests.gradebooks import hub_config
+from tests.workflows.batches import kill_mid_batch
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
@@ -172,16 +171,7 @@ def test_a_batch_killed_half_way_resumes_on_the_configured_gradebook(released, g
     root = course(released, tmp_path, students)
     gradebook_db.prepare(root)
     url = configured_gradebook(root).url
-    state = root / ".course-grade" / "lesson05" / "graded"
-    proc = subprocess.Popen([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root),
-                             "--jobs", "1"], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(list(state.glob("*.json"))) < 2 and proc.poll() is None:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    finished = len(list(state.glob("*.json")))
-    assert 2 <= finished < len(students), "the kill should land mid-batch"
+    finished = kill_mid_batch(root, "lesson05", len(students))
     resumed = grade_assignment(root, "lesson05", jobs=2)
     assert resumed.stats["skipped"] == finished and resumed.stats["students"] == len(students) - finished
     graded = scores(url)

@@ -129,18 +129,16 @@ def diagnosis_html(hint) -> str:
 
 
 class OfflineScripts(Preprocessor):
-    """Hand formgrader's page the course's MathJax (and mermaid, where the notebook draws diagrams) to inline."""
+    """Hand formgrader's and feedback pages the course's MathJax (and mermaid, where there are diagrams) to inline."""
 
     project_root = Unicode(".", help="The course repository, whose node_modules holds MathJax and mermaid "
                            "(installed by `make`).").tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
-        """Graders only (the feedback template keeps nbgrader's own); a missing library is said on the page."""
+        """Both pages fetch nothing from a CDN (feedback drops nbgrader's MathJax 2 tag); a missing library is said."""
         from course.errors import ToolMissing
         from course.tools.web_assets import locate_web_assets
 
-        if not for_graders(resources):
-            return nb, resources
         try:
             found = {asset.package: path for asset, path in locate_web_assets(Path(self.project_root)).items()}
         except (ToolMissing, OSError) as exc:  # OSError: no package.json, not a course checkout
@@ -149,7 +147,9 @@ class OfflineScripts(Preprocessor):
                                                  f'{html.escape(str(exc))}</div>'))
             resources["course_scripts"] = []
             return nb, resources
-        scripts = [MATHJAX_CONFIG, found["mathjax"].read_text("utf-8"), MATHJAX2_SIGNAL]
+        scripts = [MATHJAX_CONFIG, found["mathjax"].read_text("utf-8")]
+        if for_graders(resources):  # formgrader's own script waits for MathJax 2's signal
+            scripts.append(MATHJAX2_SIGNAL)
         if any(cell.cell_type == "markdown" and re.search(r"^\s*```+\s*\{?mermaid", cell.source, re.M)
                for cell in nb.cells):
             scripts += [found["mermaid"].read_text("utf-8"),
