@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from course.assignment.make_source import prove, source_notebook, source_notebook_node, write_assignment_sources
+from course.assignment.make_source import (
+    assignment_name,
+    prove,
+    source_notebook,
+    source_notebook_node,
+    write_assignment_sources,
+)
 from course.errors import CourseError
 from course.grading.load_checks import load_checks
 from course.grading.rubric import load_rubric
@@ -16,6 +22,8 @@ from course.lesson.model import Markdown, exercise_pairs
 from course.lesson.parse_qmd import parse_lesson
 from course.site.plan import make_plan
 from course.site.select_variant import select_variant
+from tests.lesson_cases import each_graded_lesson
+from tests.lesson_cases import lesson as discovered_lesson
 
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = load_rubric(ROOT / "autograder" / "rubrics" / "lesson05.yml")
@@ -59,6 +67,17 @@ def test_tests_are_locked_with_hidden_checks_and_answers_are_empty_under_their_q
         assert by_id[f"question-{q.id}"].source.startswith(f"### {q.id}\n")
         answer = by_id[f"answer-{q.id}"]
         assert answer.cell_type == "markdown" and answer.source == "" and answer.metadata.nbgrader["points"] == q.points
+
+
+@each_graded_lesson
+def test_the_release_names_its_own_file_in_words_not_by_a_link_that_dies_when_renamed(stem):
+    """Students hand the assignment in renamed lessonNN.ipynb (on the hub they fetch it under that name)."""
+    found = discovered_lesson(stem)
+    nb = source_notebook_node(found, select_variant(found, "student"),
+                              load_checks(ROOT / "lessons" / stem / "checks.yml"),
+                              load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml"))
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert f"]({assignment_name(stem)}" not in text
 
 
 def test_points_come_from_the_rubric(lesson):

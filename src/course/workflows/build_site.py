@@ -89,7 +89,7 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
     from course.site.select_variant import select_variant
     from course.site.unlink_self import unlink_self
     from course.site.write_page_markdown import write_page_markdown
-    from course.workflows.release_assignment import assignment_name
+    from course.assignment.make_source import assignment_name
 
     assignments = assignments or {}
     written = []

@@ -19,11 +19,6 @@ CONFIG = ("from pathlib import Path\nfrom course.nbgrader_hooks.config import co
           "configure(get_config(), Path(__file__).resolve().parent)\n")
 
 
-def assignment_name(stem: str) -> str:
-    """The file name the student site gives a lesson's assignment, next to the lesson notebook."""
-    return f"{stem}-assignment.ipynb"
-
-
 def released_assignments(plan: BuildPlan, stems: list[str]) -> dict[str, object]:
     """The released notebook (nbformat node) of every lesson in STEMS that has an assignment."""
     from course.assignment.make_source import source_notebook
