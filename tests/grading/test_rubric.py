@@ -232,6 +232,6 @@ def test_the_html_report_shows_rubric_text_as_render_text_writes_it(tmp_path):
     questions = tuple(ItemScore(question_grade_id(q.id), q.id, q.title, q.points, None, None, None)
                       for q in rubric.questions)
     student = StudentReport(Submission("s1", code, questions, 0, None), (), "INCOMPLETE", ("待评分",))
-    page = render_html(rubric, (student,), Hints({}, {}), {})
+    page = render_html(rubric, (student,), Hints({}, {}), {}, {})
     point = rubric.questions[0].key_points[0]
     assert f"<li>{render_text(point, 'html')}</li>" in page and "e^(x−m) &lt;b&gt;不&lt;/b&gt;是 *N_d*" in page
