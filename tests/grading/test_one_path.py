@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
@@ -20,7 +21,7 @@ from course.errors import CourseError
 from course.grading.gradebook import configured_gradebook
 from course.grading.sandbox import Limits
 from course.workflows.grade import grade_assignment, nbgrader_env, run_nbgrader
-from course.workflows.grade_batch import course_config, nbgrader_api
+from course.workflows.grade_worker import course_config, nbgrader_api
 from tests.conftest import submit
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
@@ -86,11 +87,11 @@ def both(released, tmp_path_factory):
     proc = run_nbgrader(stock, "autograde", "lesson05", "--force", check=False)
     ours = course(released, tmp_path_factory.mktemp("ours"), CASES)
     run = grade_assignment(ours, "lesson05", jobs=2, limits=SMALL)
-    return graded(stock), graded(ours), run, proc
+    return graded(stock), graded(ours), run, proc, (stock, ours)
 
 
 def test_stock_autograde_and_course_grade_give_the_same_scores_and_flags(both):
-    stock, ours, _, proc = both
+    stock, ours, _, proc, _ = both
     assert proc.returncode == 0, proc.stderr[-3000:]
     for case in CASES:
         assert code_points(stock, case) == code_points(ours, case), case
@@ -100,14 +101,43 @@ def test_stock_autograde_and_course_grade_give_the_same_scores_and_flags(both):
     assert not stock["flags"]["reference"] and not stock["flags"]["release"]
 
 
+def gradebook_content(root: Path) -> dict:
+    """Every value nbgrader keeps for each submitted notebook and each of its grades and comments (ids and times aside)."""
+    content = {}
+    with Gradebook(configured_gradebook(root).url) as gb:
+        for submission in gb.assignment_submissions("lesson05"):
+            for nb in submission.notebooks:
+                key = (submission.student.id, nb.name)
+                content[key] = (nb.flagged, nb.late_submission_penalty)
+                content.update({(*key, g.name): (g.auto_score, g.manual_score, g.extra_credit, g.needs_manual_grade)
+                                for g in nb.grades})
+                content.update({(*key, c.name, "comment"): (c.auto_comment, c.manual_comment) for c in nb.comments})
+    return content
+
+
+def autograded_cells(root: Path, student: str) -> list:
+    """The cells of a student's autograded notebook: type, source, outputs and metadata."""
+    nb = nbformat.read(root / "autograded" / student / "lesson05" / "lesson05.ipynb", as_version=4)
+    return [(c.cell_type, c.source, c.get("outputs"), c.metadata) for c in nb.cells]
+
+
+def test_both_paths_leave_the_same_gradebook_rows_and_autograded_notebooks(both):
+    *_, (stock, ours) = both
+    steady = [case for case in CASES if case not in LOAD_DEPENDENT]
+    content = {root: {k: v for k, v in gradebook_content(root).items() if k[0] in steady} for root in (stock, ours)}
+    assert content[stock] == content[ours] and len(content[stock]) > 10 * len(steady)
+    for case in steady:
+        assert autograded_cells(stock, case) == autograded_cells(ours, case), case
+
+
 @pytest.mark.parametrize("case", ["cheat-read-solutions", "cheat-tamper-gradebook", "cheat-replaced-checker"])
 def test_cheats_score_zero_through_both(both, case):
-    stock, ours, _, _ = both
+    stock, ours, _, _, _ = both
     assert code_points(stock, case) == code_points(ours, case) == [0, 0, 0, 0]
 
 
 def test_no_score_leaves_its_range_and_the_reference_keeps_full_marks(both):
-    stock, ours, _, _ = both
+    stock, ours, _, _, _ = both
     for table in (stock, ours):
         assert all(0 <= score <= 10 for score in table["scores"].values() if score is not None)
         assert code_points(table, "reference") == [1, 1, 1, 1]

@@ -1,4 +1,4 @@
-"""The pieces of the one grading path that need no sandbox: settings, hand-over files, engine choice, reasons."""
+"""The pieces of the one grading path that need no sandbox: settings, engine choice, reasons."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-from course.grading.sandbox import Incident, Limits, SandboxRun
+from course.grading.sandbox import Limits
 from course.grading.sandbox_fidelity import choose_engine
-from course.nbgrader_hooks.sandbox_execute import GradingSandbox, load_run, prepared_path, refusal, save_run
-from course.workflows.grade_batch import nbgrader_reason
+from course.nbgrader_hooks.sandbox_execute import GradingSandbox, refusal
+from course.workflows.grade_worker import nbgrader_reason
 
 # What nbgrader's API returned for a student whose gradebook lacked the notebook (trimmed real log).
 FAILED_LOG = """[INFO] Creating/updating student with ID 'reference': {}
@@ -39,18 +39,6 @@ def test_a_limit_must_be_positive():
     config.GradingSandbox.cell_timeout_s = 0
     with pytest.raises(Exception, match="cell_timeout_s"):
         GradingSandbox(config=config)
-
-
-def test_a_run_made_on_a_worker_comes_back_unchanged(tmp_path):
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)", outputs=[
-        nbformat.v4.new_output("stream", name="stdout", text="1\n")])])
-    run = SandboxRun(nb, "timeout", "ran past", 1.5, {"total": 1.5}, (Incident(0, "stopped", "ran past"),),
-                     engine="kernel", engine_reason="widgets", memory_limit="2048 MiB per process",
-                     files={"side-effect.txt": b"a side effect", "data/out.bin": bytes(range(256))})
-    path = prepared_path(tmp_path, "alice", nb, "run")
-    assert path != prepared_path(tmp_path, "bob", nb, "run")  # never someone else's outputs
-    save_run(path, run)
-    assert load_run(path) == run
 
 
 def test_the_engine_is_the_shell_only_where_it_is_known_to_be_exact():

@@ -170,3 +170,10 @@ def course_gradebook(course_root: Path, missing_fix: str, config=None) -> Iterat
     with gradebook(where.url) as gb:
         yield gb
 
+
+
+def gradebook_engine(db_url: str):
+    """A SQLAlchemy engine on DB_URL for reading and writing nbgrader's tables as rows (course.grading.gradebook_changes)."""
+    import sqlalchemy
+
+    return sqlalchemy.create_engine(db_url, future=True)

@@ -8,6 +8,7 @@ cell (one line) — so `e^(x−m)` or `N_d` reads the same everywhere.
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import re
@@ -140,6 +141,19 @@ def load_rubric(path: Path) -> Rubric:
     rubric = _build(doc)
     _check_consistency(doc, rubric)
     return rubric
+
+
+def rubric_as_saved(path: Path) -> Rubric:
+    """load_rubric, read once per version of the file (path, modification time, size): every student's re-check
+    in a grading run needs the same rubric."""
+    stat = Path(path).stat()
+    return _rubric_version(Path(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _rubric_version(path: Path, mtime_ns: int, size: int) -> Rubric:
+    """One version of a rubric file, loaded (the rubric is frozen: sharing it is safe)."""
+    return load_rubric(path)
 
 
 def _build(doc: YamlDocument) -> Rubric:

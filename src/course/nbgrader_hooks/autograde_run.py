@@ -12,9 +12,9 @@ the course's config names this exporter (`c.Autograde.exporter_class`), which wr
    with the reason (grade_unreadable), leaving them out of nbgrader's loop, where reading them would fail the
    student without writing a grade;
 3. nbgrader's own loop grades the rest.
-`course grade` runs nbgrader's autograde in-process per student while holding the lock itself (taking it again
-there is a no-op) and scores unreadable submissions with the same grade_unreadable, so both commands leave the
-same gradebook, flags and grade report.
+`course grade` holds the lock itself, runs nbgrader's autograde per student on its workers with nbconvert's plain
+exporter in place of this one (course.workflows.grade_worker) and scores unreadable submissions with the same
+grade_unreadable, so both commands leave the same gradebook, flags and grade report.
 """
 
 from __future__ import annotations

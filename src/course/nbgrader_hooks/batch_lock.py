@@ -37,8 +37,8 @@ def batch_lock(course_root: Path, command: str) -> Iterator[Path]:
     """Hold the course's batch lock while running COMMAND; raise BatchBusy, naming the holder, when it is taken.
 
     The lock is an flock, so it goes with its process on any exit, SIGKILL included: a file left by a process
-    that is gone is stale and simply taken over. Taking it again in the process that holds it (`course grade`
-    running nbgrader's autograde in-process) is a no-op, so a batch never refuses its own steps.
+    that is gone is stale and simply taken over. Taking it again in the process that holds it (an autograde run
+    in-process by a program that holds the lock) is a no-op, so a batch never refuses its own steps.
     """
     path = Path(course_root) / STATE_DIR / LOCK_FILE
     path.parent.mkdir(parents=True, exist_ok=True)

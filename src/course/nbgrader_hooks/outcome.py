@@ -2,8 +2,9 @@
 
 Every autograde of the course (stock `nbgrader autograde`, formgrader's button, `course grade`) ends with the
 same outcome per student, written in two places: the student's record (.course-grade/<assignment>/records/,
-what `course grade` reads back after running nbgrader's autograde in-process) and the student's entry in
-reports/<assignment>-grade.json (what `course report` and the feedback read: verdicts, diagnoses, problems).
+what `course grade` reads back from its workers) and the student's entry in reports/<assignment>-grade.json
+(what `course report` and the feedback read: verdicts, diagnoses, problems; `course grade` merges its batch's
+outcomes there at the end).
 """
 
 from __future__ import annotations
@@ -67,9 +68,14 @@ def save_outcome(course_root: Path | str, assignment: str, grade: StudentGrade, 
                  current: Collection[str] | None = None) -> None:
     """Write one student's record (with STAMP, what it was graded from) and put the outcome in the grade report
     (CURRENT: see merge_into_report)."""
+    write_record(course_root, assignment, grade, stamp)
+    merge_into_report(course_root, assignment, [grade], current)
+
+
+def write_record(course_root: Path | str, assignment: str, grade: StudentGrade, stamp: dict | None = None) -> None:
+    """Write one student's record: the outcome and STAMP, what it was graded from (atomically)."""
     write_atomic(record_path(course_root, assignment, grade.student),
                  json.dumps({**grade.to_json(), **({"graded": stamp} if stamp else {})}, ensure_ascii=False, indent=1))
-    merge_into_report(course_root, assignment, [grade], current)
 
 
 def current_students(coursedir, assignment: str) -> set[str]:

@@ -2,36 +2,31 @@
 
 nbgrader's own Execute runs the student's notebook in a kernel with the instructor's permissions. SandboxExecute
 is that step (a subclass of nbgrader's Execute, so `c.Execute.…` settings and `--no-execute` reach it) with the
-kernel replaced by a sandboxed run: it takes the notebook nbgrader has just sanitized and puts the outputs of
-the run on it — either a run `course grade` made beforehand on a worker (a file in GradingSandbox.runs_dir,
-matched by student, by the code it ran and by the files it saw, so a notebook that sanitizing changed is never
-given someone else's outputs) or, failing that, a run made here and now. As with Execute, the notebook runs in
+kernel replaced by a sandboxed run: it takes the notebook nbgrader has just sanitized, runs it in a fresh
+sandbox and puts the outputs of the run on it. As with Execute, the notebook runs in
 the autograded folder's view: its other files are there (read-only), the files it writes land in
 autograded/<student>/<assignment>/ (within GradingSandbox.scratch_bytes), a kernel Jupyter does not have fails
 the submission, and `Execute.timeout` is the limit per cell unless `GradingSandbox.cell_timeout_s` is set. The
-rest of nbgrader's autograde steps (SaveAutoGrades, …) then score those outputs in the grading process.
+rest of nbgrader's autograde steps (SaveAutoGrades, …) then score those outputs.
 """
 
 from __future__ import annotations
 
-import base64
 import fnmatch
-import hashlib
-import json
 import shutil
 import tempfile
-from dataclasses import asdict, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import nbformat
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, Enum, Float, Integer, Unicode
+from traitlets import Bool, Enum, Float, Integer
 from traitlets.config import Configurable
 
 from course.errors import CourseError, ToolMissing
 from course.fileio import write_atomic
 from course.grading.recheck import CALL_SECONDS
-from course.grading.sandbox import ENGINES, Incident, Limits, SandboxRun, execute_notebook_sandboxed
+from course.grading.sandbox import ENGINES, Limits, SandboxRun, execute_notebook_sandboxed
 
 # Cells the sandbox did not let finish get an error output, so nbgrader scores a test cell there 0, never "passed".
 UNFINISHED = {"stopped": "SandboxStopped", "not-run": "CellNotRun"}
@@ -52,8 +47,6 @@ class GradingSandbox(_LimitSettings):
     recheck_call_timeout_s = Float(CALL_SECONDS, min=0.1, help="seconds each call of a student's function may "
                                    "take in the out-of-process re-check; a call that takes longer fails its checks "
                                    "(raise it for a lesson whose functions compute for a while)").tag(config=True)
-    runs_dir = Unicode("", help="folder where `course grade` leaves sandboxed runs and re-checks made ahead on "
-                                "its workers; empty: every run is made during autograde").tag(config=True)
 
     def limits(self) -> Limits:
         """The settings as the sandbox's Limits."""
@@ -81,23 +74,6 @@ def require_sandbox(settings: GradingSandbox) -> None:
         raise ToolMissing(refusal(exc.message)) from None
 
 
-def code_digest(nb, files: dict[str, Path] | None = None) -> str:
-    """Hash of the code a notebook runs, cell by cell, and of the FILES it sees: what decides its outputs."""
-    h = hashlib.sha256()
-    for cell in nb.cells:
-        if cell.get("cell_type") == "code":
-            source = cell.get("source", "")
-            h.update(("".join(source) if isinstance(source, list) else source).encode() + b"\0")
-    for rel, path in sorted((files or {}).items()):
-        h.update(rel.encode() + b"\0" + hashlib.sha256(Path(path).read_bytes()).digest())
-    return h.hexdigest()
-
-
-def prepared_path(runs_dir: str | Path, student: str, nb, kind: str, files: dict[str, Path] | None = None) -> Path:
-    """Where a run (KIND "run") or a re-check (KIND "recheck") made ahead for STUDENT's notebook NB lies."""
-    return Path(runs_dir) / f"{student}.{code_digest(nb, files)[:32]}.{kind}.json"
-
-
 def folder_files(folder: Path, ignore: list[str] = ()) -> dict[str, Path]:
     """The files a notebook in FOLDER sees beside it (relative path → path): regular files, notebooks and
     names matching IGNORE (nbgrader's CourseDirectory.ignore) left out."""
@@ -109,21 +85,6 @@ def folder_files(folder: Path, ignore: list[str] = ()) -> dict[str, Path]:
             continue
         found[rel.as_posix()] = path
     return found
-
-
-def prepared_or_made(settings: GradingSandbox, student: str, nb, kind: str, load, make,
-                     files: dict[str, Path] | None = None):
-    """A result `course grade` prepared on a worker for this notebook (taken, so it is used once), else MAKE() now.
-
-    Making it here is running a student's code, so the sandbox must be available (or `unsafe` set) first.
-    """
-    ready = prepared_path(settings.runs_dir, student, nb, kind, files) if settings.runs_dir else None
-    if ready is not None and ready.is_file():
-        result = load(ready)
-        ready.unlink()
-        return result
-    require_sandbox(settings)
-    return make()
 
 
 def run_in_sandbox(nb, settings: GradingSandbox, limits: Limits | None = None, *, skip_tag: str = "skip-execution",
@@ -141,25 +102,6 @@ def run_in_sandbox(nb, settings: GradingSandbox, limits: Limits | None = None, *
         run = execute_notebook_sandboxed(path, workdir=Path(tmp) / "work", limits=limits or settings.limits(),
                                          unsafe=settings.unsafe, engine=engine, skip_tag=skip_tag)
     return replace(run, engine=engine, engine_reason=why)
-
-
-def save_run(path: Path, run: SandboxRun) -> None:
-    """Write a run made on a worker for SandboxExecute to pick up."""
-    data = {**{k: v for k, v in asdict(run).items() if k not in ("executed", "incidents", "files")},
-            "executed": nbformat.writes(run.executed) if run.executed is not None else None,
-            "incidents": [asdict(i) for i in run.incidents],
-            "files": {k: base64.b64encode(v).decode("ascii") for k, v in run.files.items()}}
-    write_atomic(path, json.dumps(data, ensure_ascii=False))
-
-
-def load_run(path: Path) -> SandboxRun:
-    """A run written by save_run."""
-    data = json.loads(path.read_text("utf-8"))
-    text = data.pop("executed")
-    executed = nbformat.reads(text, as_version=4) if text is not None else None
-    incidents = tuple(Incident(**i) for i in data.pop("incidents"))
-    files = {k: base64.b64decode(v) for k, v in data.pop("files").items()}
-    return SandboxRun(executed=executed, incidents=incidents, files=files, **data)
 
 
 def configured(config, cls: type, name: str) -> bool:
@@ -207,9 +149,8 @@ class SandboxExecute(Execute):
         student = info.get("student", "?")
         folder = Path(resources.get("metadata", {}).get("path") or ".")
         files = folder_files(folder)
-        self.check_kernel(nb)
-        run = prepared_or_made(settings, student, nb, "run", load_run,
-                               lambda: self.sandboxed_run(nb, files, settings), files)
+        require_sandbox(settings)
+        run = self.sandboxed_run(nb, files, settings)
         resources.setdefault("nbgrader", {})["sandbox"] = run
         for rel in keep_written(folder, run.files, f"{info.get('notebook', '')}.ipynb"):
             self.log.warning("%s: the file %s the notebook wrote was not kept: it would replace a folder or lead out of "

@@ -1,33 +1,31 @@
 """nbgrader autograde step after SaveAutoGrades: the out-of-process re-check, the flag and the student's outcome.
 
 The course's nbgrader config runs it in every autograde (stock `nbgrader autograde` and `course grade`
-alike): the code items are re-checked in a second sandbox (course.grading.recheck) — or the re-check
-`course grade` made ahead on a worker is picked up from GradingSandbox.runs_dir —, the verdicts that differ
+alike): the code items are re-checked in a second sandbox (course.grading.recheck), the verdicts that differ
 from the kernel's go into the gradebook, and a submission is flagged when the re-check corrected it, the
 sandbox stopped it, or its file had lost or changed graded cells (stripped metadata, edited read-only cells,
 deleted cells: course.assignment.preflight, checked on the submitted file against the release the student
 received). The outcome, with the assignment version and the submission it was graded from, goes to the student's
-record and the grade report (course.nbgrader_hooks.outcome), where `course grade` and `course report` read it.
+record and the grade report (course.nbgrader_hooks.outcome), where `course grade` and `course report` read it
+(`course grade`'s workers write the record only; the grading process merges the batch into the report).
 """
 
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import asdict
 from pathlib import Path
 
 import nbformat
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Bool
 
 from course.assignment.preflight import Problem, preflight
 from course.assignment.versions import assignment_version, released_texts
 from course.errors import Location
-from course.fileio import write_atomic
 from course.grading.gradebook import gradebook
-from course.nbgrader_hooks.outcome import StudentGrade, current_students, graded_stamp, save_outcome
-from course.nbgrader_hooks.sandbox_execute import GradingSandbox, prepared_or_made
+from course.nbgrader_hooks.outcome import StudentGrade, current_students, graded_stamp, save_outcome, write_record
+from course.nbgrader_hooks.sandbox_execute import GradingSandbox, require_sandbox
 
 
 def recheck_notebook(nb, rubric, source_cells: list, settings: GradingSandbox) -> dict:
@@ -39,25 +37,17 @@ def recheck_notebook(nb, rubric, source_cells: list, settings: GradingSandbox) -
                         labels=[label for label, _ in cells], call_seconds=settings.recheck_call_timeout_s)
 
 
-def save_verdicts(path: Path, verdicts: dict) -> None:
-    """Write a re-check made on a worker for RecheckOutOfProcess to pick up."""
-    write_atomic(path, json.dumps({k: asdict(v) for k, v in verdicts.items()}, ensure_ascii=False))
-
-
-def load_verdicts(path: Path) -> dict:
-    """A re-check written by save_verdicts."""
-    from course.grading.recheck import ItemVerdict
-
-    return {k: ItemVerdict(**v) for k, v in json.loads(path.read_text("utf-8")).items()}
-
-
 class RecheckOutOfProcess(NbGraderPreprocessor):
     """Re-check the code items outside the kernel, correct the gradebook, flag, and record the outcome."""
+
+    merge_report = Bool(True, help="also put each outcome into reports/<assignment>-grade.json at once (off in "
+                                   "`course grade`'s workers: the grading process merges the batch's outcomes)"
+                        ).tag(config=True)
 
     def preprocess(self, nb, resources):
         """Runs after SaveAutoGrades, so the gradebook already holds the kernel's scores."""
         from course.grading.recheck import apply_rechecks
-        from course.grading.rubric import load_rubric, rubric_path
+        from course.grading.rubric import rubric_as_saved, rubric_path
 
         info = resources["nbgrader"]
         coursedir = CourseDirectory(config=self.config)
@@ -70,9 +60,8 @@ class RecheckOutOfProcess(NbGraderPreprocessor):
         source = os.path.join(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]),
                               f"{info['notebook']}.ipynb")
         source_cells = nbformat.read(source, as_version=4).cells
-        verdicts = prepared_or_made(
-            settings, student, nb, "recheck", load_verdicts,
-            lambda: recheck_notebook(nb, load_rubric(rubric_file), source_cells, settings))
+        require_sandbox(settings)
+        verdicts = recheck_notebook(nb, rubric_as_saved(rubric_file), source_cells, settings)
         changes = apply_rechecks(info["db_url"], info["assignment"], student, verdicts)
         run = info.get("sandbox")
         folder = coursedir.format_path(coursedir.submitted_directory, student, info["assignment"])
@@ -93,9 +82,11 @@ class RecheckOutOfProcess(NbGraderPreprocessor):
         for change in changes:
             self.log.warning("%s: %s: kernel %s, re-check %s (%s)", student, change.item, change.kernel_score,
                              change.recheck_score, change.reason)
-        save_outcome(coursedir.root, info["assignment"], grade,
-                     graded_stamp(info["db_url"], info["assignment"], student, folder, version),
-                     current_students(coursedir, info["assignment"]))
+        stamp = graded_stamp(info["db_url"], info["assignment"], student, folder, version)
+        if self.merge_report:
+            save_outcome(coursedir.root, info["assignment"], grade, stamp, current_students(coursedir, info["assignment"]))
+        else:
+            write_record(coursedir.root, info["assignment"], grade, stamp)
         return nb, resources
 
     @staticmethod

@@ -85,14 +85,18 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     first (stock generate_assignment) and everyone graded with the old version is graded again. FORCE regrades
     everyone (True) or the students named.
     """
+    import time
+
     import nbformat
 
     from course.assignment.versions import assignment_version, released_texts
     from course.grading.rubric import load_rubric, rubric_path
     from course.nbgrader_hooks.batch_lock import batch_lock
-    from course.nbgrader_hooks.outcome import STATE_DIR, merge_into_report
-    from course.workflows.grade_batch import GradeState, SubmissionWork, course_config, gradebook_rows, run_batch
+    from course.nbgrader_hooks.outcome import merge_into_report
+    from course.workflows.grade_batch import GradeState, SubmissionWork, gradebook_rows, run_batch
+    from course.workflows.grade_worker import course_config
 
+    cpu = time.process_time()
     root = Path(course_root).resolve()
     rubric = load_rubric(rubric_path(root, assignment))
     source = source_notebook(root, assignment)
@@ -108,8 +112,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
         raise CourseError(f"no submissions: expected folders submitted/<student>/{assignment}/",
                           Location(root / "submitted"))
     overrides = {**({f: getattr(limits, f) for f in limits.__dataclass_fields__} if limits else {}),
-                 **({"unsafe": True} if unsafe else {}), **(settings or {}),
-                 "runs_dir": str(root / STATE_DIR / assignment / "runs")}
+                 **({"unsafe": True} if unsafe else {}), **(settings or {})}
     config = course_config(root, overrides)
     forced = set(force) if isinstance(force, (list, tuple, set)) else set()
     unknown = sorted(forced - {f.parent.name for f in folders})
@@ -136,7 +139,8 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     reasons: dict[str, list[str]] = {}
     for w in todo:
         reasons.setdefault(why[w.student], []).append(w.student)
-    stats = {**batch.stats, "skipped": len(done), "reasons": reasons, "version": version, "released": released}
+    stats = {**batch.stats, "skipped": len(done), "reasons": reasons, "version": version, "released": released,
+             "grading_cpu_s": time.process_time() - cpu}  # this process alone: all it does is sequential
     return GradeRun(root, assignment, {c.id: c.points for c in rubric.code_items}, students, report, stats)
 
 
@@ -202,6 +206,7 @@ def summary(result: "GradeRun") -> str:
         lines.append(f"graded {len(students)} — {reason}: {', '.join(students)}")
     if stats:
         lines.append(f"graded {stats['students']} ({stats['skipped']} already graded, skipped) with {stats['jobs']} "
-                     f"worker(s) in {stats['wall_s']:.1f} s wall; time spent: sandboxed runs {stats['sandbox_s']:.1f} s "
-                     f"(on workers), nbgrader steps {stats['nbgrader_s']:.1f} s, gradebook writes {stats['gradebook_s']:.1f} s")
+                     f"worker(s) in {stats['wall_s']:.1f} s wall; time spent: autograde {stats['worker_s']:.1f} s "
+                     f"(on the workers), gradebook writes {stats['gradebook_s']:.1f} s; the grading process's own "
+                     f"CPU (the sequential part) {stats['grading_cpu_s']:.1f} s")
     return "\n".join(lines)

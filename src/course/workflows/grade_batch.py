@@ -1,36 +1,34 @@
-"""The grading batch behind `course grade`: sandboxed runs on worker threads, one writer of the gradebook.
+"""The grading batch behind `course grade`: autograde on worker processes, one short gradebook transaction each.
 
-`course grade` runs the very autograde steps the course's nbgrader config gives stock `nbgrader autograde`
-(SandboxExecute, SaveAutoGrades, RecheckOutOfProcess, …), only several submissions' sandboxed work at once.
-For each submission, in order:
-1. a worker thread applies nbgrader's own sanitize steps (restore graded cells, overwrite test cells, …; no
-   student code runs there), runs the sanitized notebook in the grading sandbox and, in a second sandbox, the
-   out-of-process re-check of the code items (JOBS workers at once); both land in GradingSandbox.runs_dir;
-2. this process runs nbgrader's autograde for that student in-process; SandboxExecute and RecheckOutOfProcess
-   pick up the worker's files, so nbgrader's SaveAutoGrades scores and writes the gradebook exactly as stock
-   autograde does, and the re-check corrects, flags and records it the same way; a submission that cannot be
-   read is scored 0 with its reason by the very function stock autograde's run uses
+`course grade` runs the very autograde stock `nbgrader autograde` runs with the course's nbgrader config
+(nbgrader's sanitize steps, SandboxExecute, SaveAutoGrades, RecheckOutOfProcess, …), JOBS students at once:
+1. each worker process (course.workflows.grade_worker) runs nbgrader's whole autograde for one student against
+   a private copy of the gradebook holding the assignment's rows and that student's; the autograded notebook,
+   the files the run wrote and the student's grading record land in the course root as stock autograde leaves them;
+2. this process applies the rows that autograde wrote to the configured gradebook in one short transaction
+   (course.grading.gradebook_changes), in the order of the students; a submission that cannot be read is scored
+   0 with its reason by the very function stock autograde's run uses
    (course.nbgrader_hooks.autograde_run.grade_unreadable);
 3. the student's state file is written atomically with the grades the gradebook now holds.
+Only steps 2 and 3 are sequential; both take milliseconds.
 
 The gradebook is the truth: a state file (or the record a stock autograde left) only lets a rerun skip a
 student while the gradebook still holds exactly the grades recorded in it for the same submission content and
 the same assignment version (a replaced, restored or deleted gradebook, a changed submission, or checks or a
 release that changed mean grading again, with the reason said). One grading run per course at a time: the
 batch holds the course's batch lock (course.nbgrader_hooks.batch_lock), which stock `nbgrader autograde` takes
-too, so neither command writes the gradebook while the other does; the in-process autograde steps share it.
+too, so neither command writes the gradebook while the other does; the workers only read it.
 """
 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
-import re
-import shutil
 import sys
+import tempfile
 import time
-import warnings
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -113,23 +111,16 @@ class GradeState:
             return "the gradebook no longer holds the grades recorded for it"
         return None
 
-    def commit(self, work: SubmissionWork, grade: StudentGrade) -> None:
-        """Record the student as graded, with the grades the gradebook holds now (atomically: all or nothing)."""
-        row = gradebook_rows(self.root, self.assignment, work.student).get(work.student)
+    def commit(self, work: SubmissionWork, grade: StudentGrade, row: dict | None = None) -> None:
+        """Record the student as graded, with the grades the gradebook holds now, ROW if known (atomically)."""
+        if row is None:
+            row = gradebook_rows(self.root, self.assignment, work.student).get(work.student)
         write_atomic(self._path(work.student), json.dumps({"digest": work.digest, "gradebook": row,
                                                            **grade.to_json()}, ensure_ascii=False))
 
     def load(self, work: SubmissionWork) -> StudentGrade:
         """The outcome recorded for an already graded student."""
         return StudentGrade.from_json(work.student, self._latest(work.student)[0])
-
-
-@dataclass
-class Prepared:
-    """What a worker made for one student: whether its run is ready, and how long it took."""
-
-    seconds: float
-    error: str | None = None
 
 
 @dataclass
@@ -161,141 +152,79 @@ class Progress:
         self.stream.flush()
 
 
-def course_config(course_root: Path, settings: dict):
-    """The course's nbgrader config (as nbgrader loads it in the course root) with GradingSandbox SETTINGS on top."""
-    from course.grading.gradebook import nbgrader_config
-
-    config = nbgrader_config(course_root)
-    for name, value in settings.items():
-        setattr(config.GradingSandbox, name, value)
-    return config
-
-
-def nbgrader_api(config):
-    """nbgrader's Python API on the course root CONFIG names."""
-    from nbgrader.apps import NbGraderAPI
-    from nbgrader.coursedir import CourseDirectory
-
-    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"  # nbgrader runs alembic
-    return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
-
-
-def sanitize(config, assignment: str, student: str, notebook_path: Path):
-    """The notebook as nbgrader's autograde will run it: its own sanitize steps, applied here."""
-    import nbformat
-    from nbgrader.converters import Autograde
-    from nbgrader.coursedir import CourseDirectory
-
-    nb = nbformat.read(notebook_path, as_version=4)
-    resources = {"nbgrader": {"notebook": notebook_path.stem, "assignment": assignment, "student": student,
-                              "db_url": CourseDirectory(config=config).db_url}}  # the configured or default one
-    for step in config.Autograde.sanitize_preprocessors or Autograde.class_traits()["sanitize_preprocessors"].default():
-        nb, resources = step(config=config).preprocess(nb, resources)
-    return nb
-
-
-def autograded_view(config, coursedir, assignment: str, folder: Path) -> dict:
-    """The files beside the notebook in autograded/<student>/<assignment>/ once nbgrader has copied the submission
-    and put the source folder's own files over it (what SandboxExecute will see there)."""
-    from course.nbgrader_hooks.sandbox_execute import folder_files
-
-    source = Path(coursedir.format_path(coursedir.source_directory, ".", assignment))
-    excluded = set(config.get("Autograde", {}).get("exclude_overwriting", {}).get(assignment, []))
-    overlay = {rel: path for rel, path in folder_files(source, coursedir.ignore).items() if rel not in excluded}
-    return {**folder_files(folder, coursedir.ignore), **overlay}
+REPORT_EVERY_S = 5.0  # how often the grade report takes in the outcomes graded since (the rest at the batch's end)
 
 
 def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], checked: dict, *, config, rubric,
               source_cells, state: GradeState, jobs: int | None, progress=None) -> BatchResult:
-    """Grade TODO: prepare on JOBS workers, autograde each student here, in order, and commit them to STATE."""
-    from sqlalchemy.exc import SAWarning
+    """Grade TODO: autograde on JOBS worker processes, apply each student's rows here, in order, commit to STATE."""
+    from concurrent.futures import ProcessPoolExecutor
 
+    from course.grading.gradebook import configured_gradebook, gradebook_engine
+    from course.grading.gradebook_changes import apply_changes, assignment_rows, make_template, schema_version
     from course.nbgrader_hooks.autograde_run import grade_unreadable
-    from course.nbgrader_hooks.outcome import record_path
-    from course.nbgrader_hooks.sandbox_execute import (
-        GradingSandbox,
-        SandboxExecute,
-        prepared_path,
-        require_sandbox,
-        save_run,
-    )
-    from course.nbgrader_hooks.sandbox_recheck import recheck_notebook, save_verdicts
+    from course.nbgrader_hooks.outcome import merge_into_report, record_path
+    from course.nbgrader_hooks.sandbox_execute import GradingSandbox, require_sandbox
+    from course.workflows.grade_worker import WorkerSetup, grade_student, nbgrader_api, start_worker
 
-    settings = GradingSandbox(config=config)
-    execute = SandboxExecute(config=config)
-    require_sandbox(settings)
-    result = BatchResult(stats={"jobs": jobs or os.cpu_count() or 1, "students": len(todo), "sandbox_s": 0.0,
-                                "nbgrader_s": 0.0, "gradebook_s": 0.0, "wall_s": 0.0})
+    require_sandbox(GradingSandbox(config=config))
+    result = BatchResult(stats={"jobs": jobs or os.cpu_count() or 1, "students": len(todo), "worker_s": 0.0,
+                                "gradebook_s": 0.0, "wall_s": 0.0})
     if not todo:
         return result
     start = time.perf_counter()
-    api = nbgrader_api(config)
+    coursedir = nbgrader_api(config).coursedir
     bar = progress if progress is not None else Progress(len(todo))
-
-    def prepare(work: SubmissionWork) -> Prepared:
-        """On a worker thread: sanitize as nbgrader will, run in the sandbox, re-check; leave both in runs_dir."""
-        t = time.perf_counter()
-        try:
-            nb = sanitize(config, assignment, work.student, checked[work.student].notebook)
-            if execute.enabled:
-                files = autograded_view(config, api.coursedir, assignment, work.folder)
-                save_run(prepared_path(settings.runs_dir, work.student, nb, "run", files),
-                         execute.sandboxed_run(nb, files, settings))
-            save_verdicts(prepared_path(settings.runs_dir, work.student, nb, "recheck"),
-                          recheck_notebook(nb, rubric, source_cells, settings))
-        except Exception as exc:  # autograde below meets the same problem (or runs it in-process) and reports it
-            return Prepared(time.perf_counter() - t, str(exc))
-        return Prepared(time.perf_counter() - t)
-
-    with ThreadPoolExecutor(max_workers=result.stats["jobs"]) as pool, warnings.catch_warnings():
-        warnings.simplefilter("ignore", SAWarning)  # nbgrader's add_submission warns on every new student
-        futures: dict[str, Future] = {w.student: pool.submit(prepare, w) for w in todo
-                                      if checked[w.student].notebook is not None}
-        for work in todo:
-            pre = checked[work.student]
-            if pre.notebook is None:
-                grade = grade_unreadable(api.coursedir, assignment, work.student, pre.problems[0])
-                state.commit(work, grade)
-                bar.step(work.student, "unreadable: " + pre.problems[0].message[:60])
+    url = configured_gradebook(course_root, config).url
+    engine = gradebook_engine(url)
+    with tempfile.TemporaryDirectory(prefix="course-grade-") as scratch, engine.connect() as conn:
+        rows, version = assignment_rows(conn, assignment), schema_version(conn)
+        conn.rollback()
+        template = make_template(Path(scratch) / "template.db", rows, version)
+        setup = WorkerSetup(str(course_root), assignment, tuple(sorted(config.GradingSandbox.items())), url,
+                            str(template), tuple(rows["assignment"]))
+        with ProcessPoolExecutor(result.stats["jobs"], mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=start_worker) as pool:
+            futures: dict[str, Future] = {w.student: pool.submit(grade_student, setup, w.student) for w in todo
+                                          if checked[w.student].notebook is not None}
+            unreported, reported_at = [], time.perf_counter()
+            for work in todo:
+                pre = checked[work.student]
+                if pre.notebook is None:
+                    grade = grade_unreadable(coursedir, assignment, work.student, pre.problems[0])
+                    state.commit(work, grade)
+                    bar.step(work.student, "unreadable: " + pre.problems[0].message[:60])
+                    result.students.append(grade)
+                    continue
+                try:
+                    done = futures.pop(work.student).result()  # dropped once applied: memory stays flat
+                except Exception as exc:  # a worker that died (killed, out of memory): retried by the next run
+                    bar.step(work.student, f"not graded: {exc}"[:80])
+                    result.students.append(_failed(work, checked, rubric, f"grading worker failed: {exc}"))
+                    continue
+                result.stats["worker_s"] += done.seconds
+                t = time.perf_counter()
+                with conn.begin():
+                    apply_changes(conn, done.changes)
+                record = record_path(course_root, assignment, work.student)
+                if not done.success or not record.is_file():
+                    reason = done.reason or "nbgrader autograde left no grading record"
+                    bar.step(work.student, f"not graded: {reason[:60]}")
+                    result.students.append(_failed(work, checked, rubric, f"nbgrader autograde failed: {reason}"))
+                    continue
+                saved = json.loads(record.read_text("utf-8"))
+                grade = StudentGrade.from_json(work.student, saved)
+                state.commit(work, grade, saved["graded"]["gradebook"])
+                result.stats["gradebook_s"] += time.perf_counter() - t
+                bar.step(work.student, "flagged" if grade.flagged else "ok")
                 result.students.append(grade)
-                continue
-            if work.student in futures:
-                result.stats["sandbox_s"] += futures[work.student].result().seconds
-            record = record_path(course_root, assignment, work.student)
-            record.unlink(missing_ok=True)
-            t = time.perf_counter()
-            outcome = api.autograde(assignment, work.student, force=True, create=True)
-            result.stats["nbgrader_s"] += time.perf_counter() - t
-            if not outcome["success"] or not record.is_file():
-                reason = nbgrader_reason(outcome)
-                bar.step(work.student, f"not graded: {reason[:60]}")
-                result.students.append(_failed(work, checked, rubric, f"nbgrader autograde failed: {reason}"))
-                continue
-            t = time.perf_counter()
-            grade = StudentGrade.from_json(work.student, json.loads(record.read_text("utf-8")))
-            state.commit(work, grade)
-            result.stats["gradebook_s"] += time.perf_counter() - t
-            bar.step(work.student, "flagged" if grade.flagged else "ok")
-            result.students.append(grade)
-    shutil.rmtree(settings.runs_dir, ignore_errors=True)  # runs nbgrader did not pick up (failed students)
+                unreported.append(grade)
+                if time.perf_counter() - reported_at > REPORT_EVERY_S:  # a killed batch's report is at most this old
+                    merge_into_report(course_root, assignment, unreported)
+                    unreported, reported_at = [], time.perf_counter()
+    engine.dispose()
     result.stats["wall_s"] = time.perf_counter() - start
     return result
-
-
-# nbgrader's closing lines that only point elsewhere ("see the above traceback"); the cause is logged before them.
-_GENERIC = ("Please see the", "There was an error processing", "Traceback (most recent", "Removing failed")
-
-
-def nbgrader_reason(outcome: dict) -> str:
-    """nbgrader's own reason for a failed autograde: its first specific ERROR line, else its last exception line."""
-    log = (outcome.get("log") or "").splitlines()
-    errors = [ln.split("] ", 1)[1].strip() for ln in log if ln.startswith("[ERROR] ")]
-    specific = [ln for ln in errors if ln and not any(g in ln for g in _GENERIC)]
-    if specific:
-        return specific[0][:500]
-    lines = [ln.strip() for ln in [*log, *(outcome.get("error") or "").splitlines()]]
-    raised = [ln for ln in lines if re.match(r"^[\w.]+(Error|Exception): ", ln) and not any(g in ln for g in _GENERIC)]
-    return (raised or [ln for ln in lines if ln] or ["no output"])[-1][:500]
 
 
 def _failed(work: SubmissionWork, checked: dict, rubric, reason: str) -> StudentGrade:

@@ -1,0 +1,78 @@
+"""Per-process savings for stock nbgrader's autograde: set-up work it repeats for every student, done once.
+
+What nbgrader reads, writes and decides is unchanged; only repeated preparation is kept:
+- its Gradebook creates an SQLAlchemy engine each time it is opened — about ten times per autograded student
+  (the converter, SaveAutoGrades, OverwriteCells, OverwriteKernelspec, the late penalty, the course's re-check,
+  …) — so every query is compiled again each time. share_engines() gives each Gradebook the process's engine
+  for its URL and options instead; a Gradebook still closes by disposing the engine's pool, so no connection
+  outlives it, and only the compiled statements are kept;
+- its cell-metadata check (CheckCellMetadata, run twice per student) calls `jsonschema.validate` for every
+  graded cell, which checks nbgrader's own schema against the metaschema each time before using it.
+  check_schemas_once() has that check made once per schema, then validates exactly as `jsonschema.validate`
+  does (the same validator class, the same best-matching error raised).
+The course's nbgrader config installs both (install()) in every nbgrader app run in the course root: stock
+`nbgrader autograde`, formgrader, and `course grade`'s workers.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+ENGINES_KEPT = 8  # gradebook URLs per process whose engines stay (a worker's private copy and the real one)
+
+
+def install() -> None:
+    """Both savings, in this process (once; later calls do nothing)."""
+    share_engines()
+    check_schemas_once()
+
+
+def share_engines() -> None:
+    """Make nbgrader's Gradebook reuse one engine per URL in this process."""
+    import nbgrader.api
+
+    if not getattr(nbgrader.api.create_engine, "shared_by_course", False):
+        nbgrader.api.create_engine = shared_engine_factory(nbgrader.api.create_engine)
+
+
+def shared_engine_factory(create_engine):
+    """CREATE_ENGINE, remembering the engines it made for the last ENGINES_KEPT URL and option sets."""
+    @functools.lru_cache(maxsize=ENGINES_KEPT)
+    def shared(url, **options):
+        return create_engine(url, **options)
+
+    shared.shared_by_course = True
+    return shared
+
+
+class SchemasCheckedOnce:
+    """The jsonschema module as nbgrader's metadata validator uses it, with each schema checked only once."""
+
+    def __init__(self, jsonschema):
+        self.module = jsonschema
+
+    def __getattr__(self, name: str):
+        return getattr(self.module, name)
+
+    def validate(self, instance, schema) -> None:
+        """`jsonschema.validate(INSTANCE, SCHEMA)`: raise the best-matching error, if any."""
+        error = self.module.exceptions.best_match(self.validator(json.dumps(schema, sort_keys=True)).iter_errors(instance))
+        if error is not None:
+            raise error
+
+    @functools.lru_cache(maxsize=8)
+    def validator(self, schema_text: str):
+        """The validator jsonschema.validate would build for this schema, built (and the schema checked) once."""
+        schema = json.loads(schema_text)
+        cls = self.module.validators.validator_for(schema)
+        cls.check_schema(schema)
+        return cls(schema)
+
+
+def check_schemas_once() -> None:
+    """Make nbgrader's metadata validator check its schema once per process instead of once per cell."""
+    from nbgrader.nbgraderformat import common
+
+    if not isinstance(common.jsonschema, SchemasCheckedOnce):
+        common.jsonschema = SchemasCheckedOnce(common.jsonschema)

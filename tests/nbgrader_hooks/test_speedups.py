@@ -1,0 +1,68 @@
+"""The per-process savings for nbgrader: one engine per gradebook URL, each metadata schema checked once."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import jsonschema
+import nbgrader.api
+import pytest
+from nbgrader.api import Gradebook
+
+from course.grading.gradebook_changes import sqlite_url
+from course.nbgrader_hooks.speedups import (
+    ENGINES_KEPT,
+    SchemasCheckedOnce,
+    check_schemas_once,
+    share_engines,
+    shared_engine_factory,
+)
+
+
+def test_gradebooks_on_one_url_share_an_engine_and_see_each_others_writes(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")  # alembic
+    share_engines()
+    share_engines()  # installing twice wraps once
+    assert not getattr(nbgrader.api.create_engine.__wrapped__, "shared_by_course", False)
+    url = sqlite_url(tmp_path / "gradebook.db")
+    with Gradebook(url) as first:
+        first.add_student("s1")
+        engine = first.engine
+    with Gradebook(url) as second:  # after close: the same engine, its pool renewed
+        assert second.engine is engine and second.find_student("s1").id == "s1"
+    with Gradebook(sqlite_url(tmp_path / "other.db")) as other:
+        assert other.engine is not engine and other.students == []
+
+
+def test_only_the_last_few_urls_keep_their_engines():
+    made = []
+    shared = shared_engine_factory(lambda url, **options: made.append(url) or object())
+    engines = [shared(f"sqlite:///{n}.db", future=True) for n in range(ENGINES_KEPT + 1)]
+    assert shared("sqlite:///8.db", future=True) is engines[-1] and len(made) == ENGINES_KEPT + 1
+    shared("sqlite:///0.db", future=True)  # the oldest was let go: made again
+    assert len(made) == ENGINES_KEPT + 2
+
+
+GOOD = {"grade": True, "solution": False, "locked": True, "grade_id": "test-1", "points": 1, "schema_version": 3}
+
+
+@pytest.mark.parametrize("metadata", [GOOD, {**GOOD, "points": "one"}, {**GOOD, "grade": "yes", "locked": 3},
+                                      {k: v for k, v in GOOD.items() if k != "locked"}])
+def test_nbgraders_metadata_check_decides_and_explains_as_jsonschema_validate_does(metadata):
+    from nbgrader.nbgraderformat import MetadataValidator, common
+
+    check_schemas_once()
+    check_schemas_once()
+    assert isinstance(common.jsonschema, SchemasCheckedOnce) and common.jsonschema.module is jsonschema
+    schema = MetadataValidator().schema
+    outcomes = []
+    for validate in (jsonschema.validate, common.jsonschema.validate):
+        try:
+            validate(metadata, schema)
+            outcomes.append(None)
+        except jsonschema.ValidationError as exc:
+            outcomes.append((exc.message, list(exc.path)))
+    assert outcomes[0] == outcomes[1]
+    assert (outcomes[0] is None) == (metadata is GOOD)
