@@ -18,3 +18,4 @@ configure(get_config(), Path(__file__).resolve().parent)  # noqa: F821 (nbgrader
 #   c.GradingSandbox.cell_timeout_s = 60
 #   c.GradingSandbox.recheck_call_timeout_s = 5  # per call in the re-check (default 2 s), for slow functions
 #   c.GradingSandbox.unsafe = True             # only where bubblewrap cannot be had, for code you trust
+#   c.AutogradeSavings.enabled = False         # nbgrader's set-up per student as shipped (same grades, slower)

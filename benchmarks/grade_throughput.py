@@ -2,10 +2,11 @@
 
     .venv/bin/python benchmarks/grade_throughput.py [--students 40] [--jobs N] [--sizes 160 640]
 
-All three grade the same class (copies of the released demo assignment, each student one of the committed
+All of them grade the same class (copies of the released demo assignment, each student one of the committed
 well-behaved samples) on this machine, one after the other: stock `nbgrader autograde` with nbgrader's own
-Execute (unsandboxed, the old way), stock `nbgrader autograde` with the course's nbgrader config (sandboxed and
-re-checked, one student after another), and `course grade --jobs N` (the same autograde, N students at once on
+Execute (unsandboxed, the old way), as shipped and then with the course's per-process savings
+(course.nbgrader_hooks.speedups), stock `nbgrader autograde` with the course's nbgrader config (sandboxed and
+re-checked, one student after another, with the savings), and `course grade --jobs N` (the same autograde, N students at once on
 worker processes, the gradebook written by one short transaction each). The script prints per path the wall
 time, the CPU seconds of the whole process tree (the sandboxes included) and its peak memory (largest process),
 the ratios, `course grade` at --jobs 1 too, the CPU per submission, the sequential part (all the CPU of the one
@@ -31,9 +32,11 @@ SAMPLES = ["reference", "forgot-extra", "zero2-shards-params", "swapped-comm-vol
            "floor-division", "release"]
 
 
-# Appended to a copy's nbgrader_config.py: nbgrader's own autograde steps (its Execute, no re-check).
+# Appended to a copy's nbgrader_config.py: nbgrader's own autograde steps (its Execute, no re-check), and
+# nbgrader as shipped (without the course's per-process savings, course.nbgrader_hooks.speedups) unless SAVINGS.
 UNSANDBOXED = ("from nbgrader.converters import Autograde\n"
                "c.Autograde.autograde_preprocessors = Autograde.class_traits()['autograde_preprocessors'].default()\n")
+AS_SHIPPED = "c.AutogradeSavings.enabled = False\n"
 
 
 def prepare(course_root: Path, students: int, extra_config: str = "") -> None:
@@ -118,11 +121,13 @@ def main() -> int:
     n = args.students
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="grade-bench-") as tmp:
-        roots = {name: Path(tmp) / name for name in ("unsandboxed", "stock", "jobs1", "course")}
-        prepare(roots["unsandboxed"], n, UNSANDBOXED)
+        roots = {name: Path(tmp) / name for name in ("unsandboxed", "saving", "stock", "jobs1", "course")}
+        prepare(roots["unsandboxed"], n, UNSANDBOXED + AS_SHIPPED)
+        prepare(roots["saving"], n, UNSANDBOXED)
         for name in ("stock", "jobs1", "course"):
             prepare(roots[name], n)
         old = timed([sys.executable, "-m", "nbgrader", "autograde", "lesson05", "--force"], roots["unsandboxed"])
+        saving = timed([sys.executable, "-m", "nbgrader", "autograde", "lesson05", "--force"], roots["saving"])
         stock = timed([sys.executable, "-m", "nbgrader", "autograde", "lesson05", "--force"], roots["stock"])
         one = course_grade(roots["jobs1"], 1)
         ours = course_grade(roots["course"], args.jobs)
@@ -140,11 +145,13 @@ def main() -> int:
     sequential = split["the sequential part)"]
     print(f"machine: {os.cpu_count()} cores; {n} submissions; load average (1/5/15 min) before "
           f"{'/'.join(f'{x:.1f}' for x in load_before)}, after {'/'.join(f'{x:.1f}' for x in load_after)}")
-    print(row("stock nbgrader autograde, nbgrader's Execute (unsandboxed)", old, n))
+    print(row("stock nbgrader autograde, nbgrader's Execute, as shipped", old, n))
+    print(row("  the same with the course's per-process savings", saving, n))
     print(row("stock nbgrader autograde, course config (sandboxed)", stock, n))
     print(row("course grade --jobs 1", one, n))
     print(row(f"course grade --jobs {args.jobs} (sandboxed, parallel, re-checked)", ours, n))
-    print(f"ratio unsandboxed stock / course grade: {old.wall / ours.wall:.2f}x; sandboxed stock / course grade: "
+    print(f"ratio unsandboxed stock / course grade: {old.wall / ours.wall:.2f}x (with the savings: "
+          f"{saving.wall / ours.wall:.2f}x); sandboxed stock / course grade: "
           f"{stock.wall / ours.wall:.2f}x; course grade --jobs 1 / --jobs {args.jobs}: {one.wall / ours.wall:.2f}x")
     print(f"CPU per submission, course grade --jobs {args.jobs}: {ours.cpu / n:.2f} s (every process, sandboxes "
           f"included; --jobs 1: {one.cpu / n:.2f} s)")
@@ -152,7 +159,7 @@ def main() -> int:
           f"transactions, state files): {sequential:.1f} s ({sequential / n:.3f} s/submission, "
           f"{sequential / ours.wall:.0%} of its wall); autograde on the workers {split['autograde']:.1f} s, "
           f"gradebook transactions {split['gradebook writes']:.2f} s")
-    print(f"same scores in all four gradebooks: {same}; flagged by course grade: {flagged}")
+    print(f"same scores in all five gradebooks: {same}; flagged by course grade: {flagged}")
     for size, t in [(n, ours), *sizes]:
         print(f"course grade --jobs {args.jobs}, {size:4d} submissions: {t.wall / size:.3f} s/sub wall, "
               f"{t.cpu / size:.3f} s/sub CPU, peak {t.peak_mib:.0f} MiB, sequential "

@@ -3,5 +3,5 @@ import sys
 
 from course.cli import main
 
-if __name__ == "__main__":  # `course grade` spawns worker processes, which import this module without running it
+if __name__ == "__main__":  # run as a program only, never when a process imports it
     sys.exit(main())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -66,3 +67,15 @@ def test_nbgraders_metadata_check_decides_and_explains_as_jsonschema_validate_do
             outcomes.append((exc.message, list(exc.path)))
     assert outcomes[0] == outcomes[1]
     assert (outcomes[0] is None) == (metadata is GOOD)
+
+
+def test_the_course_setting_leaves_nbgrader_as_shipped(tmp_path):
+    script = ("import nbgrader.api\nfrom nbgrader.nbgraderformat import common\nfrom traitlets.config import Config\n"
+              "from course.nbgrader_hooks.speedups import install_for\n"
+              "c = Config(); c.AutogradeSavings.enabled = {on}\n"
+              "print(install_for(c), hasattr(nbgrader.api.create_engine, 'shared_by_course'), "
+              "type(common.jsonschema).__name__)\n")
+    runs = {on: subprocess.run([sys.executable, "-c", script.format(on=on)], capture_output=True, text=True,
+                               check=True).stdout.split() for on in (True, False)}
+    assert runs[True] == ["True", "True", "SchemasCheckedOnce"]
+    assert runs[False] == ["False", "False", "module"]

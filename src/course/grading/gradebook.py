@@ -173,7 +173,7 @@ def course_gradebook(course_root: Path, missing_fix: str, config=None) -> Iterat
 
 
 def gradebook_engine(db_url: str):
-    """A SQLAlchemy engine on DB_URL for reading and writing nbgrader's tables as rows (course.grading.gradebook_changes)."""
+    """A SQLAlchemy engine on DB_URL, to read and write nbgrader's tables as rows (course.grading.gradebook_changes)."""
     import sqlalchemy
 
     return sqlalchemy.create_engine(db_url, future=True)

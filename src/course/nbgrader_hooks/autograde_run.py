@@ -35,6 +35,7 @@ from course.grading.gradebook import gradebook
 from course.nbgrader_hooks.batch_lock import BatchBusy, batch_lock
 from course.nbgrader_hooks.manual_grades import remember_autograded_answers
 from course.nbgrader_hooks.outcome import StudentGrade, current_students, graded_stamp, save_outcome
+from course.nbgrader_hooks.speedups import install_for
 
 
 def grade_unreadable(coursedir, assignment: str, student: str, problem: Problem) -> StudentGrade:
@@ -118,6 +119,7 @@ class CourseAutogradeExporter(NotebookExporter):
         super().__init__(**kwargs)
         converter = self.parent
         if isinstance(converter, Autograde):
+            install_for(self.config)  # set-up nbgrader repeats per student, done once (nbgrader_hooks.speedups)
             loop = converter.convert_notebooks
             converter.convert_notebooks = lambda: self.run_locked(converter, loop)
 

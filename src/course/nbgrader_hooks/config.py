@@ -33,9 +33,6 @@ def configure(c, root: Path) -> None:
     from traitlets.config import Config
 
     from course.grading.gradebook import inherited_config_files
-    from course.nbgrader_hooks import speedups
-
-    speedups.install()  # not settings: set-up work nbgrader repeats per student is done once (results unchanged)
     course = Config()
     course_settings(course, root)
     inherited = Config()

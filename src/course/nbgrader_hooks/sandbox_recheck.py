@@ -84,7 +84,8 @@ class RecheckOutOfProcess(NbGraderPreprocessor):
                              change.recheck_score, change.reason)
         stamp = graded_stamp(info["db_url"], info["assignment"], student, folder, version)
         if self.merge_report:
-            save_outcome(coursedir.root, info["assignment"], grade, stamp, current_students(coursedir, info["assignment"]))
+            current = current_students(coursedir, info["assignment"])
+            save_outcome(coursedir.root, info["assignment"], grade, stamp, current)
         else:
             write_record(coursedir.root, info["assignment"], grade, stamp)
         return nb, resources

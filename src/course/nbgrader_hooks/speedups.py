@@ -10,8 +10,9 @@ What nbgrader reads, writes and decides is unchanged; only repeated preparation 
   graded cell, which checks nbgrader's own schema against the metaschema each time before using it.
   check_schemas_once() has that check made once per schema, then validates exactly as `jsonschema.validate`
   does (the same validator class, the same best-matching error raised).
-The course's nbgrader config installs both (install()) in every nbgrader app run in the course root: stock
-`nbgrader autograde`, formgrader, and `course grade`'s workers.
+Every autograde of the course installs both (install_for): stock `nbgrader autograde` and formgrader's autograde
+through the course's exporter, `course grade` in each worker; `c.AutogradeSavings.enabled = False` leaves nbgrader
+exactly as shipped.
 """
 
 from __future__ import annotations
@@ -19,13 +20,27 @@ from __future__ import annotations
 import functools
 import json
 
+from traitlets import Bool
+from traitlets.config import Configurable
+
 ENGINES_KEPT = 8  # gradebook URLs per process whose engines stay (a worker's private copy and the real one)
 
 
-def install() -> None:
-    """Both savings, in this process (once; later calls do nothing)."""
+class AutogradeSavings(Configurable):
+    """Whether autograde reuses, per process, the set-up work nbgrader repeats for every student."""
+
+    enabled = Bool(True, help="reuse one SQLAlchemy engine per gradebook URL and check nbgrader's cell-metadata "
+                              "schema once, instead of for every student (same results; False: nbgrader as "
+                              "shipped)").tag(config=True)
+
+
+def install_for(config) -> bool:
+    """Both savings in this process unless CONFIG turns them off (once; later calls do nothing); whether on."""
+    if not AutogradeSavings(config=config).enabled:
+        return False
     share_engines()
     check_schemas_once()
+    return True
 
 
 def share_engines() -> None:
@@ -57,7 +72,8 @@ class SchemasCheckedOnce:
 
     def validate(self, instance, schema) -> None:
         """`jsonschema.validate(INSTANCE, SCHEMA)`: raise the best-matching error, if any."""
-        error = self.module.exceptions.best_match(self.validator(json.dumps(schema, sort_keys=True)).iter_errors(instance))
+        validator = self.validator(json.dumps(schema, sort_keys=True))
+        error = self.module.exceptions.best_match(validator.iter_errors(instance))
         if error is not None:
             raise error
 

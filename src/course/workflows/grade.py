@@ -131,7 +131,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
         history = released_texts(root, assignment)
         checked = {w.student: preflight(w.folder, f"{assignment}.ipynb", source_cells,
                                         shown_as=f"submitted/{w.student}/{assignment}", released=history) for w in todo}
-        batch = run_batch(root, assignment, todo, checked, config=config, rubric=rubric, source_cells=source_cells,
+        batch = run_batch(root, assignment, todo, checked, config=config, rubric=rubric,
                           state=state, jobs=jobs, progress=progress)
         done = [state.load(w) for w in work if w not in todo]
         students = sorted([*batch.students, *done], key=lambda g: g.student)

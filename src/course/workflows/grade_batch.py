@@ -152,20 +152,24 @@ class Progress:
         self.stream.flush()
 
 
+def scratch_folder() -> str | None:
+    """Where the private gradebook copies go: memory-backed /dev/shm where there is one (autograde commits after
+    every grade; nothing there needs to survive), else the system's temporary folder."""
+    return "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+
+
 REPORT_EVERY_S = 5.0  # how often the grade report takes in the outcomes graded since (the rest at the batch's end)
 
 
 def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], checked: dict, *, config, rubric,
-              source_cells, state: GradeState, jobs: int | None, progress=None) -> BatchResult:
+              state: GradeState, jobs: int | None, progress=None) -> BatchResult:
     """Grade TODO: autograde on JOBS worker processes, apply each student's rows here, in order, commit to STATE."""
     from concurrent.futures import ProcessPoolExecutor
 
     from course.grading.gradebook import configured_gradebook, gradebook_engine
-    from course.grading.gradebook_changes import apply_changes, assignment_rows, make_template, schema_version
-    from course.nbgrader_hooks.autograde_run import grade_unreadable
-    from course.nbgrader_hooks.outcome import merge_into_report, record_path
+    from course.grading.gradebook_changes import assignment_rows, make_template, schema_version
     from course.nbgrader_hooks.sandbox_execute import GradingSandbox, require_sandbox
-    from course.workflows.grade_worker import WorkerSetup, grade_student, nbgrader_api, start_worker
+    from course.workflows.grade_worker import WorkerSetup, grade_student, start_worker
 
     require_sandbox(GradingSandbox(config=config))
     result = BatchResult(stats={"jobs": jobs or os.cpu_count() or 1, "students": len(todo), "worker_s": 0.0,
@@ -173,60 +177,95 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
     if not todo:
         return result
     start = time.perf_counter()
-    coursedir = nbgrader_api(config).coursedir
-    bar = progress if progress is not None else Progress(len(todo))
     url = configured_gradebook(course_root, config).url
     engine = gradebook_engine(url)
-    with tempfile.TemporaryDirectory(prefix="course-grade-") as scratch, engine.connect() as conn:
-        rows, version = assignment_rows(conn, assignment), schema_version(conn)
-        conn.rollback()
+    with tempfile.TemporaryDirectory(prefix="course-grade-", dir=scratch_folder()) as scratch:
+        with engine.connect() as conn:
+            rows, version = assignment_rows(conn, assignment), schema_version(conn)
+        engine.dispose()  # no connection of this process is carried into the workers
         template = make_template(Path(scratch) / "template.db", rows, version)
         setup = WorkerSetup(str(course_root), assignment, tuple(sorted(config.GradingSandbox.items())), url,
                             str(template), tuple(rows["assignment"]))
-        with ProcessPoolExecutor(result.stats["jobs"], mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=start_worker) as pool:
-            futures: dict[str, Future] = {w.student: pool.submit(grade_student, setup, w.student) for w in todo
-                                          if checked[w.student].notebook is not None}
-            unreported, reported_at = [], time.perf_counter()
-            for work in todo:
-                pre = checked[work.student]
-                if pre.notebook is None:
-                    grade = grade_unreadable(coursedir, assignment, work.student, pre.problems[0])
-                    state.commit(work, grade)
-                    bar.step(work.student, "unreadable: " + pre.problems[0].message[:60])
-                    result.students.append(grade)
-                    continue
-                try:
-                    done = futures.pop(work.student).result()  # dropped once applied: memory stays flat
-                except Exception as exc:  # a worker that died (killed, out of memory): retried by the next run
-                    bar.step(work.student, f"not graded: {exc}"[:80])
-                    result.students.append(_failed(work, checked, rubric, f"grading worker failed: {exc}"))
-                    continue
-                result.stats["worker_s"] += done.seconds
-                t = time.perf_counter()
-                with conn.begin():
-                    apply_changes(conn, done.changes)
-                record = record_path(course_root, assignment, work.student)
-                if not done.success or not record.is_file():
-                    reason = done.reason or "nbgrader autograde left no grading record"
-                    bar.step(work.student, f"not graded: {reason[:60]}")
-                    result.students.append(_failed(work, checked, rubric, f"nbgrader autograde failed: {reason}"))
-                    continue
-                saved = json.loads(record.read_text("utf-8"))
-                grade = StudentGrade.from_json(work.student, saved)
-                state.commit(work, grade, saved["graded"]["gradebook"])
-                result.stats["gradebook_s"] += time.perf_counter() - t
-                bar.step(work.student, "flagged" if grade.flagged else "ok")
-                result.students.append(grade)
-                unreported.append(grade)
-                if time.perf_counter() - reported_at > REPORT_EVERY_S:  # a killed batch's report is at most this old
-                    merge_into_report(course_root, assignment, unreported)
-                    unreported, reported_at = [], time.perf_counter()
+        # forked: each worker starts with nbgrader and the course already imported (no second start-up per worker)
+        pool = ProcessPoolExecutor(result.stats["jobs"], mp_context=multiprocessing.get_context("fork"),
+                                   initializer=start_worker)
+        try:
+            futures = {w.student: pool.submit(grade_student, setup, w.student) for w in todo
+                       if checked[w.student].notebook is not None}
+            with engine.connect() as conn:
+                Applier(course_root, assignment, config, conn, state, result, checked, rubric,
+                        progress if progress is not None else Progress(len(todo))).run(todo, futures)
+        finally:  # stopped (Ctrl-C, an error): students not started yet are not started
+            pool.shutdown(wait=True, cancel_futures=True)
     engine.dispose()
     result.stats["wall_s"] = time.perf_counter() - start
     return result
 
 
+@dataclass
+class Applier:
+    """The grading process's part of a batch: each student's outcome, in order, into the gradebook and the state."""
+
+    root: Path
+    assignment: str
+    config: object
+    conn: object  # a connection to the configured gradebook
+    state: GradeState
+    result: BatchResult
+    checked: dict
+    rubric: object
+    bar: Progress
+
+    def run(self, todo: list[SubmissionWork], futures: dict[str, Future]) -> None:
+        """Apply every student of TODO; the grade report takes in the outcomes every REPORT_EVERY_S seconds."""
+        from course.nbgrader_hooks.outcome import merge_into_report
+
+        unreported, reported_at = [], time.perf_counter()
+        for work in todo:
+            future = futures.pop(work.student, None)  # dropped once applied: memory stays flat
+            grade = self.unreadable(work) if future is None else self.graded(work, future)
+            self.result.students.append(grade)
+            unreported.append(grade)
+            if time.perf_counter() - reported_at > REPORT_EVERY_S:  # a killed batch's report is at most this old
+                merge_into_report(self.root, self.assignment, unreported)
+                unreported, reported_at = [], time.perf_counter()
+
+    def unreadable(self, work: SubmissionWork) -> StudentGrade:
+        """Score a submission preflight could not read 0 with its reason (as stock autograde does)."""
+        from course.nbgrader_hooks.autograde_run import grade_unreadable
+        from course.workflows.grade_worker import nbgrader_api
+
+        problem = self.checked[work.student].problems[0]
+        grade = grade_unreadable(nbgrader_api(self.config).coursedir, self.assignment, work.student, problem)
+        self.state.commit(work, grade)
+        self.bar.step(work.student, "unreadable: " + problem.message[:60])
+        return grade
+
+    def graded(self, work: SubmissionWork, future: Future) -> StudentGrade:
+        """A worker's autograde of WORK: its gradebook rows applied in one transaction, then the student's state."""
+        from course.grading.gradebook_changes import apply_changes
+        from course.nbgrader_hooks.outcome import record_path
+
+        try:
+            done = future.result()
+        except Exception as exc:  # a worker that died (killed, out of memory): retried by the next run
+            self.bar.step(work.student, f"not graded: {exc}"[:80])
+            return _failed(work, self.checked, self.rubric, f"grading worker failed: {exc}")
+        self.result.stats["worker_s"] += done.seconds
+        t = time.perf_counter()
+        with self.conn.begin():
+            apply_changes(self.conn, done.changes)
+        record = record_path(self.root, self.assignment, work.student)
+        if not done.success or not record.is_file():
+            reason = done.reason or "nbgrader autograde left no grading record"
+            self.bar.step(work.student, f"not graded: {reason[:60]}")
+            return _failed(work, self.checked, self.rubric, f"nbgrader autograde failed: {reason}")
+        saved = json.loads(record.read_text("utf-8"))
+        grade = StudentGrade.from_json(work.student, saved)
+        self.state.commit(work, grade, saved["graded"]["gradebook"])
+        self.result.stats["gradebook_s"] += time.perf_counter() - t
+        self.bar.step(work.student, "flagged" if grade.flagged else "ok")
+        return grade
 def _failed(work: SubmissionWork, checked: dict, rubric, reason: str) -> StudentGrade:
     """A student nbgrader could not grade this time: reported, flagged, not marked done (a rerun retries)."""
     from course.assignment.preflight import Problem

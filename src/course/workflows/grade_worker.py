@@ -1,7 +1,7 @@
 """A worker process of `course grade`: nbgrader's whole autograde of one student, on a private copy of the gradebook.
 
-The grading process starts JOBS of these (spawned: they share no memory, connection or open file with it) and
-hands each a student at a time. A worker runs exactly the autograde stock `nbgrader autograde` runs with the
+The grading process forks JOBS of these before it opens any connection to the gradebook (so they inherit the
+imported nbgrader and course code, and no connection or open file of its own) and hands each a student at a time. A worker runs exactly the autograde stock `nbgrader autograde` runs with the
 course's config — nbgrader's sanitize steps, the sandboxed run of the student's code (a fresh sandbox per
 student), SaveAutoGrades, the out-of-process re-check, the late penalty and metadata checks — against a private
 SQLite gradebook holding the assignment's rows and that student's (course.grading.gradebook_changes); it reads
@@ -84,10 +84,12 @@ class Worker:
         from nbconvert.exporters import NotebookExporter
 
         from course.grading.gradebook import gradebook_engine
+        from course.nbgrader_hooks.speedups import install_for
 
         self.setup = setup
         self.config = course_config(Path(setup.course_root), dict(setup.settings))
-        self.config.Autograde.exporter_class = NotebookExporter  # the batch lock and preflight are the grading process's
+        install_for(self.config)  # as the course's exporter does for stock autograde
+        self.config.Autograde.exporter_class = NotebookExporter  # the lock and preflight: the grading process's
         self.config.RecheckOutOfProcess.merge_report = False  # the grading process merges the batch's outcomes once
         from course.grading.gradebook_changes import copy_engine
 
