@@ -18,11 +18,6 @@ from pathlib import Path
 
 import sqlalchemy
 
-# nbgrader's tables of an assignment, and of one student's work on it (each row keyed by its "id" column).
-ASSIGNMENT_TABLES = ("course", "assignment", "notebook", "base_cell", "source_cell", "grade_cells",
-                     "solution_cells", "task_cells")
-STUDENT_TABLES = ("student", "submitted_assignment", "submitted_notebook", "grade", "comment")
-
 Rows = dict[str, dict[str, dict]]  # table → id → column → value
 
 

@@ -8,10 +8,10 @@ solution, a call of a function the exercise does not define, rubric code items t
 from __future__ import annotations
 
 import ast
-import functools
 from pathlib import Path
 
 from course.errors import CourseError, Location
+from course.fileio import once_per_version
 from course.grading.checks import REL_TOL, AssignmentSpec, CheckSyntaxError, Item, Misconception, parse_check
 from course.lesson.validate import YamlDocument, display_path, load_yaml, validate_document
 
@@ -158,16 +158,16 @@ def checks_for_course(course_root: Path, lesson: str) -> AssignmentSpec:
     """The checks of a lesson graded in COURSE_ROOT: the copy made with its source notebook, else the lesson's own."""
     copy = course_checks_path(course_root, lesson)
     if copy.is_file():
-        return _load_unchanged(copy, copy.stat().st_mtime_ns, copy.stat().st_size, lesson)
+        return _checks_as_saved(copy, lesson)
     path = checks_path(Path(course_root).resolve().parent, lesson)
     if not path.is_file():
         raise CourseError(f"no checks for {lesson}: expected checks/{lesson}.yml in the course root (written by "
                           f"`course build`) or {lesson}/checks.yml in the lessons folder", Location(copy))
-    return _load_unchanged(path, path.stat().st_mtime_ns, path.stat().st_size, None)
+    return _checks_as_saved(path, None)
 
 
-@functools.lru_cache(maxsize=16)
-def _load_unchanged(path: Path, mtime_ns: int, size: int, lesson: str | None) -> AssignmentSpec:
+@once_per_version
+def _checks_as_saved(path: Path, lesson: str | None) -> AssignmentSpec:
     """load_checks, read once per version of the file: every re-check of a batch needs the same checks, and
     parsing and validating them cost about as much as the re-check's own process."""
     return load_checks(path, lesson=lesson)

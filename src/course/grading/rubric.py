@@ -8,7 +8,6 @@ cell (one line) — so `e^(x−m)` or `N_d` reads the same everywhere.
 
 from __future__ import annotations
 
-import functools
 import html
 import math
 import re
@@ -16,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from course.fileio import once_per_version
 from course.lesson import validate
 from course.lesson.validate import YamlDocument, load_yaml, parse_yaml  # noqa: F401 (grading files read YAML from here)
 
@@ -143,17 +143,8 @@ def load_rubric(path: Path) -> Rubric:
     return rubric
 
 
-def rubric_as_saved(path: Path) -> Rubric:
-    """load_rubric, read once per version of the file (path, modification time, size): every student's re-check
-    in a grading run needs the same rubric."""
-    stat = Path(path).stat()
-    return _rubric_version(Path(path), stat.st_mtime_ns, stat.st_size)
-
-
-@functools.lru_cache(maxsize=16)
-def _rubric_version(path: Path, mtime_ns: int, size: int) -> Rubric:
-    """One version of a rubric file, loaded (the rubric is frozen: sharing it is safe)."""
-    return load_rubric(path)
+# load_rubric, read once per version of the file: every student's re-check needs it (frozen: safe to share).
+rubric_as_saved = once_per_version(load_rubric)
 
 
 def _build(doc: YamlDocument) -> Rubric:

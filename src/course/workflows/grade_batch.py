@@ -169,7 +169,7 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
     from course.grading.gradebook import configured_gradebook, gradebook_engine
     from course.grading.gradebook_changes import assignment_rows, make_template, schema_version
     from course.nbgrader_hooks.sandbox_execute import GradingSandbox, require_sandbox
-    from course.workflows.grade_worker import WorkerSetup, grade_student, start_worker
+    from course.workflows.grade_worker import WorkerSetup, die_with_parent, grade_student
 
     require_sandbox(GradingSandbox(config=config))
     result = BatchResult(stats={"jobs": jobs or os.cpu_count() or 1, "students": len(todo), "worker_s": 0.0,
@@ -188,7 +188,7 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
                             str(template), tuple(rows["assignment"]))
         # forked: each worker starts with nbgrader and the course already imported (no second start-up per worker)
         pool = ProcessPoolExecutor(result.stats["jobs"], mp_context=multiprocessing.get_context("fork"),
-                                   initializer=start_worker)
+                                   initializer=die_with_parent)
         try:
             futures = {w.student: pool.submit(grade_student, setup, w.student) for w in todo
                        if checked[w.student].notebook is not None}

@@ -84,6 +84,7 @@ class Worker:
         from nbconvert.exporters import NotebookExporter
 
         from course.grading.gradebook import gradebook_engine
+        from course.grading.gradebook_changes import copy_engine
         from course.nbgrader_hooks.speedups import install_for
 
         self.setup = setup
@@ -91,8 +92,6 @@ class Worker:
         install_for(self.config)  # as the course's exporter does for stock autograde
         self.config.Autograde.exporter_class = NotebookExporter  # the lock and preflight: the grading process's
         self.config.RecheckOutOfProcess.merge_report = False  # the grading process merges the batch's outcomes once
-        from course.grading.gradebook_changes import copy_engine
-
         self.engine = gradebook_engine(setup.db_url)
         self.private = copy_engine(Path(setup.template).with_name(f"worker-{os.getpid()}.db"))
 
@@ -126,11 +125,6 @@ class Worker:
             Path(self.private.url.database).unlink(missing_ok=True)
         reason = None if outcome["success"] else nbgrader_reason(outcome)
         return Graded(student, outcome["success"], reason, found, time.perf_counter() - start)
-
-
-def start_worker() -> None:
-    """Pool initializer: tie the worker's life to the grading process."""
-    die_with_parent()
 
 
 @functools.cache
