@@ -58,6 +58,7 @@ def run_torchrun_rank(
         measured = rank_worker(device=device, **lab_payload(steps=steps, warmup=warmup, seed=seed, lr=lr))
         per_rank = [None] * world if rank == 0 else None
         dist.gather_object(measured, per_rank, dst=0)
+        dist.barrier()  # no rank tears gloo down while rank 0 still receives (a rank aborting at exit: seen once)
     finally:
         dist.destroy_process_group()
     if rank != 0:
