@@ -37,6 +37,10 @@ CORPUS = {
     "sys-exit": "import sys\nresult = 7\nsys.exit(3)",
     "warnings-stderr": "import warnings, sys\nwarnings.warn('careful')\nprint('err', file=sys.stderr)\nresult = 7",
     "keyboard-interrupt": "result = 7\nraise KeyboardInterrupt",
+    "error-history": "ip = get_ipython()\nip.run_cell('1 / 0', store_history=True)\n"
+                     "kept = ip.history_manager.exceptions[max(ip.history_manager.exceptions)]\n"
+                     "print(kept['ename'], kept['evalue'], any('ZeroDivisionError' in line for line in kept['traceback']))\n"
+                     "result = 7",
     "nbgrader-execution": "import os\nresult = 7 if os.environ.get('NBGRADER_EXECUTION') == 'autograde' else 0\n"
                           "print(os.environ.get('NBGRADER_EXECUTION'))",
 }

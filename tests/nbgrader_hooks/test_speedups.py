@@ -74,8 +74,18 @@ def test_the_course_setting_leaves_nbgrader_as_shipped(tmp_path):
               "from course.nbgrader_hooks.speedups import install_for\n"
               "c = Config(); c.AutogradeSavings.enabled = {on}\n"
               "print(install_for(c), hasattr(nbgrader.api.create_engine, 'shared_by_course'), "
-              "type(common.jsonschema).__name__)\n")
+              "type(common.jsonschema).__name__, __import__('gc').get_freeze_count() > 0)\n")
     runs = {on: subprocess.run([sys.executable, "-c", script.format(on=on)], capture_output=True, text=True,
                                check=True).stdout.split() for on in (True, False)}
-    assert runs[True] == ["True", "True", "SchemasCheckedOnce"]
-    assert runs[False] == ["False", "False", "module"]
+    assert runs[True] == ["True", "True", "SchemasCheckedOnce", "True"]
+    assert runs[False] == ["False", "False", "module", "False"]
+
+
+def test_the_imported_code_leaves_the_collectors_passes_and_later_garbage_is_still_collected():
+    script = ("import gc, weakref\nfrom course.nbgrader_hooks.speedups import freeze_imports\n"
+              "freeze_imports()\nfrozen = gc.get_freeze_count()\nfreeze_imports()\n"
+              "class Node: pass\n"
+              "a, b = Node(), Node()\na.other, b.other = b, a\ngone = weakref.ref(a)\ndel a, b\ngc.collect()\n"
+              "print(frozen > 10000, gc.get_freeze_count() == frozen, gone() is None)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "True", "True"]  # frozen once, a cycle made afterwards is freed

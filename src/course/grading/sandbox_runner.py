@@ -33,6 +33,7 @@ names), so both sides cap outputs and read frames the same way.
 from __future__ import annotations
 
 import codecs
+import gc
 import json
 import os
 import resource
@@ -660,7 +661,10 @@ def run_shell(config: dict, channel: int) -> None:
     """Execute every code cell in an IPython shell in a forked child, relaying a frame after each one."""
     send(channel, {"event": "hello"})
     cells = _notebook_cells(config["notebook"], config.get("skip_tag", ""))
-    shell = _load_module("course_sandbox_shell", config["shell_source"])  # imports IPython once, before the fork
+    gc.disable()  # IPython's ~100,000 objects live as long as the sandbox: no collector passes while importing,
+    shell = _load_module("course_sandbox_shell", config["shell_source"])  # once, before the fork,
+    gc.freeze()  # and none over them later; the garbage the student's code makes is collected as in a kernel
+    gc.enable()
     pipes = {name: os.pipe() for name in ("report", "ack", "stdout", "stderr")}
     sys.stdout.flush()
     sys.stderr.flush()

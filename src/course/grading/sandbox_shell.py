@@ -46,6 +46,7 @@ import sys
 import threading
 import time
 from base64 import b64encode
+from collections.abc import Mapping
 from pathlib import Path
 
 from IPython.core.displayhook import DisplayHook
@@ -190,6 +191,29 @@ def _kernel_compiler() -> type:
     return module.XCachingCompiler
 
 
+class ErrorRecord(Mapping):
+    """An error as IPython keeps it in its history (ename, evalue, traceback), its traceback formatted on first use.
+
+    IPython 9 formats every error a second time for history_manager.exceptions, which only %notebook reads; a
+    kernel pays that for each failing cell, the sandbox only when the student's code looks.
+    """
+
+    def __init__(self, shell: InteractiveShell, exception: BaseException, args: tuple, kwargs: dict):
+        self.record = {"ename": type(exception).__name__, "evalue": str(exception)}
+        self.make = lambda: InteractiveShell._format_exception_for_storage(shell, exception, *args, **kwargs)
+
+    def __getitem__(self, key: str):
+        if key == "traceback" and key not in self.record:
+            self.record = self.make()
+        return self.record[key]
+
+    def __iter__(self):
+        return iter(("ename", "evalue", "traceback"))
+
+    def __len__(self) -> int:
+        return 3
+
+
 class CellShell(InteractiveShell):
     """An InteractiveShell whose displays, results and errors become notebook outputs sent to the runner."""
 
@@ -206,6 +230,10 @@ class CellShell(InteractiveShell):
     def ask_exit(self) -> None:
         """exit() and quit(): the shell stops after this cell (serve() checks exit_now)."""
         self.exit_now = True
+
+    def _format_exception_for_storage(self, exception, *args, **kwargs) -> ErrorRecord:
+        """The error's record for IPython's history, formatted only if something reads it."""
+        return ErrorRecord(self, exception, args, kwargs)
 
     def _showtraceback(self, etype, evalue, stb) -> None:
         """An error output with the fields nbgrader reads: exception class name, str(exception), traceback."""

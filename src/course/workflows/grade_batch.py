@@ -169,6 +169,7 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
     from course.grading.gradebook import configured_gradebook, gradebook_engine
     from course.grading.gradebook_changes import assignment_rows, make_template, schema_version
     from course.nbgrader_hooks.sandbox_execute import GradingSandbox, require_sandbox
+    from course.nbgrader_hooks.speedups import install_for
     from course.workflows.grade_worker import WorkerSetup, die_with_parent, grade_student
 
     require_sandbox(GradingSandbox(config=config))
@@ -186,7 +187,9 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
         template = make_template(Path(scratch) / "template.db", rows, version)
         setup = WorkerSetup(str(course_root), assignment, tuple(sorted(config.GradingSandbox.items())), url,
                             str(template), tuple(rows["assignment"]))
-        # forked: each worker starts with nbgrader and the course already imported (no second start-up per worker)
+        # forked: each worker starts with nbgrader and the course already imported (no second start-up per worker),
+        # and with the savings installed, so its collector neither walks nor copies the heap it inherits
+        install_for(config)
         pool = ProcessPoolExecutor(result.stats["jobs"], mp_context=multiprocessing.get_context("fork"),
                                    initializer=die_with_parent)
         try:
