@@ -1,17 +1,21 @@
 """Grading throughput: `nbgrader autograde` (unsandboxed and with the course config) vs `course grade`, one run.
 
-    .venv/bin/python benchmarks/grade_throughput.py [--students 40] [--jobs N] [--sizes 160 640]
+    .venv/bin/python benchmarks/grade_throughput.py [--students 40] [--jobs N] [--rounds 3] [--sizes 160 640]
 
 All of them grade the same class (copies of the released demo assignment, each student one of the committed
 well-behaved samples) on this machine, one after the other: stock `nbgrader autograde` with nbgrader's own
 Execute (unsandboxed, the old way), as shipped and then with the course's per-process savings
 (course.nbgrader_hooks.speedups), stock `nbgrader autograde` with the course's nbgrader config (sandboxed and
-re-checked, one student after another, with the savings), and `course grade --jobs N` (the same autograde, N students at once on
-worker processes, the gradebook written by one short transaction each). The script prints per path the wall
+re-checked, one student after another, with the savings), and `course grade --jobs N` (the same autograde, N
+students at once on worker processes, the gradebook written by one short transaction each). The script prints per path the wall
 time, the CPU seconds of the whole process tree (the sandboxes included) and its peak memory (largest process),
 the ratios, `course grade` at --jobs 1 too, the CPU per submission, the sequential part (all the CPU of the one
 grading process), whether all gradebooks hold the same scores, and the load average it ran under; --sizes
 (default 160 640) grades larger classes with `course grade` (cost per submission, peak memory, sequential part).
+The sandboxed paths (stock, `course grade` at --jobs 1 and --jobs N, and a class of one with stock and with
+`course grade`, which splits each wall into a fixed part and a part per further submission) run in --rounds
+interleaved rounds on fresh classes, and the script prints medians: this machine's speed drifts by 10-30 %
+within minutes, which single runs one after the other turn into ratios.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -110,28 +115,71 @@ def row(name: str, t: Timed, n: int) -> str:
             f"  peak {t.peak_mib:5.0f} MiB")
 
 
+class Round(NamedTuple):
+    """One round of the sandboxed paths, run back to back: stock, course grade at --jobs 1 and --jobs N, and the
+    class of one with stock and with course grade."""
+
+    stock: Timed
+    jobs1: Timed
+    ours: Timed
+    stock_one: Timed
+    ours_one: Timed
+
+
+def one_round(tmp: Path, n: int, jobs: int, number: int) -> tuple[Round, dict[str, Path]]:
+    """Fresh classes for this round, graded by each sandboxed path one after the other."""
+    roots = {name: tmp / f"round{number}-{name}" for name in ("stock", "jobs1", "course", "stock_one", "ours_one")}
+    for name, root in roots.items():
+        prepare(root, 1 if name.endswith("_one") else n)
+    autograde = [sys.executable, "-m", "nbgrader", "autograde", "lesson05", "--force"]
+    return Round(timed(autograde, roots["stock"]), course_grade(roots["jobs1"], 1), course_grade(roots["course"], jobs),
+                 timed(autograde, roots["stock_one"]), course_grade(roots["ours_one"], jobs)), roots
+
+
+def median_of(rounds: list[Round], path: str) -> Timed:
+    """PATH's run with the median wall over the rounds."""
+    return sorted((getattr(r, path) for r in rounds), key=lambda t: t.wall)[len(rounds) // 2]
+
+
+def fixed_and_per_submission(rounds: list[Round], n: int, jobs: int) -> str:
+    """Each wall as a fixed part plus a part per further submission (from the class of one and the class of N),
+    and the lead `course grade` could have with those fixed parts if its workers used the JOBS cores fully."""
+    def split(whole: str, one: str) -> tuple[float, float]:
+        per = statistics.median((getattr(r, whole).wall - getattr(r, one).wall) / (n - 1) for r in rounds)
+        return statistics.median(getattr(r, one).wall for r in rounds) - per, per
+
+    (fixed_stock, per_stock), (fixed_ours, per_ours) = split("stock", "stock_one"), split("ours", "ours_one")
+    best = (fixed_stock + n * per_stock) / (fixed_ours + n * per_stock / jobs)
+    return (f"fixed part (start-up and the like, from a class of one) / per further submission, wall, medians: "
+            f"sandboxed stock {fixed_stock:.1f} s / {per_stock:.3f} s, course grade --jobs {jobs} {fixed_ours:.1f} s / "
+            f"{per_ours:.3f} s; with these fixed parts and the stock run's cost per submission split over {jobs} "
+            f"cores, course grade could lead the sandboxed stock run by about {best:.2f}x at {n} submissions")
+
+
 def main() -> int:
     """Run every grader on the same class and print the comparison."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=40)
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds of the sandboxed paths, interleaved (medians are printed)")
     parser.add_argument("--sizes", type=int, nargs="*", default=[160, 640],
                         help="also grade classes of these sizes with course grade (cost per submission, memory)")
     args = parser.parse_args()
     n = args.students
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="grade-bench-") as tmp:
-        roots = {name: Path(tmp) / name for name in ("unsandboxed", "saving", "stock", "jobs1", "course")}
+        roots = {name: Path(tmp) / name for name in ("unsandboxed", "saving")}
         prepare(roots["unsandboxed"], n, UNSANDBOXED + AS_SHIPPED)
         prepare(roots["saving"], n, UNSANDBOXED)
-        for name in ("stock", "jobs1", "course"):
-            prepare(roots[name], n)
         old = timed([sys.executable, "-m", "nbgrader", "autograde", "lesson05", "--force"], roots["unsandboxed"])
         saving = timed([sys.executable, "-m", "nbgrader", "autograde", "lesson05", "--force"], roots["saving"])
-        stock = timed([sys.executable, "-m", "nbgrader", "autograde", "lesson05", "--force"], roots["stock"])
-        one = course_grade(roots["jobs1"], 1)
-        ours = course_grade(roots["course"], args.jobs)
-        report = json.loads((roots["course"] / "reports" / "lesson05-grade.json").read_text("utf-8"))
+        rounds = []
+        for number in range(args.rounds):
+            done, round_roots = one_round(Path(tmp), n, args.jobs, number)
+            rounds.append(done)
+            roots.update({f"{name}-{number}": round_roots[name] for name in ("stock", "jobs1", "course")})
+        report = json.loads((roots["course-0"] / "reports" / "lesson05-grade.json").read_text("utf-8"))
         same = len({json.dumps(sorted(scores(r).items())) for r in roots.values()}) == 1
         flagged = sum(1 for s in report.values() if s["flagged"])
         sizes = []
@@ -141,25 +189,31 @@ def main() -> int:
             sizes.append((size, course_grade(root, args.jobs)))
             shutil.rmtree(root)
     load_after = os.getloadavg()
+    stock, one, ours = (median_of(rounds, path) for path in ("stock", "jobs1", "ours"))
     split = breakdown(ours.stdout)
     sequential = split["the sequential part)"]
-    print(f"machine: {os.cpu_count()} cores; {n} submissions; load average (1/5/15 min) before "
+    print(f"machine: {os.cpu_count()} cores; {n} submissions; {args.rounds} rounds of the sandboxed paths (medians; "
+          f"walls of each round in brackets); load average (1/5/15 min) before "
           f"{'/'.join(f'{x:.1f}' for x in load_before)}, after {'/'.join(f'{x:.1f}' for x in load_after)}")
     print(row("stock nbgrader autograde, nbgrader's Execute, as shipped", old, n))
     print(row("  the same with the course's per-process savings", saving, n))
-    print(row("stock nbgrader autograde, course config (sandboxed)", stock, n))
-    print(row("course grade --jobs 1", one, n))
-    print(row(f"course grade --jobs {args.jobs} (sandboxed, parallel, re-checked)", ours, n))
+    for name, path, t in (("stock nbgrader autograde, course config (sandboxed)", "stock", stock),
+                          ("course grade --jobs 1", "jobs1", one),
+                          (f"course grade --jobs {args.jobs} (sandboxed, parallel, re-checked)", "ours", ours)):
+        print(row(name, t, n) + f"  [{' '.join(f'{getattr(r, path).wall:.1f}' for r in rounds)}]")
+    ratios = [r.stock.wall / r.ours.wall for r in rounds]
     print(f"ratio unsandboxed stock / course grade: {old.wall / ours.wall:.2f}x (with the savings: "
-          f"{saving.wall / ours.wall:.2f}x); sandboxed stock / course grade: "
-          f"{stock.wall / ours.wall:.2f}x; course grade --jobs 1 / --jobs {args.jobs}: {one.wall / ours.wall:.2f}x")
+          f"{saving.wall / ours.wall:.2f}x); sandboxed stock / course grade: {statistics.median(ratios):.2f}x "
+          f"(each round: {' '.join(f'{x:.2f}x' for x in ratios)}); course grade --jobs 1 / --jobs {args.jobs}: "
+          f"{statistics.median(r.jobs1.wall / r.ours.wall for r in rounds):.2f}x")
     print(f"CPU per submission, course grade --jobs {args.jobs}: {ours.cpu / n:.2f} s (every process, sandboxes "
-          f"included; --jobs 1: {one.cpu / n:.2f} s)")
+          f"included; --jobs 1: {one.cpu / n:.2f} s; sandboxed stock: {stock.cpu / n:.2f} s)")
     print(f"sequential part of course grade (all the grading process's own CPU: start-up, preflight, gradebook "
           f"transactions, state files): {sequential:.1f} s ({sequential / n:.3f} s/submission, "
           f"{sequential / ours.wall:.0%} of its wall); autograde on the workers {split['autograde']:.1f} s, "
           f"gradebook transactions {split['gradebook writes']:.2f} s")
-    print(f"same scores in all five gradebooks: {same}; flagged by course grade: {flagged}")
+    print(fixed_and_per_submission(rounds, n, args.jobs))
+    print(f"same scores in all {len(roots)} gradebooks: {same}; flagged by course grade: {flagged}")
     for size, t in [(n, ours), *sizes]:
         print(f"course grade --jobs {args.jobs}, {size:4d} submissions: {t.wall / size:.3f} s/sub wall, "
               f"{t.cpu / size:.3f} s/sub CPU, peak {t.peak_mib:.0f} MiB, sequential "

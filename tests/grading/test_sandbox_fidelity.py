@@ -39,7 +39,8 @@ CORPUS = {
     "keyboard-interrupt": "result = 7\nraise KeyboardInterrupt",
     "error-history": "ip = get_ipython()\nip.run_cell('1 / 0', store_history=True)\n"
                      "kept = ip.history_manager.exceptions[max(ip.history_manager.exceptions)]\n"
-                     "print(kept['ename'], kept['evalue'], any('ZeroDivisionError' in line for line in kept['traceback']))\n"
+                     "print(kept['ename'], kept['evalue'],\n"
+                     "      any('ZeroDivisionError' in line for line in kept['traceback']))\n"
                      "result = 7",
     "nbgrader-execution": "import os\nresult = 7 if os.environ.get('NBGRADER_EXECUTION') == 'autograde' else 0\n"
                           "print(os.environ.get('NBGRADER_EXECUTION'))",

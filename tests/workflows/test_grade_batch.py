@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -157,3 +159,22 @@ def test_damaged_files_get_a_clear_row_and_zero(hostile_batch, student, message)
     root, run, _ = hostile_batch
     assert any(message in str(p) for p in run.student(student).problems)
     assert all(score == 0 and not manual for (s, _), (score, manual) in scores(root).items() if s == student)
+
+
+def test_the_workers_get_ready_while_the_batch_is_still_prepared(released, tmp_path):
+    root = course(released, tmp_path, {})
+    script = ("import gc, os, sys\n"
+              "from pathlib import Path\n"
+              "from course.workflows.grade_batch import worker_pool\n"
+              "from course.workflows.grade_worker import course_config\n"
+              "def ready():\n"
+              "    return 'IPython' in sys.modules, gc.get_freeze_count() > 0, os.getpid()\n"
+              f"root = Path({str(root)!r})\n"
+              "print('IPython' in sys.modules)\n"
+              "with worker_pool(root, 'lesson05', course_config(root, {}), 2) as pool:\n"
+              "    for here in [pool.submit(ready).result() for _ in range(4)]:\n"
+              "        print(*here[:2], here[2] != os.getpid())\n")
+    lines = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.splitlines()
+    # the grading process has not imported IPython; before its first student, every worker has looked up the kernel
+    # (which imports it) and frozen its heap (course.nbgrader_hooks.speedups)
+    assert lines == ["False"] + ["True True True"] * 4

@@ -13,8 +13,8 @@ What nbgrader reads, writes and decides is unchanged; only repeated preparation 
 - Python's cyclic garbage collector walks every object the process holds on each full pass — after nbgrader,
   nbconvert, SQLAlchemy and jsonschema are imported, some 240,000 of them, about 85 ms a pass, several passes
   every ten students — although the imported modules, classes and functions never become garbage.
-  freeze_imports() moves what exists at the first installation in a process into the collector's permanent generation (gc.freeze), so
-  its passes only walk what each student's autograde makes; that garbage is still collected as before.
+  freeze_imports() moves what exists at the first installation in a process into the collector's permanent
+  generation (gc.freeze), so its passes only walk what each student's autograde makes, which is still collected.
 Every autograde of the course installs all three (install_for): stock `nbgrader autograde` and formgrader's autograde
 through the course's exporter, `course grade` in each worker; `c.AutogradeSavings.enabled = False` leaves nbgrader
 exactly as shipped.

@@ -10,6 +10,7 @@ reports/<assignment>-grade.json.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -93,7 +94,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     from course.grading.rubric import load_rubric, rubric_path
     from course.nbgrader_hooks.batch_lock import batch_lock
     from course.nbgrader_hooks.outcome import merge_into_report
-    from course.workflows.grade_batch import GradeState, SubmissionWork, gradebook_rows, run_batch
+    from course.workflows.grade_batch import GradeState, SubmissionWork, gradebook_rows, run_batch, worker_pool
     from course.workflows.grade_worker import course_config
 
     cpu = time.process_time()
@@ -128,11 +129,14 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
         why = {w.student: "asked for with --force" if force is True or w.student in forced
                else state.why_grade(w, rows, version) for w in work}
         todo = [w for w in work if why[w.student]]
-        history = released_texts(root, assignment)
-        checked = {w.student: preflight(w.folder, f"{assignment}.ipynb", source_cells,
-                                        shown_as=f"submitted/{w.student}/{assignment}", released=history) for w in todo}
-        batch = run_batch(root, assignment, todo, checked, config=config, rubric=rubric,
-                          state=state, jobs=jobs, progress=progress)
+        jobs = jobs or os.cpu_count() or 1
+        with worker_pool(root, assignment, config, jobs) if todo else contextlib.nullcontext() as pool:
+            history = released_texts(root, assignment)  # the workers get ready meanwhile
+            checked = {w.student: preflight(w.folder, f"{assignment}.ipynb", source_cells,
+                                            shown_as=f"submitted/{w.student}/{assignment}", released=history)
+                       for w in todo}
+            batch = run_batch(root, assignment, todo, checked, config=config, rubric=rubric,
+                              state=state, pool=pool, jobs=jobs, progress=progress)
         done = [state.load(w) for w in work if w not in todo]
         students = sorted([*batch.students, *done], key=lambda g: g.student)
         report = merge_into_report(root, assignment, students, {s.student for s in students})  # who left, leaves

@@ -22,13 +22,16 @@ too, so neither command writes the gradebook while the other does; the workers o
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import multiprocessing
 import os
 import sys
 import tempfile
 import time
-from concurrent.futures import Future
+from collections.abc import Iterator
+from concurrent.futures import Executor, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -161,20 +164,43 @@ def scratch_folder() -> str | None:
 REPORT_EVERY_S = 5.0  # how often the grade report takes in the outcomes graded since (the rest at the batch's end)
 
 
-def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], checked: dict, *, config, rubric,
-              state: GradeState, jobs: int | None, progress=None) -> BatchResult:
-    """Grade TODO: autograde on JOBS worker processes, apply each student's rows here, in order, commit to STATE."""
+def worker_settings(config) -> tuple:
+    """The GradingSandbox settings of CONFIG as a worker receives them."""
+    return tuple(sorted(config.GradingSandbox.items()))
+
+
+@contextlib.contextmanager
+def worker_pool(course_root: Path, assignment: str, config, jobs: int) -> Iterator[Executor]:
+    """JOBS worker processes, forked now so that they get ready (grade_worker.start_worker) while this process
+    still prepares the batch; on leaving (an error, Ctrl-C), students not started yet are not started."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from course.grading.gradebook import configured_gradebook, gradebook_engine
-    from course.grading.gradebook_changes import assignment_rows, make_template, schema_version
     from course.nbgrader_hooks.sandbox_execute import GradingSandbox, require_sandbox
-    from course.nbgrader_hooks.speedups import install_for
-    from course.workflows.grade_worker import WorkerSetup, die_with_parent, grade_student
+    from course.workflows.grade_worker import start_worker
 
     require_sandbox(GradingSandbox(config=config))
-    result = BatchResult(stats={"jobs": jobs or os.cpu_count() or 1, "students": len(todo), "worker_s": 0.0,
-                                "gradebook_s": 0.0, "wall_s": 0.0})
+    # forked, before this process opens the gradebook: each worker starts with nbgrader and the course already
+    # imported (no second start-up per worker) and with no connection or open file of this process's
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=start_worker,
+                               initargs=(str(course_root), assignment, worker_settings(config)))
+    pool.submit(os.getpid)  # a forking pool forks every worker at its first task
+    gc.freeze()  # this process's imported code leaves its collector's passes as the workers' does (speedups)
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], checked: dict, *, config, rubric,
+              state: GradeState, pool: Executor | None, jobs: int, progress=None) -> BatchResult:
+    """Grade TODO: autograde on POOL's JOBS workers (worker_pool), apply each student's rows here, in order,
+    commit to STATE."""
+    from course.grading.gradebook import configured_gradebook, gradebook_engine
+    from course.grading.gradebook_changes import assignment_rows, make_template, schema_version
+    from course.workflows.grade_worker import WorkerSetup, grade_student
+
+    result = BatchResult(stats={"jobs": jobs, "students": len(todo), "worker_s": 0.0, "gradebook_s": 0.0,
+                                "wall_s": 0.0})
     if not todo:
         return result
     start = time.perf_counter()
@@ -183,23 +209,19 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
     with tempfile.TemporaryDirectory(prefix="course-grade-", dir=scratch_folder()) as scratch:
         with engine.connect() as conn:
             rows, version = assignment_rows(conn, assignment), schema_version(conn)
-        engine.dispose()  # no connection of this process is carried into the workers
         template = make_template(Path(scratch) / "template.db", rows, version)
-        setup = WorkerSetup(str(course_root), assignment, tuple(sorted(config.GradingSandbox.items())), url,
-                            str(template), tuple(rows["assignment"]))
-        # forked: each worker starts with nbgrader and the course already imported (no second start-up per worker),
-        # and with the savings installed, so its collector neither walks nor copies the heap it inherits
-        install_for(config)
-        pool = ProcessPoolExecutor(result.stats["jobs"], mp_context=multiprocessing.get_context("fork"),
-                                   initializer=die_with_parent)
+        setup = WorkerSetup(str(course_root), assignment, worker_settings(config), url, str(template),
+                            tuple(rows["assignment"]))
+        futures = {w.student: pool.submit(grade_student, setup, w.student) for w in todo
+                   if checked[w.student].notebook is not None}
         try:
-            futures = {w.student: pool.submit(grade_student, setup, w.student) for w in todo
-                       if checked[w.student].notebook is not None}
             with engine.connect() as conn:
                 Applier(course_root, assignment, config, conn, state, result, checked, rubric,
                         progress if progress is not None else Progress(len(todo))).run(todo, futures)
-        finally:  # stopped (Ctrl-C, an error): students not started yet are not started
-            pool.shutdown(wait=True, cancel_futures=True)
+        finally:  # stopped (Ctrl-C, an error): students not started yet are not started, the others end here
+            for future in futures.values():
+                future.cancel()
+            wait(futures.values())
     engine.dispose()
     result.stats["wall_s"] = time.perf_counter() - start
     return result

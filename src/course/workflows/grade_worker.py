@@ -1,9 +1,10 @@
 """A worker process of `course grade`: nbgrader's whole autograde of one student, on a private copy of the gradebook.
 
 The grading process forks JOBS of these before it opens any connection to the gradebook (so they inherit the
-imported nbgrader and course code, and no connection or open file of its own) and hands each a student at a time. A worker runs exactly the autograde stock `nbgrader autograde` runs with the
-course's config — nbgrader's sanitize steps, the sandboxed run of the student's code (a fresh sandbox per
-student), SaveAutoGrades, the out-of-process re-check, the late penalty and metadata checks — against a private
+imported nbgrader and course code, and no connection or open file of its own); each gets ready (start_worker)
+while the grading process prepares the batch, then takes a student at a time. A worker runs exactly the
+autograde stock `nbgrader autograde` runs with the course's config — nbgrader's sanitize steps, the sandboxed
+run of the student's code (a fresh sandbox per student), SaveAutoGrades, the out-of-process re-check, the late penalty and metadata checks — against a private
 SQLite gradebook holding the assignment's rows and that student's (course.grading.gradebook_changes); it reads
 the configured gradebook, never writes it. The autograded notebook, the files the run wrote and the student's
 grading record land in the course root as stock autograde leaves them; the gradebook rows autograde wrote come
@@ -77,6 +78,31 @@ def die_with_parent() -> None:
         pass
 
 
+@functools.cache
+def setup_config(course_root: str, settings: tuple):
+    """The course config with SETTINGS (WorkerSetup.settings), loaded once per worker."""
+    return course_config(Path(course_root), dict(settings))
+
+
+def start_worker(course_root: str, assignment: str, settings: tuple) -> None:
+    """Run as each worker is forked: die with the grading process, then get ready what the first student's autograde
+    would otherwise wait for — the course config, the kernelspec lookup (which imports IPython), the per-process
+    savings — while the grading process still prepares the batch."""
+    import contextlib
+
+    import nbformat
+
+    from course.nbgrader_hooks.sandbox_execute import SandboxExecute
+    from course.nbgrader_hooks.speedups import install_for
+
+    die_with_parent()
+    config = setup_config(course_root, settings)
+    with contextlib.suppress(Exception):  # a missing release or kernel: each student's autograde says so itself
+        release = Path(course_root) / "release" / assignment / f"{assignment}.ipynb"
+        SandboxExecute(config=config).check_kernel(nbformat.read(release, as_version=4))
+    install_for(config)
+
+
 class Worker:
     """One worker's loaded course config and its read-only connection to the configured gradebook."""
 
@@ -88,8 +114,8 @@ class Worker:
         from course.nbgrader_hooks.speedups import install_for
 
         self.setup = setup
-        self.config = course_config(Path(setup.course_root), dict(setup.settings))
-        install_for(self.config)  # as the course's exporter does for stock autograde
+        self.config = setup_config(setup.course_root, setup.settings)
+        install_for(self.config)  # as the course's exporter does for stock autograde (done already by start_worker)
         self.config.Autograde.exporter_class = NotebookExporter  # the lock and preflight: the grading process's
         self.config.RecheckOutOfProcess.merge_report = False  # the grading process merges the batch's outcomes once
         self.engine = gradebook_engine(setup.db_url)
