@@ -179,8 +179,8 @@ def worker_pool(course_root: Path, assignment: str, config, jobs: int) -> Iterat
     from course.workflows.grade_worker import start_worker
 
     require_sandbox(GradingSandbox(config=config))
-    # forked, before this process opens the gradebook: each worker starts with nbgrader and the course already
-    # imported (no second start-up per worker) and with no connection or open file of this process's
+    # forked while this process holds no gradebook connection (its checks closed theirs): each worker starts with
+    # nbgrader and the course already imported (no second start-up per worker) and with no connection of this one
     pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=start_worker,
                                initargs=(str(course_root), assignment, worker_settings(config)))
     pool.submit(os.getpid)  # a forking pool forks every worker at its first task
