@@ -81,6 +81,11 @@ def source_notebook(course_root: Path, lesson: str) -> Path:
     return Path(course_root) / SOURCE_DIR / lesson / f"{lesson}.ipynb"
 
 
+def released_notebook(course_root: Path, lesson: str) -> Path:
+    """Where nbgrader's generate_assignment puts the student's copy: release/<assignment>/<assignment>.ipynb."""
+    return Path(course_root) / "release" / lesson / f"{lesson}.ipynb"
+
+
 def source_stamp(plan: BuildPlan) -> str:
     """Hash of what the source notebooks derive from: the build inputs, the course package and the rubrics."""
     from course.site.fingerprint import source_fingerprint

@@ -51,11 +51,12 @@ def write_submissions(course_root: Path, lesson: str) -> list[Path]:
     """
     import nbformat
 
+    from course.assignment.make_source import released_notebook
     from course.assignment.submissions import cell_by_grade_id, fill_blanks, submission
     from course.fileio import write_atomic
     from course.grading.load_checks import checks_for_course
 
-    release = Path(course_root) / "release" / lesson / f"{lesson}.ipynb"
+    release = released_notebook(course_root, lesson)
     if not release.exists():
         raise CourseError(f"not released yet: run `nbgrader generate_assignment {lesson}` first", Location(release))
     nb = nbformat.read(release, as_version=4)

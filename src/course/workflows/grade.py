@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course.assignment.make_source import source_notebook
+from course.assignment.make_source import released_notebook, source_notebook
 from course.assignment.preflight import preflight
 from course.errors import CourseError, Location
 from course.grading.gradebook import configured_gradebook, course_gradebook
@@ -71,7 +71,7 @@ def nbgrader_failure(course_root: Path, command: str, log: str) -> CourseError:
 def release(course_root: Path, assignment: str) -> Path:
     """Stock `nbgrader generate_assignment ASSIGNMENT --force`: the source notebook → release/ and the gradebook."""
     run_nbgrader(Path(course_root), "generate_assignment", assignment, "--force")
-    return Path(course_root).resolve() / "release" / assignment / f"{assignment}.ipynb"
+    return released_notebook(Path(course_root).resolve(), assignment)
 
 
 def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = None, limits=None,
@@ -103,7 +103,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     source = source_notebook(root, assignment)
     if not source.exists():
         raise CourseError("no source notebook: run `course build` first", Location(source))
-    if not (root / "release" / assignment / f"{assignment}.ipynb").exists():
+    if not released_notebook(root, assignment).exists():
         raise CourseError(f"not released yet: run `nbgrader generate_assignment {assignment}` in {root} first",
                           Location(root / "release" / assignment))
     require_assignment_in_gradebook(root, assignment)

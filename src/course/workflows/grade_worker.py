@@ -1,19 +1,20 @@
 """A worker process of `course grade`: nbgrader's whole autograde of one student, on a private copy of the gradebook.
 
-The grading process forks JOBS of these before it opens any connection to the gradebook (so they inherit the
-imported nbgrader and course code, and no connection or open file of its own); each gets ready (start_worker)
-while the grading process prepares the batch, then takes a student at a time. A worker runs exactly the
-autograde stock `nbgrader autograde` runs with the course's config — nbgrader's sanitize steps, the sandboxed
-run of the student's code (a fresh sandbox per student), SaveAutoGrades, the out-of-process re-check, the late penalty and metadata checks — against a private
-SQLite gradebook holding the assignment's rows and that student's (course.grading.gradebook_changes); it reads
-the configured gradebook, never writes it. The autograded notebook, the files the run wrote and the student's
-grading record land in the course root as stock autograde leaves them; the gradebook rows autograde wrote come
-back as changes, which the grading process applies in one short transaction (course.workflows.grade_batch).
-A worker dies with the grading process, so a killed batch leaves no worker grading on.
+The grading process forks JOBS of these while it holds no gradebook connection (so they inherit the imported
+nbgrader and course code, and no connection of its own); each gets ready (start_worker) while the grading
+process prepares the batch, then takes a student at a time. A worker runs exactly the autograde stock
+`nbgrader autograde` runs with the course's config — nbgrader's sanitize steps, the sandboxed run of the
+student's code (a fresh sandbox per student), SaveAutoGrades, the out-of-process re-check, the late penalty and
+metadata checks — against a private SQLite gradebook holding the assignment's rows and that student's
+(course.grading.gradebook_changes); it reads the configured gradebook, never writes it. The autograded notebook,
+the files the run wrote and the student's grading record land in the course root as stock autograde leaves them;
+the gradebook rows autograde wrote come back as changes, which the grading process applies in one short
+transaction (course.workflows.grade_batch). A worker dies with the grading process, so a killed batch leaves no worker grading on.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import os
 import re
@@ -92,14 +93,14 @@ def start_worker(course_root: str, assignment: str, settings: tuple) -> None:
 
     import nbformat
 
+    from course.assignment.make_source import released_notebook
     from course.nbgrader_hooks.sandbox_execute import SandboxExecute
     from course.nbgrader_hooks.speedups import install_for
 
     die_with_parent()
     config = setup_config(course_root, settings)
     with contextlib.suppress(Exception):  # a missing release or kernel: each student's autograde says so itself
-        release = Path(course_root) / "release" / assignment / f"{assignment}.ipynb"
-        SandboxExecute(config=config).check_kernel(nbformat.read(release, as_version=4))
+        SandboxExecute(config=config).check_kernel(nbformat.read(released_notebook(course_root, assignment), 4))
     install_for(config)
 
 
@@ -114,7 +115,7 @@ class Worker:
         from course.nbgrader_hooks.speedups import install_for
 
         self.setup = setup
-        self.config = setup_config(setup.course_root, setup.settings)
+        self.config = copy.deepcopy(setup_config(setup.course_root, setup.settings))  # changed below: a copy
         install_for(self.config)  # as the course's exporter does for stock autograde (done already by start_worker)
         self.config.Autograde.exporter_class = NotebookExporter  # the lock and preflight: the grading process's
         self.config.RecheckOutOfProcess.merge_report = False  # the grading process merges the batch's outcomes once
