@@ -25,5 +25,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for page in result.pages:
         print(f"  wrote {page.relative_to(result.plan.root)}")
-    print(f"course build: {len(result.lessons)} lesson(s) in {time.perf_counter() - start:.2f} s")
+    rebuilt = "; ".join(f"{variant}: {', '.join(stems)}" for variant, stems in result.rebuilt.items())
+    print(f"course build: rebuilt {rebuilt} (of {len(result.lessons)} lesson(s)) in {time.perf_counter() - start:.2f} s")
     return 0

@@ -1,36 +1,99 @@
-"""Decide whether a build has work to do: a hash of everything it reads, stamped into each built site."""
+"""Decide what a build has to do: a hash of everything each lesson's pages read, stamped into each built site.
+
+A lesson's pages read its own files (its text, its data folder, its solutions module, its rubric), the assets its
+text names, and what every page reads: the course package, the filter, the settings, a shared module, and every
+lesson's front matter and file name (the index and the site's navigation show them). So an edit to one lesson's
+text rebuilds that lesson only, and an edit to a title or to the engine rebuilds them all.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
+from typing import Iterator
 
 from course.site.plan import BuildPlan
 
 STAMP = ".build-stamp"
+OWN_FILES = ("{lessons}/{stem}.qmd", "{lessons}/{stem}/", "solutions/{stem}.py", "solutions/{stem}/",
+             "{autograder}/rubrics/{stem}.yml")
 
 
 def source_fingerprint(plan: BuildPlan, variants: list[str]) -> str:
     """Hash of the build inputs (lessons, solutions, assets, filter, course package) and the variants."""
     h = hashlib.sha256(" ".join(variants).encode())
+    for f in input_files(plan):
+        h.update(f"{f.relative_to(f.anchor)}\0".encode() + f.read_bytes())
+    return h.hexdigest()
+
+
+def input_files(plan: BuildPlan) -> Iterator[Path]:
+    """Every file a build reads, in a stable order: the configured inputs (generated assets left out), then the
+    course package."""
     skip = [plan.root / g for g in plan.config.generated_assets]
     roots = [plan.root / p for p in plan.config.build_inputs] + [Path(__file__).resolve().parents[1]]
     for root in roots:
         files = sorted(root.rglob("*")) if root.is_dir() else [root]
         for f in files:
             if f.is_file() and "__pycache__" not in f.parts and not any(f == s or s in f.parents for s in skip):
-                h.update(f"{f.relative_to(f.anchor)}\0".encode() + f.read_bytes())
-    return h.hexdigest()
+                yield f
 
 
-def is_up_to_date(plan: BuildPlan, variants: list[str], fingerprint: str) -> bool:
-    """True when every variant's site carries this fingerprint."""
-    return all(_read(plan.site_dir(v) / STAMP) == fingerprint for v in variants)
+def lessons_reading(plan: BuildPlan, relative: str, texts: dict[str, str]) -> list[str]:
+    """The lessons whose pages a project file (path relative to the root) can change: its own lesson by the
+    layout, else the lessons whose text (TEXTS, by stem) names it when it is an asset, else every lesson."""
+    for stem in texts:
+        for pattern in OWN_FILES:
+            own = pattern.format(lessons=plan.config.lessons_dir, autograder=plan.config.autograder_dir, stem=stem)
+            if relative == own or (own.endswith("/") and relative.startswith(own)):
+                return [stem]
+    if relative.startswith(f"{plan.config.assets_dir}/"):
+        naming = [stem for stem, text in texts.items() if relative in text]
+        if naming:
+            return naming
+    return list(texts)
 
 
-def _read(path: Path) -> str | None:
-    """A stamp's content, or None when there is none."""
+def lesson_fingerprints(plan: BuildPlan) -> dict[str, str]:
+    """Each lesson's hash over the files its pages read (see lessons_reading) and every lesson's front matter."""
+    texts = {p.stem: p.read_text("utf-8", errors="replace") for p in plan.lessons}
+    hashes = {stem: hashlib.sha256() for stem in texts}
+    outline = "".join(f"{stem}\0{front_matter(text)}\0" for stem, text in texts.items()).encode()
+    for h in hashes.values():
+        h.update(outline)
+    for f in input_files(plan):
+        relative = f.relative_to(plan.root).as_posix() if f.is_relative_to(plan.root) else str(f)
+        data = f"{relative}\0{f.stat().st_size}\0".encode() + f.read_bytes()
+        for stem in lessons_reading(plan, relative, texts):
+            hashes[stem].update(data)
+    return {stem: h.hexdigest() for stem, h in hashes.items()}
+
+
+def front_matter(text: str) -> str:
+    """The YAML between a lesson's first two '---' lines (its title, number, prerequisites), or ''."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return ""
+    end = next((i for i, line in enumerate(lines[1:], 1) if line.strip() in ("---", "...")), len(lines))
+    return "\n".join(lines[1:end])
+
+
+def stale_lessons(stamped: dict[str, str], fingerprints: dict[str, str]) -> list[str]:
+    """The lessons to rebuild: those whose hash differs from the one stamped at the site's last build."""
+    return [stem for stem, fp in fingerprints.items() if stamped.get(stem) != fp]
+
+
+def read_stamp(site: Path) -> dict[str, str]:
+    """The per-lesson hashes a site was built from; {} when it has none (or an older, whole-course stamp)."""
     try:
-        return path.read_text("utf-8").strip()
-    except OSError:
-        return None
+        data = json.loads((site / STAMP).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    lessons = data.get("lessons") if isinstance(data, dict) else None
+    return {k: v for k, v in lessons.items() if isinstance(v, str)} if isinstance(lessons, dict) else {}
+
+
+def stamp_text(fingerprints: dict[str, str]) -> str:
+    """What a fully built site's stamp holds."""
+    return json.dumps({"lessons": fingerprints}, indent=1, sort_keys=True) + "\n"

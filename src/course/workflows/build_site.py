@@ -5,10 +5,15 @@ lesson.qmd → parse_lesson → select_variant → resolve_resources → execute
 source notebooks (course.assignment.make_source) are written first, so the student site can offer each lesson's
 assignment as stock nbgrader releases it (release_assignment). Each variant's site is built in a staging folder and
 replaces the old one only when every step succeeded.
+
+Only the lessons whose inputs changed since a site's last build are rebuilt (course.site.fingerprint); the others'
+files are hard-linked from the old site into the new one, so they are not rewritten. The index and the shared
+files are always remade from every lesson.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -16,8 +21,10 @@ from pathlib import Path
 
 from course.fileio import replace_dir_atomically, write_atomic
 from course.lesson.model import Lesson
-from course.site.fingerprint import STAMP, is_up_to_date, source_fingerprint
+from course.site.fingerprint import STAMP, lesson_fingerprints, read_stamp, stale_lessons, stamp_text
 from course.site.plan import BuildPlan, make_plan
+
+UNRELEASED = "unreleased"  # a stamp's entry for a lesson whose assignment a build left unreleased: stale on purpose
 
 # The steps below import nbformat, nbclient and jsonschema (about a second); a build with nothing to do skips them.
 
@@ -27,17 +34,24 @@ class BuildResult:
     """What a build wrote, for the CLI summary and for later steps (nbgrader source)."""
 
     plan: BuildPlan
-    lessons: list[Lesson] = field(default_factory=list)
-    pages: list[Path] = field(default_factory=list)
+    lessons: list[Lesson] = field(default_factory=list)  # every lesson, parsed (the index lists them all)
+    pages: list[Path] = field(default_factory=list)  # the files written; a kept lesson's are not among them
     up_to_date: bool = False
+    rebuilt: dict[str, list[str]] = field(default_factory=dict)  # variant -> the lessons rebuilt in it
+    unreleased: list[str] = field(default_factory=list)  # rebuilt without releasing their assignment (release=False)
 
 
-def build_course(root: Path, *, variants: list[str] | None = None) -> BuildResult:
-    """Build every lesson into the sites of the chosen variants (default: all)."""
+def build_course(root: Path, *, variants: list[str] | None = None, release: bool = True) -> BuildResult:
+    """Build the lessons whose inputs changed into the sites of the chosen variants (default: all).
+
+    RELEASE False skips stock nbgrader's release of the rebuilt lessons' assignments (seconds each; `course
+    preview` shows the page first): the student site keeps their old assignment notebooks, and its stamp leaves
+    those lessons stale, so the next build with RELEASE releases and rebuilds them."""
     plan = make_plan(root)
     variants = list(variants or plan.config.variants)
-    fingerprint = source_fingerprint(plan, variants)
-    if is_up_to_date(plan, variants, fingerprint):
+    fingerprints = lesson_fingerprints(plan)
+    stale = {v: stems for v in variants if (stems := _stale(plan, v, fingerprints))}
+    if not stale:
         from course.assignment.make_source import write_assignment_sources
 
         write_assignment_sources(plan, None)  # only when autograder/source/ is missing or stale
@@ -51,20 +65,35 @@ def build_course(root: Path, *, variants: list[str] | None = None) -> BuildResul
     for lesson in parsed:
         resolve_resources(lesson, plan.root)  # a missing image fails before anything runs
     web_assets = locate_web_assets(plan.root)
-    result = BuildResult(plan=plan, lessons=parsed)
-    from course.assignment.make_source import write_assignment_sources
-    from course.workflows.release_assignment import released_assignments
+    result = BuildResult(plan=plan, lessons=parsed, rebuilt=stale)
+    from course.assignment.make_source import assignment_name, write_assignment_sources
+    from course.workflows.release_assignment import assignment_lessons, released_assignments
 
-    write_assignment_sources(plan, parsed)
-    assignments = released_assignments(plan, [lesson.stem for lesson in parsed]) if "student" in variants else {}
+    changed = {stem for stems in stale.values() for stem in stems}
+    write_assignment_sources(plan, [lesson for lesson in parsed if lesson.stem in changed])
+    write_assignment_sources(plan, None)  # the others' too, when autograder/source/ lacks them
+    student = stale.get("student", [])
+    assignments = released_assignments(plan, student) if release else {}
+    result.unreleased = [] if release else assignment_lessons(plan, student)
     with ExitStack() as stack:
-        for variant in variants:
-            staging = stack.enter_context(replace_dir_atomically(plan.site_dir(variant)))
+        for variant, stems in stale.items():
+            site = plan.site_dir(variant)
+            staging = stack.enter_context(replace_dir_atomically(site))
+            unreleased = result.unreleased if variant == "student" else []
+            for stem in unreleased:
+                _keep(site / assignment_name(stem), staging / assignment_name(stem))
             written = build_variant(plan, parsed, variant, staging, web_assets,
-                                    assignments if variant == "student" else {})
-            result.pages += [plan.site_dir(variant) / p.relative_to(staging) for p in written]
-            write_atomic(staging / STAMP, fingerprint)
+                                    assignments if variant == "student" else {}, rebuild=set(stems), old=site)
+            result.pages += [site / p.relative_to(staging) for p in written]
+            write_atomic(staging / STAMP, stamp_text({**fingerprints, **dict.fromkeys(unreleased, UNRELEASED)}))
     return result
+
+
+def _stale(plan: BuildPlan, variant: str, fingerprints: dict[str, str]) -> list[str]:
+    """The lessons of one variant to rebuild: their inputs changed since its stamp, or their page is gone."""
+    site = plan.site_dir(variant)
+    changed = set(stale_lessons(read_stamp(site), fingerprints))
+    return [stem for stem in fingerprints if stem in changed or not (site / f"{stem}.html").is_file()]
 
 
 def draw_figures(plan: BuildPlan) -> None:
@@ -75,8 +104,10 @@ def draw_figures(plan: BuildPlan) -> None:
 
 
 def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Path, web_assets: dict,
-                  assignments: dict | None = None) -> list[Path]:
-    """Write one variant's pages, notebooks (lesson and released assignment), images and shared files into OUT."""
+                  assignments: dict | None = None, *, rebuild: set[str] | None = None,
+                  old: Path | None = None) -> list[Path]:
+    """Write one variant's pages, notebooks (lesson and released assignment), images and shared files into OUT;
+    a lesson not in REBUILD (default: all are) keeps its files from the OLD site, linked, not rewritten."""
     import nbformat
 
     from course.site.check_markup import check_markup, leftover_in_html, leftover_in_markdown
@@ -95,6 +126,12 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
     written = []
     for lesson in lessons:
         view, images = resolve_resources(select_variant(lesson, variant), plan.root)
+        for image in images:
+            _copy(plan.root / image.project_path, out / image.project_path)
+        if rebuild is not None and lesson.stem not in rebuild:
+            for name in (f"{lesson.stem}.html", f"{lesson.stem}.ipynb", assignment_name(lesson.stem)):
+                _keep(old / name, out / name)
+            continue
         outputs = execute_cells(view, cache_dir=plan.cache_dir, kernel=plan.config.kernel,
                                 timeout=plan.config.cell_timeout)
         lesson_nb = make_notebook(view, outputs, freeze_hidden_code=True, note_blanks=True)
@@ -111,9 +148,9 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
                            title=lesson.title, lesson_dir=lesson.path.parent)
         check_markup(leftover_in_html(page), source=lesson.path, what=f"{variant}/{lesson.stem}.html")
         written.append(write_atomic(out / f"{lesson.stem}.html", page))
-        for image in images:
-            _copy(plan.root / image.project_path, out / image.project_path)
-    index = render_page(index_markdown(lessons, variant, {s: assignment_name(s) for s in assignments}), plan=plan,
+    offered = {lesson.stem: assignment_name(lesson.stem) for lesson in lessons
+               if (out / assignment_name(lesson.stem)).is_file()}  # made now or kept from the old site
+    index = render_page(index_markdown(lessons, variant, offered), plan=plan,
                         variant=variant, title=plan.config.course_title, lesson_dir=plan.lessons[0].parent, toc=False)
     check_markup(leftover_in_html(index), source=plan.lessons[0], what=f"{variant}/index.html")
     written.append(write_atomic(out / "index.html", index))
@@ -125,6 +162,18 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
 
 
 def _copy(src: Path, dst: Path) -> None:
-    """Copy one file into the site, creating folders."""
+    """Copy one file into the site, creating folders; a file kept (linked) there is replaced, never written through."""
     dst.parent.mkdir(parents=True, exist_ok=True)
+    dst.unlink(missing_ok=True)
     shutil.copyfile(src, dst)
+
+
+def _keep(old: Path, new: Path) -> None:
+    """Carry a file of an unchanged lesson from the old site into the new one: a hard link, or a copy."""
+    if not old.is_file():
+        return
+    new.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(old, new)
+    except OSError:
+        shutil.copy2(old, new)

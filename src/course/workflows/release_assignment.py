@@ -21,10 +21,16 @@ CONFIG = ("from pathlib import Path\nfrom course.nbgrader_hooks.config import co
 
 def released_assignments(plan: BuildPlan, stems: list[str]) -> dict[str, object]:
     """The released notebook (nbformat node) of every lesson in STEMS that has an assignment."""
+    course_root = plan.root / plan.config.autograder_dir
+    return {stem: release_copy(course_root, stem) for stem in assignment_lessons(plan, stems)}
+
+
+def assignment_lessons(plan: BuildPlan, stems: list[str]) -> list[str]:
+    """The lessons in STEMS that have an assignment: `course build` wrote their nbgrader source notebook."""
     from course.assignment.make_source import source_notebook
 
     course_root = plan.root / plan.config.autograder_dir
-    return {stem: release_copy(course_root, stem) for stem in stems if source_notebook(course_root, stem).exists()}
+    return [stem for stem in stems if source_notebook(course_root, stem).exists()]
 
 
 def release_copy(course_root: Path, stem: str):
