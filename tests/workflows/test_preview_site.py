@@ -156,3 +156,28 @@ def test_ctrl_c_stops_the_answer_preview_cleanly_and_frees_the_port(project):
         server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         server.bind(("127.0.0.1", preview.port))
         server.listen()
+
+
+@pytest.mark.browser
+def test_the_open_page_reloads_itself_after_a_rebuild(project):
+    """Chromium keeps the served page open; after an edit the page shows it without anyone reloading it."""
+    from course.tools.chromium import launch_chromium
+
+    with Preview(project) as preview, launch_chromium() as browser:
+        page = browser.new_page()
+        elsewhere = []
+
+        def guard(route):
+            local = route.request.url.startswith(f"http://127.0.0.1:{preview.port}/")
+            route.continue_() if local else (elsewhere.append(route.request.url), route.abort())
+
+        page.route("**/*", guard)
+        page.goto(f"http://127.0.0.1:{preview.port}/{ADDED}.html")
+        marker = f"RELOADED-{time.time_ns()}"
+        page.evaluate("() => { window.sameDocument = true; }")
+        edit(project / "lessons" / f"{ADDED}.qmd", "## 本课目标", f"## 本课目标\n\n{marker}\n")
+        page.wait_for_function(f"() => document.body.innerText.includes({marker!r})", timeout=10000)
+        assert page.evaluate("() => window.sameDocument === undefined")  # a new document: the page reloaded
+        assert not elsewhere
+        page.close()
+        assert preview.interrupt() == 130

@@ -25,6 +25,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for page in result.pages:
         print(f"  wrote {page.relative_to(result.plan.root)}")
-    rebuilt = "; ".join(f"{variant}: {', '.join(stems)}" for variant, stems in result.rebuilt.items())
-    print(f"course build: rebuilt {rebuilt} (of {len(result.lessons)} lesson(s)) in {time.perf_counter() - start:.2f} s")
+    count = len({stem for stems in result.rebuilt.values() for stem in stems})
+    which = "; ".join(f"{variant}: {', '.join(stems)}" for variant, stems in result.rebuilt.items())
+    print(f"course build: {count} of {len(result.lessons)} lesson(s) rebuilt ({which}) in "
+          f"{time.perf_counter() - start:.2f} s")
     return 0

@@ -58,16 +58,16 @@ def lessons_reading(plan: BuildPlan, relative: str, texts: dict[str, str]) -> li
 def lesson_fingerprints(plan: BuildPlan) -> dict[str, str]:
     """Each lesson's hash over the files its pages read (see lessons_reading) and every lesson's front matter."""
     texts = {p.stem: p.read_text("utf-8", errors="replace") for p in plan.lessons}
-    hashes = {stem: hashlib.sha256() for stem in texts}
-    outline = "".join(f"{stem}\0{front_matter(text)}\0" for stem, text in texts.items()).encode()
-    for h in hashes.values():
-        h.update(outline)
+    shared = hashlib.sha256("".join(f"{stem}\0{front_matter(text)}\0" for stem, text in texts.items()).encode())
+    own = {stem: hashlib.sha256() for stem in texts}
     for f in input_files(plan):
         relative = f.relative_to(plan.root).as_posix() if f.is_relative_to(plan.root) else str(f)
         data = f"{relative}\0{f.stat().st_size}\0".encode() + f.read_bytes()
-        for stem in lessons_reading(plan, relative, texts):
-            hashes[stem].update(data)
-    return {stem: h.hexdigest() for stem, h in hashes.items()}
+        readers = lessons_reading(plan, relative, texts)
+        for h in [shared] if len(readers) == len(texts) else [own[stem] for stem in readers]:
+            h.update(data)
+    return {stem: hashlib.sha256(f"{shared.hexdigest()}{h.hexdigest()}".encode()).hexdigest()
+            for stem, h in own.items()}
 
 
 def front_matter(text: str) -> str:
