@@ -117,6 +117,7 @@ def test_an_edit_is_served_within_5_s_and_rebuilds_only_the_edited_lesson(projec
         while preview.get(VERSION_PATH) == version:  # bumped just after the new site is in place: pages reload
             assert time.monotonic() - start < 2, "the site's version did not change"
             time.sleep(0.02)
+        print(quick.strip())
         assert f"rebuilt {ADDED} (1 of 2 lesson(s))" in quick and f"assignment of {ADDED} released when" in quick
         # once the edits pause, stock nbgrader releases the edited lesson's assignment (seconds), and only its
         preview.wait_for(f"released the assignments and rebuilt {ADDED} (1 of 2", timeout=90, after=logged)
