@@ -150,7 +150,7 @@ def test_ctrl_c_stops_the_answer_preview_cleanly_and_frees_the_port(project):
     with Preview(project, "--variant", "answer") as preview:
         assert "参考答案版" in preview.get("/") and "answer" in preview.wait_for("serving the", timeout=1)
         assert preview.interrupt() == 130
-        assert "Traceback" not in preview.log, preview.log
+        assert "Traceback" not in preview.log and preview.lines[-1] == "course preview: stopped\n", preview.log
     with socket.socket() as client:
         assert client.connect_ex(("127.0.0.1", preview.port)) != 0  # nobody listens any more
     with socket.socket() as server:  # and the next preview can listen there (as http.server does: SO_REUSEADDR)

@@ -13,10 +13,14 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from course.errors import CourseError
 from course.site.plan import BuildPlan, make_plan
 from course.site.serve_preview import PreviewServer
+
+if TYPE_CHECKING:
+    from course.workflows.build_site import BuildResult
 
 
 QUIET_MS = 2000  # edits paused this long: release the assignments the quick rebuilds left unreleased
@@ -31,21 +35,25 @@ def preview(root: Path, *, variant: str = "student", port: int = 8000) -> None:
     unreleased = bool(built and built.unreleased)
     with PreviewServer(plan.site_dir(variant), port) as server:
         say(f"serving the {variant} site at {server.url} (Ctrl-C stops)")
-        for changes in watchfiles.watch(*watched_paths(plan), watch_filter=InputFilter(plan), rust_timeout=QUIET_MS,
-                                        yield_on_timeout=True, raise_interrupt=True):
-            if changes:
-                say(f"changed: {', '.join(sorted({_shown(plan, path) for _, path in changes}))}")
-                built = rebuild(plan.root, variant, release=False)
-            elif unreleased:
-                built = rebuild(plan.root, variant, release=True)
-            else:
-                continue
-            unreleased = bool(built and built.unreleased)
-            if built and not built.up_to_date:
-                server.reload()
+        try:
+            for changes in watchfiles.watch(*watched_paths(plan), watch_filter=InputFilter(plan),
+                                            rust_timeout=QUIET_MS, yield_on_timeout=True, raise_interrupt=True):
+                if changes:
+                    say(f"changed: {', '.join(sorted({_shown(plan, path) for _, path in changes}))}")
+                    built = rebuild(plan.root, variant, release=False)
+                elif unreleased:
+                    built = rebuild(plan.root, variant, release=True)
+                else:
+                    continue
+                unreleased = bool(built and built.unreleased)
+                if built and not built.up_to_date:
+                    server.reload()
+        except KeyboardInterrupt:
+            say("stopped")
+            raise
 
 
-def rebuild(root: Path, variant: str, *, release: bool):
+def rebuild(root: Path, variant: str, *, release: bool) -> BuildResult | None:
     """Build VARIANT and say which lessons were rebuilt; the BuildResult, or None when a CourseError was printed.
 
     Without RELEASE the rebuilt lessons' assignments (stock nbgrader, seconds each) wait until the edits pause."""
