@@ -44,7 +44,8 @@ class Preview:
             [sys.executable, "-m", "course", "preview", "--root", str(project), "--port", str(self.port), *args],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
         self.lines: list[str] = []
-        threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True).start()
+        self._reader = threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True)
+        self._reader.start()
         self.wait_for("serving the", timeout=120)
 
     @property
@@ -69,7 +70,9 @@ class Preview:
     def interrupt(self) -> int:
         """Ctrl-C, as a terminal sends it; the exit status."""
         self.proc.send_signal(signal.SIGINT)
-        return self.proc.wait(timeout=30)
+        status = self.proc.wait(timeout=30)
+        self._reader.join(timeout=5)  # the log up to its last line
+        return status
 
     def __enter__(self) -> "Preview":
         return self
