@@ -138,3 +138,26 @@ def test_chinese_text_uses_chinese_quotes(built_site, variant):
     text = "".join(parser.parts)
     assert text.count("“") == text.count("”") > 10
     assert not re.findall(r'[\u4e00-\u9fff]["\u201c\u201d]?"|"[\u4e00-\u9fff]', text)
+
+
+def test_an_edit_rebuilds_its_lesson_alone_and_a_title_edit_rebuilds_every_lesson(built_site, tmp_path):
+    """The other lesson's files stay the same files (hard-linked from the old site); the index still lists both."""
+    from tests.test_adding_a_lesson import ADDED, add_lesson, copy_project
+
+    proj = copy_project(tmp_path / "project")
+    add_lesson(proj)
+    build_course(proj)
+    site = proj / "_site"
+    kept = {p: p.stat().st_ino for v in ("student", "answer") for p in (site / v).glob("lesson05*")}
+    qmd = proj / "lessons" / f"{ADDED}.qmd"
+    qmd.write_text(qmd.read_text("utf-8").replace("## 本课目标", "## 本课目标\n\n新加的一句。", 1), "utf-8")
+    result = build_course(proj)
+    assert result.rebuilt == {"student": [ADDED], "answer": [ADDED]}
+    assert {p: p.stat().st_ino for p in kept} == kept and not set(kept) & set(result.pages)
+    assert "新加的一句" in (site / "answer" / f"{ADDED}.html").read_text("utf-8")
+    index = (site / "student" / "index.html").read_text("utf-8")
+    assert all(f'href="{s}-assignment.ipynb"' in index for s in ("lesson05", ADDED))
+    assert build_course(proj).up_to_date
+    qmd.write_text(qmd.read_text("utf-8").replace("测试添加的一课", "改了标题的一课", 1), "utf-8")
+    assert build_course(proj, variants=["student"]).rebuilt == {"student": ["lesson05", ADDED]}
+    assert "改了标题的一课" in (site / "student" / "index.html").read_text("utf-8")
