@@ -3,6 +3,8 @@
 The script (preview_reload.js) is added to the response only, never to the built files: it asks the version
 endpoint every half second and reloads the page when a rebuild has changed the number. Plain polling keeps this the
 standard library's threaded HTTP server: no connection stays open, so stopping it never waits on a browser.
+(livereload from PyPI would bring tornado and its own watcher and build loop; the course has watchfiles and
+build_course already, and needs only the version number.)
 """
 
 from __future__ import annotations
