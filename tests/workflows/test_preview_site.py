@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from course.site.plan import make_plan
 from course.site.serve_preview import VERSION_PATH
 from course.workflows.build_site import build_course
+from course.workflows.preview_site import InputFilter, watched_paths
 from tests.loopback import free_port
 from tests.test_adding_a_lesson import ADDED, add_lesson, copy_project
 
@@ -185,3 +187,17 @@ def test_the_open_page_reloads_itself_after_a_rebuild(project):
         assert not elsewhere
         page.close()
         assert preview.interrupt() == 130
+
+
+def test_only_build_inputs_start_a_build_not_generated_assets_or_half_written_files(project_root):
+    from watchfiles import Change
+
+    plan = make_plan(project_root)
+    starts = InputFilter(plan)
+    assert project_root / "lessons" in watched_paths(plan) and project_root / "_site" not in watched_paths(plan)
+    for path in ("lessons/lesson05.qmd", "lessons/lesson05/checks.yml", "solutions/lesson05.py", "pyproject.toml"):
+        assert starts(Change.modified, str(project_root / path)), path
+    for path in ("assets/figs/train_zero_memory.png", "assets/zero3_comm_flow.svg", "assets/lab/zero_measured.json",
+                 "assets/.zero3_comm_flow.svg.k2j3h4.tmp", "lessons/lesson05/__pycache__/figures.cpython-311.pyc",
+                 "lessons/.lesson05.qmd.swp"):
+        assert not starts(Change.added, str(project_root / path)), path

@@ -1,0 +1,46 @@
+"""The preview server: pages get the reload script in the response only, other files are served as they are, the
+version endpoint counts rebuilds, nothing is cached, and a port in use is a clear error."""
+
+from __future__ import annotations
+
+import socket
+import urllib.request
+
+import pytest
+
+from course.errors import CourseError
+from course.site.serve_preview import VERSION_PATH, PreviewServer
+from tests.loopback import free_port
+
+PAGE = "<html><body><p>第 1 课</p></body></html>"
+
+
+def fetch(url: str) -> tuple[bytes, dict]:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.read(), dict(response.headers)
+
+
+def test_pages_get_the_reload_script_and_other_files_are_served_as_built(tmp_path):
+    (tmp_path / "index.html").write_text(PAGE, "utf-8")
+    (tmp_path / "site_libs").mkdir()
+    (tmp_path / "site_libs" / "course.css").write_text("body { color: black; }", "utf-8")
+    with PreviewServer(tmp_path, free_port()) as server:
+        page, headers = fetch(server.url)
+        assert page.decode("utf-8").startswith("<html><body><p>第 1 课</p><script>")
+        assert f'"{VERSION_PATH}"' in page.decode("utf-8") and 'const served = "0"' in page.decode("utf-8")
+        assert headers["Cache-Control"] == "no-store"
+        assert fetch(server.url + "site_libs/course.css")[0] == b"body { color: black; }"
+        assert fetch(server.url + VERSION_PATH.lstrip("/"))[0] == b"0"
+        server.reload()
+        assert fetch(server.url + VERSION_PATH.lstrip("/"))[0] == b"1"
+        assert 'const served = "1"' in fetch(server.url + "index.html")[0].decode("utf-8")
+    assert (tmp_path / "index.html").read_text("utf-8") == PAGE  # the built file never changes
+
+
+def test_a_port_in_use_is_a_clear_error(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(CourseError, match=rf"cannot listen on 127.0.0.1:{port} .*--port \(0 picks a free one\)"):
+            PreviewServer(tmp_path, port)
