@@ -294,3 +294,24 @@ def test_bad_policy_config_is_a_located_error_and_nothing_is_written(tmp_path, c
         make_semester_report(root)
     assert str(err.value) == f"pyproject.toml, line {line}: {expected}"
     assert not (root / "autograder").exists()
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.parametrize("gradebook_db", ["sqlite"], indirect=True)
+def test_the_page_has_no_serious_accessibility_violation_and_reads_at_phone_width(semester, gradebook_db):
+    from course.tools.chromium import launch_chromium
+    from tests.site.test_browser import PHONE, _axe_violations
+
+    html = make_semester_report(semester()).html
+    with launch_chromium() as browser:
+        page = browser.new_page()
+        page.set_viewport_size(PHONE)
+        remote = []
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
+                   else (remote.append(route.request.url), route.abort()))
+        page.goto(html.as_uri())
+        assert _axe_violations(page) == [] and remote == []
+        # the wide table scrolls in its own box; the page itself does not scroll sideways
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+        assert page.evaluate("() => document.querySelectorAll('figure svg[role=img] title').length") == 2
