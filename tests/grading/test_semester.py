@@ -149,6 +149,7 @@ def test_the_page_is_offline_with_one_plot_per_graded_lesson_and_an_accessible_t
     assert "<svg" not in figures["lesson09"] and "尚未评分" in figures["lesson09"]
     assert len(re.findall(r'<th scope="col"', html)) >= 6 and '<th scope="row">ada' in html
     assert "<caption" in html and 'id="count-PASS">2<' in html and 'id="count-INCOMPLETE">1<' in html
+    assert '<span class="muted">Ada Lovelace</span>' in html and '<span class="muted">李雷</span>' in html
     chen = re.search(r'<tr id="student-chen-jing".*?</tr>', html, re.S).group(0)
     assert 'data-result="FAIL"' in chen and "一票否决 activation-shard（Q1）" in chen
 
@@ -246,12 +247,21 @@ def test_cli_without_a_lesson_writes_the_semester_and_says_which_lessons_count(s
     root = semester()
     assert main(["report", "--root", str(root)]) == 0
     out = capsys.readouterr().out
-    assert "lesson09: not graded yet" in out and "lesson07: 7 graded submissions" in out
+    assert "lesson09: not graded yet" in out and "lesson07: 7 submissions in the gradebook" in out
     assert "course report (semester): 2 PASS, 5 FAIL, 1 INCOMPLETE" in out
     assert sorted(p.name for p in (root / "autograder" / "reports").iterdir()) == [
         "canvas.csv", "moodle.csv", "semester.csv", "semester.html"]
     assert main(["report", "--root", str(root), "--veto", "ada", "Q1", "x", "--note", "n"]) == 2
     assert "--veto needs the lesson" in capsys.readouterr().err
+
+
+def test_without_a_gradebook_the_report_says_so_and_creates_none(tmp_path, monkeypatch):
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(tmp_path / "no-hub"))  # nbgrader's default: autograder/gradebook.db
+    root = course_without_gradebook(tmp_path, "")
+    with pytest.raises(CourseError, match=r"no gradebook: nothing is graded there yet: release and grade a lesson "
+                                          r"first .*\(c\.CourseDirectory\.db_url from nbgrader's default"):
+        make_semester_report(root)
+    assert not (root / "autograder").exists()
 
 
 # ---------------------------------------------------------------- bad policy config names its line

@@ -52,7 +52,7 @@ def semester(args: argparse.Namespace) -> int:
     for path in (result.csv, result.html, result.canvas, result.moodle):
         print(f"  wrote {path}")
     for lesson in result.lessons:
-        print(f"  {lesson.name}: {len(lesson.students)} graded submissions" if lesson.counted
+        print(f"  {lesson.name}: {len(lesson.students)} submissions in the gradebook" if lesson.counted
               else f"  {lesson.name}: not graded yet")
     counts = {r: sum(s.result == r for _, _, s in result.rows) for r in ("PASS", "FAIL", "INCOMPLETE")}
     print("course report (semester): " + ", ".join(f"{n} {r}" for r, n in counts.items()))

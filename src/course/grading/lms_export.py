@@ -3,8 +3,8 @@
 Canvas (Grades ▸ Import, CSV): the header "Student", "ID", "SIS User ID", "SIS Login ID", "Section", then one
 column per assignment, "Title (assignment id)" to update that assignment or a bare title, which Canvas matches by
 title or creates; an optional second row starting "Points Possible" gives new assignments their points. Canvas finds
-each row's student by ID (its user id), then SIS User ID, then SIS Login ID, then the name in "Student"; a blank
-score leaves the grade as it is (Canvas's GradebookImporter, app/models/gradebook_importer.rb in canvas-lms).
+each row's student by ID (its user id), then SIS User ID, then SIS Login ID, then the name in "Student" (Canvas's
+GradebookImporter, app/models/gradebook_importer.rb in canvas-lms). A blank cell is no score.
 Moodle (Grades ▸ Import ▸ CSV file): one identifier column that the import maps to a user field (id, idnumber, email
 or username) and one column per grade item; "" or "-" is no grade (grade/import/csv/classes/load_data.php).
 Both files are UTF-8 CSV (RFC 4180: commas, CRLF), points as nbgrader stores them. Which nbgrader Student field (id,
@@ -47,6 +47,13 @@ class Person:
     def field(self, name: str) -> str:
         """One field's value, '' when nbgrader has none."""
         return getattr(self, name) or ""
+
+    @property
+    def display_name(self) -> str:
+        """The name as people write it: 李雷 (family name first, no space) or Ada Lovelace; '' when none is stored."""
+        if self.first_name and self.last_name and not (self.first_name + self.last_name).isascii():
+            return self.last_name + self.first_name
+        return " ".join(n for n in (self.first_name, self.last_name) if n)
 
     @property
     def sortable_name(self) -> str:
