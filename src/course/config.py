@@ -146,7 +146,7 @@ def setting_line(path: Path, key: str, entry: str | None = None) -> int | None:
 
 
 def setting_error(root: Path, key: str, message: str, entry: str | None = None) -> CourseError:
-    """A bad [tool.course] value, located at its line of ROOT/pyproject.toml (the default's key when unset)."""
+    """A bad [tool.course] value, located at its line of ROOT/pyproject.toml (the file alone if unset)."""
     path = Path(root) / "pyproject.toml"
     return CourseError(f"[tool.course] {key}{f'.{entry}' if entry else ''}: {message}",
                        Location(path, setting_line(path, key, entry)))

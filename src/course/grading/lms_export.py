@@ -147,7 +147,8 @@ def moodle_csv(identity: Identity, lessons: dict[str, float], rows: list[Row], m
     for person, marks, standing in rows:
         if not person.field(identity.moodle_field):
             raise _no_identity(where, person, [identity.moodle_field], "moodle_id_field")
-        writer.writerow([person.field(identity.moodle_field), *(exported(marks.get(lesson), missing) for lesson in lessons),
+        writer.writerow([person.field(identity.moodle_field),
+                         *(exported(marks.get(lesson), missing) for lesson in lessons),
                          semester_value(standing)])
     return out.getvalue()
 

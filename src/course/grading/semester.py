@@ -123,8 +123,8 @@ def render_csv(lessons: tuple[Lesson, ...], rows: tuple[Row, ...]) -> str:
     """student, per lesson its score, result and flags, then the weighted total, the result and why."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student", *(f"{lesson.name}{suffix}" for lesson in lessons for suffix in ("", "_result", "_flags")),
-                     "total_percent", "result", "reasons"])
+    columns = [f"{lesson.name}{suffix}" for lesson in lessons for suffix in ("", "_result", "_flags")]
+    writer.writerow(["student", *columns, "total_percent", "result", "reasons"])
     for person, marks, semester in rows:
         values = []
         for lesson in lessons:

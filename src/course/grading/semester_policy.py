@@ -108,7 +108,8 @@ def standing(policy: Policy, marks: dict[str, Mark]) -> Standing:
         return Standing(percent, FAIL, (*(f"{lesson} 未通过（FAIL）" for lesson in failed),
                                         *(f"{lesson} 没有提交，按 0 分、未通过计" for lesson in missing)))
     if pending:
-        return Standing(percent, INCOMPLETE, tuple(f"{lesson} 尚未评完（INCOMPLETE），学期结果待定" for lesson in pending))
+        return Standing(percent, INCOMPLETE,
+                        tuple(f"{lesson} 尚未评完（INCOMPLETE），学期结果待定" for lesson in pending))
     if not counted or (percent is None and policy.needs_total):
         return Standing(None, INCOMPLETE, ("还没有计入学期总评的课（或计入的课权重都是 0）",))
     shown = "加权总分 —" if percent is None else f"加权总分 {percent:.1f}%"
