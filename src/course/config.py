@@ -5,7 +5,9 @@ Values come from `[tool.course]` in the project's pyproject.toml; the loaded obj
 
 from __future__ import annotations
 
+import re
 import tomllib
+from collections.abc import Iterator, Mapping
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,28 @@ from course.errors import CourseError, Location
 def setting(default: Any, description: str) -> Any:
     """Declare one configuration key with its default and what it means."""
     return field(default=default, metadata={"description": description})
+
+
+class Table(Mapping):
+    """A TOML table setting (key = value pairs), frozen like the rest of the config."""
+
+    def __init__(self, items: Mapping | None = None):
+        self._items = dict(items or {})
+
+    def __getitem__(self, key: str) -> Any:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._items.items(), key=repr)))
+
+    def __repr__(self) -> str:
+        return f"Table({self._items!r})"
 
 
 @dataclass(frozen=True)
@@ -38,6 +62,29 @@ class CourseConfig:
         ("assets/figs", "assets/lab"),
         "Build outputs that live under assets/ (not committed; not build inputs): the folders lessons' "
         "figures.py draw into, plus any single file a lesson draws elsewhere.")
+    semester_weights: Table = setting(
+        Table(), "Weight of each lesson in the semester total (`course report` without a lesson), e.g. "
+        "{lesson05 = 2}; a lesson not listed weighs 1, so by default every lesson counts the same.")
+    semester_pass_rule: str = setting(
+        "total-and-every-lesson", "Who passes the semester: `total` (weighted total >= semester_pass_percent), "
+        "`every-lesson` (every counted lesson PASS), or `total-and-every-lesson` (both).")
+    semester_pass_percent: float = setting(
+        60.0, "The weighted total, in percent of full marks, that the pass rule's `total` part asks for.")
+    semester_missing: str = setting(
+        "zero", "How a lesson a student has no graded submission for counts, once the lesson is graded for "
+        "anyone: `zero` (0 points and not a PASS) or `excluded` (left out of that student's total and pass rule).")
+    canvas_identity: Table = setting(
+        Table({"ID": "lms_user_id", "SIS Login ID": "id"}),
+        "Which nbgrader Student field (id, first_name, last_name, email, lms_user_id) fills each of Canvas's "
+        "identity columns (ID, SIS User ID, SIS Login ID) in reports/canvas.csv; columns not listed stay empty.")
+    canvas_assignment_ids: Table = setting(
+        Table(), "Canvas assignment id of each lesson, e.g. {lesson05 = 1234}: the column is then `lesson05 "
+        "(1234)` and updates that assignment; without one Canvas matches the title or creates the assignment.")
+    moodle_id_column: str = setting(
+        "username", "reports/moodle.csv's identifier column, named after the Moodle user field to map it to "
+        "(username, idnumber, email or id).")
+    moodle_id_field: str = setting(
+        "id", "The nbgrader Student field (id, first_name, last_name, email, lms_user_id) that fills it.")
 
     @classmethod
     def describe(cls) -> dict[str, tuple[Any, str]]:
@@ -62,7 +109,44 @@ def load_config(root: Path) -> CourseConfig:
         expected = type(known[key].default)
         if expected is tuple and isinstance(value, list):
             value = tuple(value)
+        elif expected is Table and isinstance(value, dict):
+            value = Table(value)
+        elif expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
         if not isinstance(value, expected):
-            raise CourseError(f"[tool.course] {key} must be {expected.__name__}, got {value!r}", Location(path))
+            kind = "a table" if expected is Table else expected.__name__
+            raise CourseError(f"[tool.course] {key} must be {kind}, got {value!r}",
+                              Location(path, setting_line(path, key)))
         values[key] = value
     return CourseConfig(**values)
+
+
+def setting_line(path: Path, key: str, entry: str | None = None) -> int | None:
+    """The line of pyproject.toml that sets [tool.course] KEY (or ENTRY of that table), for located errors."""
+    try:
+        lines = Path(path).read_text("utf-8").splitlines()
+    except OSError:
+        return None
+    table, found = None, None
+    for number, line in enumerate(lines, 1):
+        header = re.match(r"\s*\[([^\[\]]+)\]\s*(#.*)?$", line)
+        if header:
+            table = header[1].replace(" ", "")
+            continue
+        name = re.match(r'\s*"?([^"=]+?)"?\s*=', line)
+        if not name:
+            continue
+        if table == "tool.course" and name[1] == key:
+            found = found or number
+            if entry is None or re.search(rf'\b"?{re.escape(entry)}"?\s*=', line[line.index("=") + 1:]):
+                return number
+        if table == f"tool.course.{key}" and (entry is None or name[1] == entry):
+            return number
+    return found
+
+
+def setting_error(root: Path, key: str, message: str, entry: str | None = None) -> CourseError:
+    """A bad [tool.course] value, located at its line of ROOT/pyproject.toml (the file alone if unset)."""
+    path = Path(root) / "pyproject.toml"
+    return CourseError(f"[tool.course] {key}{f'.{entry}' if entry else ''}: {message}",
+                       Location(path, setting_line(path, key, entry)))

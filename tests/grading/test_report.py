@@ -87,7 +87,7 @@ def _fill_gradebook(db_url: str, assignment: str, students: dict, points: dict[s
             if not is_code:
                 gb.add_solution_cell(grade_id, assignment, assignment)
         for student, spec in students.items():
-            gb.add_student(student)
+            gb.update_or_create_student(student)  # one student may have several lessons
             gb.add_submission(assignment, student)
             for grade_id, score in spec["scores"].items():
                 grade = gb.find_grade(grade_id, assignment, assignment, student)

@@ -133,3 +133,43 @@ def test_checks_calling_an_undefined_function_stop_the_build_with_nothing_half_b
                                      "the exercise ex-split does not define; expected one of describe_split, "
                                      "split_layers")
     assert [p for p in (root / "_site").rglob("*") if p.is_file()] == [] and not (root / "autograder" / "source").exists()
+
+
+def test_the_semester_report_reads_the_really_graded_lesson_beside_lesson_5(course, tmp_path):
+    """lesson07 as the sandbox and the re-check graded it, lesson05 as formgrader would store it: one semester."""
+    import shutil
+
+    from course.grading.gradebook import configured_gradebook, gradebook
+    from course.grading.rubric import load_rubric
+    from course.grading.semester import make_semester_report
+    from tests.grading.test_report import FULL, RUBRIC, _fill_gradebook
+
+    source, _, _ = course
+    root = tmp_path / "project"
+    shutil.copytree(source, root, symlinks=True)  # the graded course with its SQLite gradebook (nbgrader's default)
+    url = configured_gradebook(root / "autograder").url
+    assert url.startswith("sqlite:") and str(root) in url
+    shutil.copy(ROOT / "lessons" / "lesson05.qmd", root / "lessons" / "lesson05.qmd")
+    shutil.copytree(ROOT / "lessons" / "lesson05", root / "lessons" / "lesson05")
+    shutil.copy(RUBRIC, root / "autograder" / "rubrics" / "lesson05.yml")
+    with gradebook(url) as gb:  # the graders' points for lesson07's questions
+        for student in ("reference", "blank", "cheat"):
+            for question, score in (("answer-Q1", 2), ("answer-Q2", 1 if student == "reference" else 0)):
+                grade = gb.find_grade(question, LESSON, LESSON, student)
+                grade.manual_score, grade.needs_manual_grade = score, False
+        gb.db.commit()
+    _fill_gradebook(url, "lesson05", {"reference": {"scores": FULL}, "blank": {"scores": {k: 0 for k in FULL}}},
+                    load_rubric(RUBRIC).grade_ids())
+    result = make_semester_report(root)
+    with open(result.csv, encoding="utf-8") as f:
+        rows = {r["student"]: r for r in csv.DictReader(f)}
+    assert {s: (r["lesson05"], r["lesson05_result"], r[LESSON], r[f"{LESSON}_result"], r["result"])
+            for s, r in rows.items()} == {
+        "blank": ("0", "FAIL", "2", "FAIL", "FAIL"), "cheat": ("", "MISSING", "2", "FAIL", "FAIL"),
+        "reference": ("10", "PASS", "5", "PASS", "PASS")}
+    assert rows["reference"]["total_percent"] == "100.00"
+    with open(result.canvas, encoding="utf-8", newline="") as f:
+        canvas = list(csv.reader(f))
+    assert canvas[0][5:] == ["lesson05", LESSON, "semester"] and canvas[1][5:] == ["10", "5", "100"]
+    assert {r[3]: r[5:] for r in canvas[2:]} == {"blank": ["0", "2", "20"], "cheat": ["0", "2", "20"],
+                                                 "reference": ["10", "5", "100"]}

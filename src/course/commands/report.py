@@ -1,4 +1,5 @@
-"""Write a lesson's grade report (CSV + HTML) from the gradebook, the rubric and graders' veto records."""
+"""Write a lesson's grade report (CSV + HTML) from the gradebook, the rubric and graders' veto records; without a
+lesson, the semester's: every student × every lesson, totals under the course policy, Canvas and Moodle imports."""
 
 from __future__ import annotations
 
@@ -6,12 +7,12 @@ import argparse
 from pathlib import Path
 
 from course.errors import CourseError
-from course.grading.report import make_report, record_veto
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `course report`."""
-    parser.add_argument("assignment", help="lesson / nbgrader assignment, e.g. lesson05")
+    parser.add_argument("assignment", nargs="?", help="lesson / nbgrader assignment, e.g. lesson05; without one, "
+                        "the semester report (reports/semester.csv, semester.html, canvas.csv, moodle.csv)")
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current folder)")
     parser.add_argument("--veto", nargs=3, metavar=("STUDENT", "ITEM", "VETO_ID"),
                         help="first record a veto (一票否决) for STUDENT's answer to a question (ITEM: a question "
@@ -22,6 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Record the veto if one is given, then write the report and print the class summary."""
+    from course.grading.report import make_report, record_veto
+
+    if args.assignment is None:
+        return semester(args)
     if args.veto:
         if not args.note:
             raise CourseError("--veto needs --note \"…\" saying what the student wrote that triggers it")
@@ -34,4 +39,21 @@ def run(args: argparse.Namespace) -> int:
         print(f"  wrote {path}")
     counts = {r: sum(s.result == r for s in result.students) for r in ("PASS", "FAIL", "INCOMPLETE")}
     print("course report: " + ", ".join(f"{n} {r}" for r, n in counts.items()))
+    return 0
+
+
+def semester(args: argparse.Namespace) -> int:
+    """Write the semester report and print each lesson's state and the semester's counts."""
+    from course.grading.semester import make_semester_report
+
+    if args.veto:
+        raise CourseError("--veto needs the lesson it is about: course report lessonNN --veto …")
+    result = make_semester_report(args.root)
+    for path in (result.csv, result.html, result.canvas, result.moodle):
+        print(f"  wrote {path}")
+    for lesson in result.lessons:
+        print(f"  {lesson.name}: {len(lesson.students)} submissions in the gradebook" if lesson.counted
+              else f"  {lesson.name}: not graded yet")
+    counts = {r: sum(s.result == r for _, _, s in result.rows) for r in ("PASS", "FAIL", "INCOMPLETE")}
+    print("course report (semester): " + ", ".join(f"{n} {r}" for r, n in counts.items()))
     return 0

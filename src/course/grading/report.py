@@ -142,10 +142,7 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
     leaves earlier reports untouched.
     """
     paths = course_paths(course_root, assignment, out_dir)
-    rubric = load_rubric(paths.rubric)
-    submissions = read_gradebook(paths.gradebook, rubric, paths.autograded)
-    vetoes = load_vetoes(paths.vetoes, rubric, {s.student for s in submissions})
-    students = tuple(decide(rubric, s, tuple(v for v in vetoes if v.student == s.student)) for s in submissions)
+    rubric, students = decide_lesson(paths)
     vocabulary = lesson_vocabulary(Path(course_root) / load_config(Path(course_root)).lessons_dir, rubric.lesson)
     outcomes = read_grade_report(paths.grade_report, rubric)
     hints = Hints(text={s.submission.student: grader_hints(s.submission, vocabulary) for s in students},
@@ -156,6 +153,14 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
     csv_path = write_atomic(paths.out_dir / f"{assignment}.csv", csv_text)
     html_path = write_atomic(paths.out_dir / f"{assignment}.html", html_text)
     return ReportResult(csv_path, html_path, students)
+
+
+def decide_lesson(paths: CoursePaths) -> tuple[Rubric, tuple[StudentReport, ...]]:
+    """Every submission of one lesson decided by the result rules: what this report and the semester's both show."""
+    rubric = load_rubric(paths.rubric)
+    submissions = read_gradebook(paths.gradebook, rubric, paths.autograded)
+    vetoes = load_vetoes(paths.vetoes, rubric, {s.student for s in submissions})
+    return rubric, tuple(decide(rubric, s, tuple(v for v in vetoes if v.student == s.student)) for s in submissions)
 
 
 def record_veto(course_root: Path, assignment: str, *, student: str, question: str, veto: str,
@@ -384,8 +389,8 @@ def grader_hints(submission: Submission, vocabulary: Vocabulary | None) -> tuple
                  for h in find_veto_hints(text, vocabulary, question=qid))
 
 
-def histogram_svg(totals: list[float], total: float, pass_line: float) -> str:
-    """Inline SVG bar chart of totals in one-point bins, with the pass line marked."""
+def histogram_svg(totals: list[float], total: float, pass_line: float, title_id: str = "hist-title") -> str:
+    """Inline SVG bar chart of totals in one-point bins, with the pass line marked (TITLE_ID: unique per page)."""
     bins = [0] * (int(total) + 1)
     for t in totals:
         bins[min(int(math.floor(t)), int(total))] += 1
@@ -393,7 +398,7 @@ def histogram_svg(totals: list[float], total: float, pass_line: float) -> str:
     tallest = max(bins + [1])
     width = left * 2 + len(bins) * (bar + gap)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + bottom}" '
-             f'role="img" aria-labelledby="hist-title"><title id="hist-title">总分分布（已完成评分 {len(totals)} 人）</title>']
+             f'role="img" aria-labelledby="{title_id}"><title id="{title_id}">总分分布（已完成评分 {len(totals)} 人）</title>']
     for score, count in enumerate(bins):
         x = left + score * (bar + gap)
         h = height * count / tallest
