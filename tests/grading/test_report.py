@@ -167,6 +167,24 @@ def test_demo_class_html_explains_each_result(course):
     assert "评分提示" not in _section(html, "li-lei")
 
 
+@pytest.mark.browser
+@pytest.mark.slow
+def test_the_html_has_no_serious_accessibility_violation_with_every_result_badge(course):
+    """The demo class has a PASS, a FAIL and an INCOMPLETE badge: axe-core checks their contrast, offline."""
+    from course.tools.chromium import launch_chromium
+    from tests.site.test_browser import _axe_violations
+
+    html = make_report(course(DEMO["students"]), "lesson05").html
+    with launch_chromium() as browser:
+        page = browser.new_page()
+        remote = []
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
+                   else (remote.append(route.request.url), route.abort()))
+        page.goto(html.as_uri())
+        assert page.locator(".INCOMPLETE").count() >= 1
+        assert _axe_violations(page) == [] and remote == []
+
+
 def test_cli_writes_the_report_and_prints_the_summary(course, capsys):
     root = course(DEMO["students"])
     assert main(["report", "lesson05", "--root", str(root)]) == 0
