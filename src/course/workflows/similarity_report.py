@@ -1,0 +1,33 @@
+"""`course similarity`: collect one lesson's class, find and rank the pairs, write reports/<lesson>-similarity.*."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from course.config import load_config
+from course.fileio import write_atomic
+from course.similarity.collect import collect
+from course.similarity.find_pairs import find_pairs
+from course.similarity.rank import Pair
+from course.similarity.render import render_csv, render_html
+
+
+@dataclass(frozen=True)
+class SimilarityResult:
+    """What was written and found."""
+
+    csv: Path
+    html: Path
+    students: int
+    pairs: tuple[Pair, ...]
+
+
+def write_similarity(project_root: Path, assignment: str, out_dir: Path | None = None) -> SimilarityResult:
+    """Read the submissions (and the gradebook when there is one), rank the pairs, write CSV and HTML."""
+    work = collect(Path(project_root), assignment)
+    pairs = find_pairs(work)
+    out = Path(out_dir) if out_dir else Path(project_root) / load_config(Path(project_root)).autograder_dir / "reports"
+    csv_path = write_atomic(out / f"{assignment}-similarity.csv", render_csv(pairs))
+    html_path = write_atomic(out / f"{assignment}-similarity.html", render_html(assignment, pairs, len(work.works)))
+    return SimilarityResult(csv_path, html_path, len(work.works), tuple(pairs))
