@@ -7,10 +7,11 @@ from pathlib import Path
 
 from course.config import load_config
 from course.fileio import write_atomic
+from course.grading.report import SimilarityInReport
 from course.similarity.collect import collect
 from course.similarity.find_pairs import find_pairs
-from course.similarity.rank import Pair
-from course.similarity.render import render_csv, render_html
+from course.similarity.rank import Pair, strongest_pair
+from course.similarity.render import render_csv, render_html, render_section
 
 
 @dataclass(frozen=True)
@@ -31,3 +32,19 @@ def write_similarity(project_root: Path, assignment: str, out_dir: Path | None =
     csv_path = write_atomic(out / f"{assignment}-similarity.csv", render_csv(pairs))
     html_path = write_atomic(out / f"{assignment}-similarity.html", render_html(assignment, pairs, len(work.works)))
     return SimilarityResult(csv_path, html_path, len(work.works), tuple(pairs))
+
+
+def similarity_for_report(project_root: Path, assignment: str) -> SimilarityInReport | None:
+    """The similarity section and each student's strongest pair for `course report`; None before the release."""
+    from nbgrader.coursedir import CourseDirectory
+
+    from course.grading.gradebook import nbgrader_config
+
+    course_root = Path(project_root) / load_config(Path(project_root)).autograder_dir
+    coursedir = CourseDirectory(config=nbgrader_config(course_root))
+    if not any(Path(coursedir.format_path(coursedir.release_directory, ".", assignment)).glob("*.ipynb")):
+        return None  # nothing released yet, so nothing handed in to compare
+    pairs = find_pairs(collect(Path(project_root), assignment))
+    strongest = {student: f"{pair.b if pair.a == student else pair.a} ({pair.score:.2f}): {pair.evidence[0].reason}"
+                 for student, pair in strongest_pair(pairs).items()}
+    return SimilarityInReport(render_section(pairs), strongest)
