@@ -40,6 +40,7 @@ class ClassWork:
     boilerplate_text: str  # lesson page, questions, rubric, released notebook: text anyone may quote
     boilerplate_code: str  # the released and the solution's answer cells
     question_ids: tuple[str, ...] = field(default=())
+    answer_cell: str = ""  # grade id of the cell with the blanks (the lesson's graded exercise)
 
 
 def blank_fills(skeleton: str, source: str) -> tuple[str, ...] | None:
@@ -131,7 +132,7 @@ def collect(project_root: Path, assignment: str, *, with_gradebook: bool = True)
     boilerplate = [p.read_text("utf-8") for p in (lesson_page, rubric_file) if p.is_file()]
     boilerplate += [_source(c) for c in release_nb.cells]
     return ClassWork(assignment, tuple(works), reference, "\n".join(boilerplate),
-                     "\n".join([release_cells.get(answer_cell, ""), solution or ""]), question_ids)
+                     "\n".join([release_cells.get(answer_cell, ""), solution or ""]), question_ids, answer_cell)
 
 
 def _one_notebook(folder: Path, quiet: bool = False):

@@ -11,7 +11,7 @@ from course.grading.report import SimilarityInReport
 from course.similarity.collect import collect
 from course.similarity.find_pairs import find_pairs
 from course.similarity.rank import Pair, strongest_pair
-from course.similarity.render import render_csv, render_html, render_section
+from course.similarity.render import render_csv, render_html, render_json, render_section
 
 
 @dataclass(frozen=True)
@@ -25,12 +25,14 @@ class SimilarityResult:
 
 
 def write_similarity(project_root: Path, assignment: str, out_dir: Path | None = None) -> SimilarityResult:
-    """Read the submissions (and the gradebook when there is one), rank the pairs, write CSV and HTML."""
+    """Read the submissions (and the gradebook when there is one), rank the pairs, write CSV and HTML (and the
+    JSON formgrader reads to show each student's evidence beside their answers)."""
     work = collect(Path(project_root), assignment)
     pairs = find_pairs(work)
     out = Path(out_dir) if out_dir else Path(project_root) / load_config(Path(project_root)).autograder_dir / "reports"
     csv_path = write_atomic(out / f"{assignment}-similarity.csv", render_csv(pairs))
     html_path = write_atomic(out / f"{assignment}-similarity.html", render_html(assignment, pairs, len(work.works)))
+    write_atomic(out / f"{assignment}-similarity.json", render_json(pairs, work.question_ids, work.answer_cell))
     return SimilarityResult(csv_path, html_path, len(work.works), tuple(pairs))
 
 
