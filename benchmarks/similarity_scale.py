@@ -40,7 +40,8 @@ def synthetic_class(n: int, seed: int = 0) -> tuple[dict, set]:
         else:
             fills = NO_EXTRA if rng.random() < 0.2 else CORRECT
             code = HELPER.replace("rows", f"rows{i}") if rng.random() < 0.1 else ""
-            answers = {q: "".join(rng.choice(WORDS) for _ in range(rng.randint(20, 40))) + "。" for q in ("Q1", "Q2", "Q3")}
+            answers = {q: "".join(rng.choice(WORDS) for _ in range(rng.randint(20, 40))) + "。"
+                       for q in ("Q1", "Q2", "Q3")}
         students[name] = (fills, code, answers)
     return students, planted
 

@@ -165,13 +165,11 @@ def _solution_cell(source_folder: Path, answer_cell: str) -> str | None:
 
 def read_failing(course_root: Path, nb_config, assignment: str, rubric) -> dict[str, tuple[str, ...]]:
     """Per student the code items scored below full marks, from nbgrader's configured gradebook (none: {})."""
-    from course.grading.gradebook import configured_gradebook, gradebook
+    from course.grading.gradebook import check_gradebook, configured_gradebook, gradebook
     from course.grading.rubric import code_grade_id
 
     where = configured_gradebook(course_root, nb_config)
     try:
-        from course.grading.gradebook import check_gradebook
-
         check_gradebook(where, "")
     except CourseError:
         return {}  # not graded yet: the failing-check patterns are left out

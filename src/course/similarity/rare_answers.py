@@ -29,8 +29,9 @@ def rare_answers(work: ClassWork, max_share: int) -> list[Evidence]:
     n = len(work.works)
     out: list[Evidence] = []
     width = max((len(w.fills) for w in work.works if w.fills), default=0)
+    solution = work.reference_fills or ()
     for i in range(width):
-        reference = fill_key(work.reference_fills[i]) if work.reference_fills and i < len(work.reference_fills) else None
+        reference = fill_key(solution[i]) if i < len(solution) else None
         groups = defaultdict(list)
         for w in work.works:
             if w.fills and i < len(w.fills) and w.fills[i] and set(w.fills[i]) != {"_"}:

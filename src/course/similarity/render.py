@@ -54,7 +54,7 @@ def render_html(assignment: str, pairs: list[Pair], students: int) -> str:
 
 
 def render_json(pairs: list[Pair], question_ids: tuple[str, ...], answer_cell: str) -> str:
-    """Per student, per nbgrader cell (answer-Qn, or the exercise cell), the evidence to show beside it in formgrader."""
+    """Per student, per nbgrader cell (answer-Qn, or the exercise cell), the evidence formgrader shows beside it."""
     out: dict[str, dict[str, list[dict]]] = {}
     for p in pairs:
         for e in p.evidence:
