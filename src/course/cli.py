@@ -16,7 +16,7 @@ from pathlib import Path
 from course.errors import CourseError
 
 # Each subcommand lives in course/commands/<name>.py with add_arguments(parser) and run(args) -> int.
-COMMANDS = ("build", "preview", "publish", "check", "grade", "report", "lab", "demo", "new", "hub")
+COMMANDS = ("build", "preview", "publish", "check", "grade", "report", "similarity", "lab", "demo", "new", "hub")
 
 
 def _summary(name: str) -> str | None:

@@ -4,8 +4,10 @@ drawn from the course's own MathJax and mermaid; no request leaves loopback."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import time
@@ -20,19 +22,18 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.sandbox]
 
 
 
-@pytest.fixture(scope="module")
-def formgrader(answered, tmp_path_factory):
-    """`jupyter server` with nbgrader's formgrader extension, started in autograder/ on 127.0.0.1; stopped after."""
+@contextlib.contextmanager
+def formgrader_server(course_root: Path, runtime: Path):
+    """`jupyter server` with nbgrader's formgrader extension, started in COURSE_ROOT on 127.0.0.1; stopped after."""
     from course.workflows.grade import nbgrader_env
 
     port, token = free_port(), secrets.token_hex(16)
-    runtime = tmp_path_factory.mktemp("jupyter-runtime")
     log = (runtime / "server.log").open("w")
     server = subprocess.Popen(
         [sys.executable, "-m", "jupyter", "server", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",
          f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-         f"--ServerApp.root_dir={answered}"],
-        cwd=answered, stdout=log, stderr=subprocess.STDOUT,
+         f"--ServerApp.root_dir={course_root}"],
+        cwd=course_root, stdout=log, stderr=subprocess.STDOUT,
         env={**nbgrader_env(), "JUPYTER_RUNTIME_DIR": str(runtime)})
     base = f"http://127.0.0.1:{port}"
     try:
@@ -54,6 +55,13 @@ def formgrader(answered, tmp_path_factory):
             server.kill()
             server.wait()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def formgrader(answered, tmp_path_factory):
+    """Formgrader on the answered demo class."""
+    with formgrader_server(answered, tmp_path_factory.mktemp("jupyter-runtime")) as served:
+        yield served
 
 
 def _submission_id(course_root: Path, student: str) -> str:
@@ -144,3 +152,29 @@ def test_math_is_typeset_and_diagrams_drawn_with_nothing_fetched_from_outside(wa
     outside = [u for u in requests if not u.startswith((base + "/", "data:", "blob:"))]
     assert requests and outside == []
     assert errors == []
+
+
+def test_similarity_evidence_sits_beside_the_answer_with_the_spans_marked(answered, wangwu_page, tmp_path):
+    """A copy of wangwu's notebook handed in by another student: wangwu's page shows the pair below the answers."""
+    from course.workflows.similarity_report import write_similarity
+
+    project = tmp_path / "class"
+    shutil.copytree(answered.parent, project, symlinks=True)
+    root = project / "autograder"
+    [wangwu] = (root / "submitted" / "wangwu" / "lesson05").glob("*.ipynb")
+    (root / "submitted" / "copycat" / "lesson05").mkdir(parents=True)
+    shutil.copy(wangwu, root / "submitted" / "copycat" / "lesson05" / wangwu.name)
+    result = write_similarity(project, "lesson05")
+    assert [(p.a, p.b) for p in result.pairs][:1] == [("copycat", "wangwu")]
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    with formgrader_server(root, runtime) as (base, token):
+        page = wangwu_page[0].context.browser.new_page()  # the module's Chromium: one Playwright per thread
+        page.route(re.compile(r"^(?!http://127\.0\.0\.1:\d+/|data:|blob:)"), lambda route: route.abort())
+        page.goto(f"{base}/formgrader/submissions/{_submission_id(root, 'wangwu')}/?token={token}", timeout=120_000)
+        text = 'div.similarity-evidence[data-other="copycat"][data-kind="text"]'
+        notes = page.locator(text)
+        assert notes.count() >= 1
+        assert "不是判定" in notes.first.inner_text() and notes.first.locator("mark").count() >= 1
+        assert _follows(page, "#answer-Q1", text)  # below an answer (Q1 or later), not at the top of the page
+        page.close()

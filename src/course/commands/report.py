@@ -34,7 +34,9 @@ def run(args: argparse.Namespace) -> int:
         record = record_veto(args.root, args.assignment, student=student, question=question, veto=veto,
                              note=args.note)
         print(f"  recorded veto {record.veto} on {record.question} of {record.student} (line {record.line})")
-    result = make_report(args.root, args.assignment)
+    from course.workflows.similarity_report import similarity_for_report
+
+    result = make_report(args.root, args.assignment, similarity=similarity_for_report(args.root, args.assignment))
     for path in (result.csv, result.html):
         print(f"  wrote {path}")
     counts = {r: sum(s.result == r for s in result.students) for r in ("PASS", "FAIL", "INCOMPLETE")}

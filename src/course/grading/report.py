@@ -102,6 +102,14 @@ class Hints:
 
 
 @dataclass(frozen=True)
+class SimilarityInReport:
+    """Evidence of copying across the class (course.similarity), as the report shows it: never a decision."""
+
+    section_html: str  # the ranked pairs with their spans side by side
+    strongest: dict[str, str]  # student → their strongest pair, as one line for the CSV
+
+
+@dataclass(frozen=True)
 class ReportResult:
     """What `make_report` wrote and decided."""
 
@@ -135,7 +143,8 @@ def course_paths(course_root: Path, assignment: str, out_dir: Path | None = None
     )
 
 
-def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = None) -> ReportResult:
+def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = None,
+                similarity: SimilarityInReport | None = None) -> ReportResult:
     """Read rubric, gradebook and vetoes, decide each student, write CSV and HTML.
 
     Every check runs before either file is written, and each file is replaced atomically, so bad input
@@ -148,8 +157,8 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
     hints = Hints(text={s.submission.student: grader_hints(s.submission, vocabulary) for s in students},
                   code=read_code_hints(outcomes, rubric))
     problems = read_grading_problems(outcomes, rubric)
-    csv_text = render_csv(rubric, students, hints, problems)
-    html_text = render_html(rubric, students, hints, problems, read_code_errors(outcomes))
+    csv_text = render_csv(rubric, students, hints, problems, similarity)
+    html_text = render_html(rubric, students, hints, problems, read_code_errors(outcomes), similarity)
     csv_path = write_atomic(paths.out_dir / f"{assignment}.csv", csv_text)
     html_path = write_atomic(paths.out_dir / f"{assignment}.html", html_text)
     return ReportResult(csv_path, html_path, students)
@@ -339,24 +348,26 @@ def read_code_errors(outcomes: dict[str, dict]) -> dict[str, dict[str, tuple[str
 
 
 def render_csv(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints,
-               problems: dict[str, tuple[str, ...]]) -> str:
-    """student, each code item, Q1..Qn, total, veto ids, veto hint ids, result, why grading flagged it — one row
-    per submission."""
+               problems: dict[str, tuple[str, ...]], similarity: SimilarityInReport | None = None) -> str:
+    """student, each code item, Q1..Qn, total, veto ids, veto hint ids, result, why grading flagged it, the
+    strongest similar pair — one row per submission."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["student", *(c.id for c in rubric.code_items), *(q.id for q in rubric.questions),
-                     "total", "vetoes", "veto_hints", "result", "flags"])
+                     "total", "vetoes", "veto_hints", "result", "flags", "similar_pair"])
     for s in students:
         items = s.submission.code + s.submission.questions
         writer.writerow([s.submission.student, *("" if i.score is None else format_points(i.score) for i in items),
                          format_points(s.submission.total), ";".join(sorted({v.veto for v in s.vetoes})),
                          ";".join(hints.veto_ids(s.submission.student)), s.result,
-                         " | ".join(problems.get(s.submission.student, ()))])
+                         " | ".join(problems.get(s.submission.student, ())),
+                         similarity.strongest.get(s.submission.student, "") if similarity else ""])
     return out.getvalue()
 
 
 def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints,
-                problems: dict[str, tuple[str, ...]], code_errors: dict[str, dict[str, tuple[str, ...]]]) -> str:
+                problems: dict[str, tuple[str, ...]], code_errors: dict[str, dict[str, tuple[str, ...]]],
+                similarity: SimilarityInReport | None = None) -> str:
     """A self-contained page: class summary with histogram and pass rate, then one section per student.
 
     PROBLEMS (student → why grading flagged the submission) explain a flag, a corrected score, or a damaged file's
@@ -375,6 +386,7 @@ def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hint
         code_hints={s.submission.student: hints.code.get(s.submission.student, ()) for s in students},
         problems={s.submission.student: problems.get(s.submission.student, ()) for s in students},
         code_errors={s.submission.student: code_errors.get(s.submission.student, {}) for s in students},
+        similarity=Markup(similarity.section_html) if similarity else "",
     )
 
 

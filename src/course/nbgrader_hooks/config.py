@@ -88,9 +88,12 @@ def course_settings(c, root: Path) -> None:
     c.Autograde.autograde_preprocessors = steps
     c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, PendingGrades, CSSHTMLHeaderPreprocessor]
     # formgrader shows below each answer the rubric's 要点 and the veto hints, below each code item's test the
-    # re-check's diagnoses (graders only), with the course's offline MathJax and mermaid; feedback says 待评分
-    c.HTMLExporter.preprocessors = [f"course.nbgrader_hooks.formgrader.{step}"
-                                    for step in ("GraderHints", "RubricKeyPoints", "OfflineScripts")]
+    # re-check's diagnoses and `course similarity`'s evidence (graders only), with the course's offline MathJax and
+    # mermaid; feedback says 待评分
+    c.HTMLExporter.preprocessors = [*(f"course.nbgrader_hooks.formgrader.{step}"
+                                      for step in ("GraderHints", "RubricKeyPoints", "OfflineScripts")),
+                                    "course.nbgrader_hooks.similarity_evidence.SimilarityEvidence"]
+    c.SimilarityEvidence.reports_dir = str(root / "reports")  # written by `course similarity`
     c.RubricKeyPoints.rubrics_dir = c.GraderHints.rubrics_dir = str(root / "rubrics")
     c.GraderHints.lessons_dir = str(root.parent / load_config(root.parent).lessons_dir)  # the hints' vocabulary
     c.GraderHints.reports_dir = str(root / "reports")

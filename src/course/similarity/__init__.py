@@ -1,0 +1,1 @@
+"""Evidence of copying between one lesson's submissions: shared rare wrong answers, shared free text, shared code."""

@@ -1,0 +1,52 @@
+"""`course similarity`: collect one lesson's class, find and rank the pairs, write reports/<lesson>-similarity.*."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from course.config import load_config
+from course.fileio import write_atomic
+from course.grading.report import SimilarityInReport
+from course.similarity.collect import collect
+from course.similarity.find_pairs import find_pairs
+from course.similarity.rank import Pair, strongest_pair
+from course.similarity.render import render_csv, render_html, render_json, render_section
+
+
+@dataclass(frozen=True)
+class SimilarityResult:
+    """What was written and found."""
+
+    csv: Path
+    html: Path
+    students: int
+    pairs: tuple[Pair, ...]
+
+
+def write_similarity(project_root: Path, assignment: str, out_dir: Path | None = None) -> SimilarityResult:
+    """Read the submissions (and the gradebook when there is one), rank the pairs, write CSV and HTML (and the
+    JSON formgrader reads to show each student's evidence beside their answers)."""
+    work = collect(Path(project_root), assignment)
+    pairs = find_pairs(work)
+    out = Path(out_dir) if out_dir else Path(project_root) / load_config(Path(project_root)).autograder_dir / "reports"
+    csv_path = write_atomic(out / f"{assignment}-similarity.csv", render_csv(pairs))
+    html_path = write_atomic(out / f"{assignment}-similarity.html", render_html(assignment, pairs, len(work.works)))
+    write_atomic(out / f"{assignment}-similarity.json", render_json(pairs, work.question_ids, work.answer_cell))
+    return SimilarityResult(csv_path, html_path, len(work.works), tuple(pairs))
+
+
+def similarity_for_report(project_root: Path, assignment: str) -> SimilarityInReport | None:
+    """The similarity section and each student's strongest pair for `course report`; None before the release."""
+    from nbgrader.coursedir import CourseDirectory
+
+    from course.grading.gradebook import nbgrader_config
+
+    course_root = Path(project_root) / load_config(Path(project_root)).autograder_dir
+    coursedir = CourseDirectory(config=nbgrader_config(course_root))
+    if not any(Path(coursedir.format_path(coursedir.release_directory, ".", assignment)).glob("*.ipynb")):
+        return None  # nothing released yet, so nothing handed in to compare
+    pairs = find_pairs(collect(Path(project_root), assignment))
+    strongest = {student: f"{pair.b if pair.a == student else pair.a} ({pair.score:.2f}): {pair.evidence[0].reason}"
+                 for student, pair in strongest_pair(pairs).items()}
+    return SimilarityInReport(render_section(pairs), strongest)
