@@ -32,7 +32,7 @@ def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys, gradeboo
     course = run_cycle(tmp_path, "lesson05")
     out = capsys.readouterr().out
     for command in ("nbgrader generate_assignment lesson05", "course grade lesson05",
-                    "nbgrader generate_feedback lesson05", "nbgrader export"):
+                    "nbgrader generate_feedback lesson05", "nbgrader export", "course similarity lesson05"):
         assert f"$ {command}" in out
     assert "cd autograder && jupyter lab  # Nbgrader ▸ Formgrader" in out  # a server extension, not `nbgrader formgrader`
     students = ["lisi", "wangwu", "zhangsan", "zhaoliu"]
@@ -48,6 +48,9 @@ def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys, gradeboo
     assert report["wangwu"]["vetoes"] == "activation-shard" and report["lisi"]["total"] == "6.5"
     html = (course / "reports" / "lesson05.html").read_text("utf-8")
     assert "activation-shard" in html and "INCOMPLETE" in html
+    assert (course / "reports" / "lesson05-similarity.json").is_file()  # what formgrader shows beside the answers
+    assert "zhaoliu" in report["lisi"]["similar_pair"]  # zhaoliu's Q3 is lisi's, lightly reworded
+    assert "zhangsan" not in report["lisi"]["similar_pair"] + report["zhaoliu"]["similar_pair"]
     with gradebook(configured_gradebook(course).url) as gb:  # the graders' points went to the configured gradebook
         assert gb.find_grade("answer-Q1", "lesson05", "lesson05", "zhangsan").manual_score is not None
     if gradebook_db.url:

@@ -130,12 +130,14 @@ def stock(course_root: Path, *args: str) -> str:
 
 
 def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
-    """Build the source if needed, then release, collect the demo class, grade, give feedback, export grades."""
+    """Build the source if needed, then release, collect the demo class, grade, give feedback, export grades, look
+    across the class for copying, report."""
     from course.assignment.make_source import write_assignment_sources
     from course.grading.report import make_report
     from course.site.plan import make_plan
     from course.workflows.draw_figures import ensure_figures
     from course.workflows.grade import grade_assignment, release, summary
+    from course.workflows.similarity_report import similarity_for_report, write_similarity
 
     plan = make_plan(project_root)
     course_root = plan.root / plan.config.autograder_dir
@@ -166,8 +168,12 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
          f"cd autograder && jupyter lab  # Nbgrader ▸ Formgrader ▸ Manual Grading; then course report {lesson} --veto …")
     for line in grade_by_hand(plan.root, course_root, lesson):
         print(f"   {line}")
+    step("integrity: pairs of students sharing rare answers or text (evidence for graders, never a decision)",
+         f"course similarity {lesson}")
+    found = write_similarity(plan.root, lesson)
+    print(f"   {len(found.pairs)} pair(s) among {found.students} submissions; {found.html.relative_to(plan.root)}")
     step("report: PASS / FAIL / INCOMPLETE with the reasons", f"course report {lesson}")
-    result = make_report(plan.root, lesson)
+    result = make_report(plan.root, lesson, similarity=similarity_for_report(plan.root, lesson))
     for student in result.students:
         print(f"   {student.submission.student}: {student.result}")
     print(f"   {result.csv.relative_to(plan.root)}, {result.html.relative_to(plan.root)}")
