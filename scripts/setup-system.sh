@@ -4,6 +4,7 @@
 #   fonts-noto-cjk  — Chinese labels in the figures drawn by matplotlib
 #   bubblewrap      — the sandbox `course grade` runs student notebooks in
 #   postgresql      — the PostgreSQL server the gradebook tests start in a temporary folder (no service is used)
+#   nodejs, npm     — the browser libraries (npm) and the site's search index, built with node at `course build`
 set -euo pipefail
 
 missing=()
@@ -11,9 +12,11 @@ command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || missing+=(fonts-noto-cjk)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup-system: chromium, fonts-noto-cjk, bubblewrap and postgresql are present"
+  echo "setup-system: chromium, fonts-noto-cjk, bubblewrap, postgresql, node and npm are present"
   exit 0
 fi
 

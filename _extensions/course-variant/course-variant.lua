@@ -9,11 +9,14 @@ course-variant.lua — one filter for both ways this course is rendered.
   and the tests use it: the filter also reads `#|` lines of ```{python} blocks, applies the profile divs,
   draws callouts as HTML (collapsible ones as <details>), makes an .img-card (image + caption paragraph) a
   <figure> and hands mermaid blocks to the browser.
+* On both paths, a mention of another lesson in the text ("第 4 课", "第4课") links to that lesson when its
+  lessonNN.qmd exists beside this one and stays plain text when it does not; a lesson never links to itself.
 ]]
 
 local in_quarto = type(quarto) == "table" and quarto.doc ~= nil
 local variant = "answer"
 local input_dir = "."
+local this_lesson = nil  -- the page's own lesson number (front matter `lesson:`, or -M lesson=N)
 
 local function active_variant(meta)
   if in_quarto then
@@ -152,6 +155,60 @@ local function Link(link)
   return pandoc.Span(link.content, pandoc.Attr(link.identifier, classes, { title = "本课尚未发布" }))
 end
 
+-- The page a mention of lesson N links to, or nil when lesson N does not exist (or is this page's own).
+local function lesson_target(number)
+  local n = tonumber(number)
+  if not n or n == this_lesson then return nil end
+  local stem = string.format("lesson%02d", n)
+  if not file_exists(input_dir .. "/" .. stem .. ".qmd") then return nil end
+  return stem .. (in_quarto and ".qmd" or ".html")
+end
+
+local LESSON_WORD, LESSON_END = "第", "课"
+
+local function lesson_link(words, target)
+  return pandoc.Link(words, target, "", pandoc.Attr("", { "lesson-ref" }))
+end
+
+-- "…第4课…" inside one Str: split it around each mention that has a page.
+local function split_str(text, out)
+  local from, pos = 1, 1
+  while true do
+    local s, e, number = text:find(LESSON_WORD .. "(%d+)" .. LESSON_END, pos)
+    if not s then break end
+    local target = lesson_target(number)
+    if target then
+      if s > from then out:insert(pandoc.Str(text:sub(from, s - 1))) end
+      out:insert(lesson_link({ pandoc.Str(text:sub(s, e)) }, target))
+      from = e + 1
+    end
+    pos = e + 1
+  end
+  if from <= #text then out:insert(pandoc.Str(text:sub(from))) end
+end
+
+-- "第 4 课" as pandoc reads it: Str ending in 第, Space, Str of digits, Space, Str starting with 课.
+local function lesson_mentions(inlines)
+  local out, i = pandoc.List(), 1
+  while i <= #inlines do
+    local a, b, c, d, e = inlines[i], inlines[i + 1], inlines[i + 2], inlines[i + 3], inlines[i + 4]
+    local target = e and a.t == "Str" and b.t == "Space" and c.t == "Str" and d.t == "Space" and e.t == "Str"
+      and a.text:sub(-#LESSON_WORD) == LESSON_WORD and c.text:match("^%d+$")
+      and e.text:sub(1, #LESSON_END) == LESSON_END and lesson_target(c.text)
+    if target then
+      split_str(a.text:sub(1, -#LESSON_WORD - 1), out)
+      out:insert(lesson_link({ pandoc.Str(LESSON_WORD), b, c, d, pandoc.Str(LESSON_END) }, target))
+      local suffix = e.text:sub(#LESSON_END + 1)
+      if suffix == "" then i = i + 5 else inlines[i + 4] = pandoc.Str(suffix); i = i + 4 end
+    elseif a.t == "Str" then
+      split_str(a.text, out); i = i + 1
+    else
+      out:insert(a); i = i + 1
+    end
+  end
+  return out
+end
+
 local function Meta(meta)
   variant = active_variant(meta)
   local dir = meta["course-lesson-dir"] and pandoc.utils.stringify(meta["course-lesson-dir"])
@@ -160,9 +217,12 @@ local function Meta(meta)
     dir = first and first:match("^(.*)/[^/]*$") or "."
   end
   input_dir = dir
+  this_lesson = meta.lesson and tonumber(pandoc.utils.stringify(meta.lesson))
 end
 
 return {
   { Meta = Meta },
   { Div = Div, CodeBlock = CodeBlock, Link = Link },
+  -- top-down, so that text already inside a link (or code) is left alone
+  { traverse = "topdown", Link = function(link) return link, false end, Inlines = lesson_mentions },
 }

@@ -107,3 +107,25 @@ def test_the_student_sites_other_files_belong_to_a_lesson_or_the_site(built_site
     scanned = {p for stem in LESSONS for p in lesson_files(site, stem)} | {site / "index.html"}
     unscanned = [p.name for p in site.rglob("*") if p.suffix in (".html", ".ipynb") and p not in scanned]
     assert not unscanned
+
+
+def indexed_text(site: Path) -> dict[str, str]:
+    """What the site's search index can show, per lesson: the stored heading and text of each section."""
+    script = (site / "site_libs" / "search-index.js").read_text("utf-8")
+    index = json.loads(json.loads(script.split("=", 1)[1].strip().rstrip(";")))
+    found: dict[str, str] = {}
+    for fields in index["storedFields"].values():
+        stem = fields["url"].split(".html")[0]
+        found[stem] = found.get(stem, "") + "\n" + normalise(fields["heading"] + "\n" + fields["text"])
+    return found
+
+
+def test_the_search_index_holds_the_answer_sites_answers_and_none_in_the_student_site(built_site):
+    """The student site's search shows what its pages show: no lesson's answers, which the answer site's index has."""
+    student, answer = indexed_text(built_site / "student"), indexed_text(built_site / "answer")
+    assert set(student) == set(answer) == set(LESSONS)
+    leaks = [f"{stem}: {s}" for stem in LESSONS for s in answer_only_snippets(stem, key_points=False)
+             if s in student[stem]]
+    assert not leaks
+    found = [s for s in answer_only_snippets("lesson05", key_points=False) if s in answer["lesson05"]]
+    assert len(found) > 20  # the scan reads the index: the answer site's holds lesson 5's answers

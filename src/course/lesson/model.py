@@ -105,6 +105,16 @@ class Lesson:
         return self.front["title"]
 
     @property
+    def number(self) -> int:
+        """The lesson's number from the front matter (its place in the course)."""
+        return self.front["lesson"]
+
+    @property
+    def prerequisites(self) -> tuple[int, ...]:
+        """The numbers of the lessons to take first (front matter `prerequisites`), as the index lists them."""
+        return tuple(self.front.get("prerequisites", ()))
+
+    @property
     def stem(self) -> str:
         """File stem, e.g. lesson05: names the page and the notebook."""
         return self.path.stem

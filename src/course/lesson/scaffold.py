@@ -19,6 +19,7 @@ LESSON = """\
 ---
 title: {title}
 lesson: {number}
+prerequisites: []  # the numbers of the lessons to take first, e.g. [4]: the course index lists them
 jupyter: python3
 ---
 

@@ -6,8 +6,9 @@ document.addEventListener("DOMContentLoaded", function () {
   }
 });
 
-// On a narrow screen the table of contents stands above the text (course.css): start it collapsed there.
+// On a narrow screen the lesson list and the table of contents stand above the text (course.css): start them
+// collapsed there.
 document.addEventListener("DOMContentLoaded", function () {
-  var toc = document.querySelector("#TOC details");
-  if (toc && window.matchMedia("(max-width: 800px)").matches) toc.open = false;
+  if (!window.matchMedia("(max-width: 800px)").matches) return;
+  document.querySelectorAll(".sidebar details").forEach(function (details) { details.open = false; });
 });

@@ -1,4 +1,5 @@
-"""The site's front page: the course's lessons, each with its page, its notebook and (student site) its assignment."""
+"""The site's front page: the course's lessons in order, each with its page, its prerequisites, its notebook and
+(student site) its assignment. A prerequisite is written "第 N 课", which the page filter links when lesson N exists."""
 
 from __future__ import annotations
 
@@ -18,10 +19,13 @@ SUBMIT = (
 def index_markdown(lessons: list[Lesson], variant: str, assignments: dict[str, str] | None = None) -> str:
     """commonmark_x for index.html listing every lesson of this variant; ASSIGNMENTS maps a lesson to its file."""
     assignments = assignments or {}
-    items = "\n".join(
-        f"- [{lesson.title}]({lesson.stem}.html) · [notebook]({lesson.stem}.ipynb)"
-        + (f" · [作业 notebook]({assignments[lesson.stem]})" if lesson.stem in assignments else "")
-        for lesson in lessons
-    )
+    items = "\n".join(_entry(lesson, assignments.get(lesson.stem)) for lesson in lessons)
     submit = f"\n\n{SUBMIT}" if assignments else ""
     return f"{INTRO[variant]}{submit}\n\n## 课程列表\n\n::: {{.lesson-list}}\n\n{items}\n\n:::\n"
+
+
+def _entry(lesson: Lesson, assignment: str | None) -> str:
+    """One lesson's list item: its title (a link to its page), then its prerequisites and notebooks on a line."""
+    before = "、".join(f"第 {n} 课" for n in lesson.prerequisites) or "无"
+    files = [f"[讲义 notebook]({lesson.stem}.ipynb)"] + ([f"[作业 notebook]({assignment})"] if assignment else [])
+    return f"- **[{lesson.title}]({lesson.stem}.html)**\\\n  前置：{before} · {' · '.join(files)}"

@@ -8,8 +8,10 @@ from course.site.plan import VARIANT_LABELS, BuildPlan
 from course.tools.pandoc import run_pandoc
 
 
-def render_page(markdown: str, *, plan: BuildPlan, variant: str, title: str, lesson_dir: Path, toc: bool = True) -> str:
-    """HTML for one page; math for MathJax, diagrams for mermaid, code highlighted by pandoc."""
+def render_page(markdown: str, *, plan: BuildPlan, variant: str, title: str, lesson_dir: Path, toc: bool = True,
+                number: int | None = None, sidebar: str = "", pager: str = "") -> str:
+    """HTML for one page; math for MathJax, diagrams for mermaid, code highlighted by pandoc; NUMBER is the page's own
+    lesson (its mentions of other lessons link, of itself not); SIDEBAR and PAGER are the site's navigation."""
     args = [
         "-t", "html5", "--standalone", "--wrap=none", "--mathjax", "--syntax-highlighting=pygments",
         f"--template={plan.site_files / 'page.html'}",
@@ -20,7 +22,11 @@ def render_page(markdown: str, *, plan: BuildPlan, variant: str, title: str, les
         "-M", f"pagetitle={title}",
         "-V", f"course-title={plan.config.course_title}",
         "-V", f"course-variant-label={VARIANT_LABELS[variant]}",
+        "-V", f"course-sidebar={sidebar}",
+        "-V", f"course-pager={pager}",
     ]
+    if number is not None:
+        args += ["-M", f"lesson={number}"]
     if toc:
         args += ["--toc", "--toc-depth=3"]
     return run_pandoc(markdown, args, what=f"{title} ({variant})")

@@ -1,4 +1,5 @@
-"""MathJax and mermaid for offline pages: npm registry packages installed by the set-up, copied into each site."""
+"""MathJax, mermaid and MiniSearch for offline pages: npm registry packages installed by the set-up, copied into
+each site (MiniSearch also builds the search index, in node, at `course build`)."""
 
 from __future__ import annotations
 
@@ -21,14 +22,26 @@ class WebAsset:
 WEB_ASSETS = (
     WebAsset("mathjax", "es5/tex-svg-full.js", "site_libs/mathjax/tex-svg-full.js"),
     WebAsset("mermaid", "dist/mermaid.min.js", "site_libs/mermaid/mermaid.min.js"),
+    WebAsset("minisearch", "dist/umd/index.js", "site_libs/minisearch/minisearch.js"),
 )
+SEARCH_BUILDER = WebAsset("minisearch", "dist/cjs/index.cjs", "")  # the same library for node; not in any site
 
 
 def locate_web_assets(project_root: Path) -> dict[WebAsset, Path]:
-    """Where each library lies under node_modules; names the missing ones and how to get them."""
+    """Where each library the pages load lies under node_modules."""
+    return _locate(project_root, WEB_ASSETS)
+
+
+def search_builder(project_root: Path) -> Path:
+    """MiniSearch's build for node, which `course build` makes the search index with."""
+    return _locate(project_root, (SEARCH_BUILDER,))[SEARCH_BUILDER]
+
+
+def _locate(project_root: Path, assets: tuple[WebAsset, ...]) -> dict[WebAsset, Path]:
+    """Where each of ASSETS lies under node_modules; names the missing ones and how to get them."""
     found, missing = {}, []
     wanted = json.loads((project_root / "package.json").read_text("utf-8"))["dependencies"]
-    for asset in WEB_ASSETS:
+    for asset in assets:
         path = project_root / "node_modules" / asset.package / asset.file
         if path.is_file():
             found[asset] = path

@@ -1,14 +1,15 @@
 """`course build`: each lesson → student and answer variants → executed notebook and page, as ordered steps.
 
 lesson.qmd → parse_lesson → select_variant → resolve_resources → execute_cells → make_notebook (images embedded)
-/ write_page_markdown → render_page → check_markup; then the index page and the site's shared files. The nbgrader
+/ write_page_markdown → render_page (with make_navigation's lesson list and previous/next links) → check_markup; then
+the index page, the search index of every page (make_search_index) and the site's shared files. The nbgrader
 source notebooks (course.assignment.make_source) are written first, so the student site can offer each lesson's
 assignment as stock nbgrader releases it (release_assignment). Each variant's site is built in a staging folder and
 replaces the old one only when every step succeeded.
 
 Only the lessons whose inputs changed since a site's last build are rebuilt (course.site.fingerprint); the others'
-files are hard-linked from the old site into the new one, so they are not rewritten. The index and the shared
-files are always remade from every lesson.
+files are hard-linked from the old site into the new one, so they are not rewritten. The index, the search index
+and the shared files are always remade from every lesson.
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
     from course.site.embed_images import embed_images
     from course.site.execute_cells import execute_cells
     from course.site.make_index import index_markdown
+    from course.site.make_navigation import pager_html, sidebar_html
     from course.site.make_notebook import make_notebook
     from course.site.render_page import render_page
     from course.site.resolve_resources import resolve_resources
@@ -144,21 +146,34 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
             markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
             check_markup(leftover_in_markdown(markdown), source=lesson.path, what=f"{variant}/{name}")
             written.append(write_atomic(out / name, nbformat.writes(nb)))
-        page = render_page(write_page_markdown(view, outputs), plan=plan, variant=variant,
-                           title=lesson.title, lesson_dir=lesson.path.parent)
+        page = render_page(write_page_markdown(view, outputs), plan=plan, variant=variant, title=lesson.title,
+                           lesson_dir=lesson.path.parent, number=lesson.number,
+                           sidebar=sidebar_html(lessons, lesson.stem), pager=pager_html(lessons, lesson.stem))
         check_markup(leftover_in_html(page), source=lesson.path, what=f"{variant}/{lesson.stem}.html")
         written.append(write_atomic(out / f"{lesson.stem}.html", page))
     offered = {lesson.stem: assignment_name(lesson.stem) for lesson in lessons
                if (out / assignment_name(lesson.stem)).is_file()}  # made now or kept from the old site
-    index = render_page(index_markdown(lessons, variant, offered), plan=plan,
-                        variant=variant, title=plan.config.course_title, lesson_dir=plan.lessons[0].parent, toc=False)
+    index = render_page(index_markdown(lessons, variant, offered), plan=plan, variant=variant,
+                        title=plan.config.course_title, lesson_dir=plan.lessons[0].parent, toc=False,
+                        sidebar=sidebar_html(lessons, None))
     check_markup(leftover_in_html(index), source=plan.lessons[0], what=f"{variant}/index.html")
     written.append(write_atomic(out / "index.html", index))
-    for name in ("course.css", "course.js"):
+    written.append(write_search_index(plan, lessons, out))
+    for name in ("course.css", "course.js", "course-search.js", "search-options.js"):
         _copy(plan.site_files / name, out / "site_libs" / name)
     for asset, path in web_assets.items():
         _copy(path, out / asset.site_path)
     return written
+
+
+def write_search_index(plan: BuildPlan, lessons: list[Lesson], out: Path) -> Path:
+    """The search index of every lesson page in OUT (the rebuilt and the kept alike), for site_libs/."""
+    from course.site.make_search_index import INDEX_SCRIPT, search_index_script
+    from course.tools.web_assets import search_builder
+
+    pages = [(out / f"{lesson.stem}.html", lesson.title) for lesson in lessons]
+    script = search_index_script(pages, site_files=plan.site_files, builder=search_builder(plan.root))
+    return write_atomic(out / INDEX_SCRIPT, script)
 
 
 def _copy(src: Path, dst: Path) -> None:

@@ -1,0 +1,64 @@
+"""What the site's search finds: each built page cut into its sections (the text under one heading), read from the
+variant's own HTML, so the student site's index holds exactly what its pages show and never an answer."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+from bs4 import BeautifulSoup, NavigableString, Tag
+
+HEADINGS = ("h1", "h2", "h3")
+SKIPPED = ("script", "style", "svg", "math", "mjx-container", "nav")  # not prose: drawings, markup, navigation
+SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class SearchDocument:
+    """One section of one page: where it is, what it is called and its text."""
+
+    url: str  # also its id in the index
+    page: str  # the lesson's title
+    heading: str
+    text: str
+
+
+def page_sections(html: str, page_url: str, page_title: str) -> list[SearchDocument]:
+    """The sections of one page's main text, in order; text before the first heading belongs to the page title."""
+    main = BeautifulSoup(html, "html.parser").find("main")
+    if main is None:
+        return []
+    sections: list[tuple[str, str, list[str]]] = [("", page_title, [])]
+    for node in _prose(main):
+        if isinstance(node, Tag):
+            sections.append((node.get("id", ""), _clean(node.get_text()), []))
+        else:
+            sections[-1][2].append(str(node))
+    documents = []
+    for anchor, heading, parts in sections:
+        text, url = _clean("".join(parts)), f"{page_url}#{anchor}" if anchor else page_url
+        if text or anchor:
+            documents.append(SearchDocument(url=url, page=page_title, heading=heading, text=text))
+    return documents
+
+
+def _prose(node: Tag):
+    """Headings (as tags) and text strings under NODE in document order, without the parts that are not prose."""
+    for child in node.children:
+        if isinstance(child, NavigableString):
+            if type(child) is NavigableString:  # not a comment or CDATA
+                yield child
+        elif child.name in HEADINGS:
+            yield child
+        elif child.name not in SKIPPED:
+            yield from _prose(child)
+
+
+def _clean(text: str) -> str:
+    """Whitespace as single spaces."""
+    return SPACE.sub(" ", text).strip()
+
+
+def as_json_rows(documents: list[SearchDocument]) -> list[dict]:
+    """The documents as the index builder reads them."""
+    return [asdict(d) for d in documents]

@@ -1,0 +1,28 @@
+"""search_documents: a built page cut into the sections its search results point at."""
+
+from __future__ import annotations
+
+from course.site.search_documents import page_sections
+
+PAGE = """<html><body><nav class="lessons-nav"><a>第 4 课：导航里的字</a></nav><main>
+<h1 class="title">第 3 课：重计算</h1><p>开头的一段。</p>
+<h2 id="why">为什么重计算</h2><p>以计算<strong>换</strong>显存。</p><script>var hidden = "脚本";</script>
+<svg><text>图里的字</text></svg><h3 id="how">怎样做</h3><!-- 注释 --><p>只保存   每层的输入。</p>
+<nav class="course-pagination"><a>下一课 →</a></nav></main></body></html>"""
+
+
+def test_each_heading_starts_a_section_that_links_to_its_anchor():
+    sections = page_sections(PAGE, "lesson03.html", "第 3 课：重计算")
+    assert [(s.url, s.heading, s.text) for s in sections] == [
+        ("lesson03.html", "第 3 课：重计算", "开头的一段。"),
+        ("lesson03.html#why", "为什么重计算", "以计算换显存。"),  # no space where the markup was
+        ("lesson03.html#how", "怎样做", "只保存 每层的输入。"),
+    ]
+    assert {s.page for s in sections} == {"第 3 课：重计算"}
+    assert len({s.url for s in sections}) == 3  # each its own id in the index
+
+
+def test_navigation_scripts_drawings_and_comments_are_not_searched():
+    text = " ".join(s.text for s in page_sections(PAGE, "lesson03.html", "t"))
+    for absent in ("导航里的字", "脚本", "图里的字", "注释", "下一课"):
+        assert absent not in text
