@@ -1,7 +1,7 @@
 """The course's JupyterHub, played through one whole round in headless Chromium, with real local accounts.
 
-`course hub` starts the hub as the README says (shared-password login, each account's server run as that account
-from this project's .venv); a student fetches lesson05 in the Assignments tab, fills the blanks and answers
+`course hub` starts the hub as docs/hub-operators.md says (shared-password login, each account's server run as that
+account from this project's .venv); a student fetches lesson05 in the Assignments tab, fills the blanks and answers
 Q1–Q3 in JupyterLab, validates and submits; the instructor collects and runs stock `nbgrader autograde` as the
 course's grading account; a grader enters Q1–Q3 in formgrader beside the 要点; feedback is released and the
 student fetches and reads it. Students see only the student tools, staff the rest. Only 127.0.0.1 is reached.
