@@ -26,8 +26,10 @@ build: setup
 demo: build
 	$(BIN)/course demo lesson05
 
+# Every test, spread over the machine's cores (pytest-xdist); a test file stays on one worker, so its module
+# fixtures (a built course, a browser) are made once.
 test: setup
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --dist loadfile
 
 clean:
 	rm -rf _site .course-cache autograder/source autograder/release autograder/submitted autograder/autograded \

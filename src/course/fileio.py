@@ -66,3 +66,30 @@ def once_per_version(load):
         return version(Path(path), stat.st_mtime_ns, stat.st_size, *args)
 
     return read
+
+
+@functools.cache
+def _file_lock(path: str):
+    """One lock object per lock file in this process, so a holder may take it again (a build draws figures)."""
+    from filelock import FileLock
+
+    return FileLock(path)
+
+
+@contextmanager
+def project_lock(cache_dir: Path, *, what: str) -> Iterator[None]:
+    """Hold the project's lock while WHAT writes its generated files: a second `course build` (or a preview, or a
+    test worker) waits for the first instead of interleaving writes to the same site, cache and figures."""
+    from filelock import Timeout
+
+    Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    lock = _file_lock(str(Path(cache_dir).resolve() / "project.lock"))
+    try:
+        lock.acquire(timeout=1)
+    except Timeout:
+        print(f"{what}: waiting for another build of this project to finish", flush=True)
+        lock.acquire()
+    try:
+        yield
+    finally:
+        lock.release()

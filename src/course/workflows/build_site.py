@@ -20,7 +20,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course.fileio import replace_dir_atomically, write_atomic
+from course.fileio import project_lock, replace_dir_atomically, write_atomic
 from course.lesson.model import Lesson
 from course.site.fingerprint import STAMP, lesson_fingerprints, read_stamp, stale_lessons, stamp_text
 from course.site.plan import BuildPlan, make_plan
@@ -49,7 +49,12 @@ def build_course(root: Path, *, variants: list[str] | None = None, release: bool
     preview` shows the page first): the student site keeps their old assignment notebooks, and its stamp leaves
     those lessons stale, so the next build with RELEASE releases and rebuilds them."""
     plan = make_plan(root)
-    variants = list(variants or plan.config.variants)
+    with project_lock(plan.cache_dir, what="course build"):
+        return _build(plan, list(variants or plan.config.variants), release)
+
+
+def _build(plan: BuildPlan, variants: list[str], release: bool) -> BuildResult:
+    """build_course's work, with the project's lock held."""
     fingerprints = lesson_fingerprints(plan)
     stale = {v: stems for v in variants if (stems := _stale(plan, v, fingerprints))}
     if not stale:

@@ -18,7 +18,7 @@ from pathlib import Path
 from course.config import load_config
 from course.errors import CourseError, Location
 from course.figures.declare import FigureSpec
-from course.fileio import write_atomic
+from course.fileio import project_lock, write_atomic
 from course.lesson.data_modules import load_data_module
 
 MANIFEST = "figures.json"
@@ -87,14 +87,15 @@ def ensure_figures(
     specs = lesson_figures(project_root) if specs is None else specs
     cache_dir = Path(cache_dir) if cache_dir else project_root / load_config(project_root).cache_dir
     manifest_path = cache_dir / MANIFEST
-    manifest = _read_manifest(manifest_path)
     drawn = []
-    for spec in specs:
-        digest = inputs_digest(project_root, spec)
-        out_path = project_root / spec.output
-        if out_path.exists() and manifest.get(spec.output) == digest:
-            continue
-        drawn.append(spec.draw(out_path, project_root))
-        manifest[spec.output] = digest
-        write_atomic(manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    with project_lock(cache_dir, what="drawing figures"):
+        manifest = _read_manifest(manifest_path)
+        for spec in specs:
+            digest = inputs_digest(project_root, spec)
+            out_path = project_root / spec.output
+            if out_path.exists() and manifest.get(spec.output) == digest:
+                continue
+            drawn.append(spec.draw(out_path, project_root))
+            manifest[spec.output] = digest
+            write_atomic(manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return drawn

@@ -1,0 +1,37 @@
+"""fileio.project_lock: two builds of one project (a preview and a `course build`, or two test workers) take turns."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from course.fileio import project_lock
+
+HOLDER = """
+import sys, time
+from course.fileio import project_lock
+with project_lock(sys.argv[1], what="holder"):
+    print("held", flush=True)
+    time.sleep(1.5)
+    print(time.time(), flush=True)
+"""
+
+
+def test_a_second_build_waits_for_the_first_and_says_so(tmp_path, capsys):
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "held"
+    with project_lock(tmp_path, what="course build"):
+        got_it = time.time()
+    released = float(holder.stdout.readline())
+    assert holder.wait(timeout=10) == 0
+    assert got_it >= released  # not before the other process let go
+    assert "course build: waiting for another build of this project to finish" in capsys.readouterr().out
+
+
+def test_the_holder_may_take_the_lock_again(tmp_path, capsys):
+    """A build draws its figures, which takes the same lock: no deadlock, no waiting."""
+    with project_lock(tmp_path, what="course build"):
+        with project_lock(tmp_path, what="drawing figures"):
+            pass
+    assert "waiting" not in capsys.readouterr().out
