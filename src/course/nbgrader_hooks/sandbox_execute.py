@@ -26,7 +26,9 @@ from traitlets.config import Configurable
 from course.errors import CourseError, ToolMissing
 from course.fileio import write_atomic
 from course.grading.recheck import CALL_SECONDS
-from course.grading.sandbox import ENGINES, Limits, SandboxRun, execute_notebook_sandboxed
+from course.sandbox.limits import Limits
+from course.sandbox.notebook import ENGINES, execute_notebook_sandboxed
+from course.sandbox.results import SandboxRun
 
 # Cells the sandbox did not let finish get an error output, so nbgrader scores a test cell there 0, never "passed".
 UNFINISHED = {"stopped": "SandboxStopped", "not-run": "CellNotRun"}
@@ -90,7 +92,7 @@ def folder_files(folder: Path, ignore: list[str] = ()) -> dict[str, Path]:
 def run_in_sandbox(nb, settings: GradingSandbox, limits: Limits | None = None, *, skip_tag: str = "skip-execution",
                    files: dict[str, Path] | None = None) -> SandboxRun:
     """Execute a notebook object in a fresh sandbox with SETTINGS (LIMITS: its limits) beside copies of FILES."""
-    from course.grading.sandbox_fidelity import choose_engine
+    from course.sandbox.fidelity import choose_engine
 
     engine, why = choose_engine(nb, settings.engine)
     with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
