@@ -1,10 +1,10 @@
 """Precision and recall of lesson 5's veto hints per veto id, on the tuning and the untouched split.
 
 tuning:    the answers the rules were written and tuned on, scored together and per file:
-           own:    tests/grading/fixtures/veto_answers.yml, written by the rules' author;
-           voices: tests/grading/fixtures/veto_answers_voices.yml, written by another author in other
+           own:    tests/hints/fixtures/veto_answers.yml, written by the rules' author;
+           voices: tests/hints/fixtures/veto_answers_voices.yml, written by another author in other
                    voices (long, quoting, hedged, formula-dense) without seeing the rules.
-untouched: tests/grading/fixtures/veto_answers_heldout.yml when it exists, written independently and
+untouched: tests/hints/fixtures/veto_answers_heldout.yml when it exists, written independently and
            never looked at while tuning; only counts are printed for it, never its answers.
 An answer counts as predicted positive for a veto id when any hint carries that id. Per kind (the
 answer's voice or case), the table says how many answers of that kind were missed / falsely flagged.
@@ -22,14 +22,14 @@ from pathlib import Path
 import yaml
 
 from course.errors import CourseError, Location
-from course.grading.veto_hints import find_veto_hints
-from course.grading.veto_vocabulary import Vocabulary, lesson_vocabulary
+from course.hints.find import find_veto_hints
+from course.hints.vocabulary import Vocabulary, lesson_vocabulary
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT / "tests" / "grading" / "fixtures" / "veto_answers.yml"
-VOICES = ROOT / "tests" / "grading" / "fixtures" / "veto_answers_voices.yml"
+FIXTURES = ROOT / "tests" / "hints" / "fixtures" / "veto_answers.yml"
+VOICES = ROOT / "tests" / "hints" / "fixtures" / "veto_answers_voices.yml"
 TUNING = {"own": FIXTURES, "voices": VOICES}  # the tuning split's files, reported together and apart
-UNTOUCHED = ROOT / "tests" / "grading" / "fixtures" / "veto_answers_heldout.yml"
+UNTOUCHED = ROOT / "tests" / "hints" / "fixtures" / "veto_answers_heldout.yml"
 LESSON = "lesson05"
 REQUIRED = ("id", "text", "question", "expected", "kind")
 W = len("tuning (voices)")  # width of the split column

@@ -1,5 +1,7 @@
-"""The package's dependencies point one way: no import cycles, and the library never imports the command line;
-and the engine knows no lesson: src/ names none, and a lesson's own code (its drawing modules) stays with it.
+"""The package's dependencies point one way: packages sit in layers (LAYERS) and import only their own layer and
+those below, with no import cycles, and the library never imports the command line; modules stay small (at most
+MAX_LINES lines); and the engine knows no lesson: src/ names none, and a lesson's own code (its drawing modules)
+stays with it.
 
 Imports are read from the sources (module level and inside functions alike: a lazy import is still a dependency),
 so a cycle fails here before it fails at import time in some rarely used order.
@@ -18,6 +20,22 @@ LESSONS = SRC.parent / "lessons"
 CLI = ("course.cli", "course.commands", "course.__main__")
 LESSON_NAME = re.compile(r"lesson_?\d+|第\s*\d+\s*课", re.IGNORECASE)
 EXAMPLE = ("e.g.", "如")  # "e.g. lesson05" in a help text illustrates an argument; it is not knowledge of a lesson
+MAX_LINES = 600
+# The packages in layers, from the bottom up; imports point down: commands -> workflows -> integrations -> standard
+# data -> lesson model, with the basics (foundation) under all of them.
+LAYERS = (
+    ("foundation", ("course", "course.errors", "course.fileio", "course.config")),
+    ("lesson model", ("course.lesson",)),
+    # Below the standard data, not among the integrations: grading re-checks answer code in the sandbox
+    # (course.grading.recheck -> course.sandbox.answer), and the sandbox runs bubblewrap (course.tools.bubblewrap).
+    ("sandbox and tools", ("course.tools", "course.sandbox")),
+    # One layer, as grading's report reads the hints (course.grading.report -> course.hints.find); no cycle (tested).
+    ("standard data", ("course.grading", "course.hints", "course.figures")),
+    ("integrations", ("course.assignment", "course.nbgrader_hooks", "course.hub", "course.site", "course.similarity",
+                      "course.lab")),
+    ("workflows", ("course.workflows",)),
+    ("command line", CLI),
+)
 
 
 def module_name(path: Path) -> str:
@@ -86,6 +104,53 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_no_module_imports_in_a_cycle():
     """Two modules that import each other (directly or round a loop) are one design split in two."""
     assert cycles(import_graph()) == []
+
+
+def upward_imports(graph: dict[str, set[str]], layers) -> list[str]:
+    """'module -> imported (layer -> higher layer)' for each import of a package in a layer above the importer's
+    (a package in no layer is test_every_package_sits_in_exactly_one_layer's to report)."""
+    rank = {package: (i, name) for i, (name, packages) in enumerate(layers) for package in packages}
+    placed = [(m, d) for m, deps in graph.items() for d in deps if package_of(m) in rank and package_of(d) in rank]
+    return sorted(f"{m} -> {d} ({rank[package_of(m)][1]} -> {rank[package_of(d)][1]})" for m, d in placed
+                  if rank[package_of(d)][0] > rank[package_of(m)][0])
+
+
+def long_modules(root: Path, limit: int) -> dict[str, int]:
+    """Modules under ROOT longer than LIMIT lines, with their line counts."""
+    counts = {str(p.relative_to(root)): len(p.read_text("utf-8").splitlines()) for p in sorted(root.rglob("*.py"))}
+    return {path: n for path, n in counts.items() if n > limit}
+
+
+def test_every_package_sits_in_exactly_one_layer():
+    """A new package is placed in LAYERS on purpose, never left out of the layering."""
+    placed = [package for _, packages in LAYERS for package in packages]
+    assert len(placed) == len(set(placed))
+    assert {package_of(m) for m in import_graph()} == set(placed)
+
+
+def test_no_import_points_up_a_layer():
+    """Each module imports only packages of its own layer or of the layers below it."""
+    assert upward_imports(import_graph(), LAYERS) == []
+
+
+def test_upward_import_finder_finds_a_planted_one():
+    """The checker itself: lesson model importing grading is reported; grading importing the lesson model is not."""
+    layers = (("low", ("course.lesson",)), ("high", ("course.grading",)))
+    graph = {"course.lesson.model": {"course.grading.rubric"}, "course.grading.rubric": {"course.lesson.validate"}}
+    assert upward_imports(graph, layers) == ["course.lesson.model -> course.grading.rubric (low -> high)"]
+
+
+def test_no_module_is_over_the_line_limit():
+    """A module over MAX_LINES lines holds more than one job: split it into modules named for what they do."""
+    assert long_modules(SRC, MAX_LINES) == {}
+
+
+def test_line_limit_finder_names_a_long_module(tmp_path):
+    """The checker itself: a module one line over the limit is named with its count; one at the limit is not."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "long.py").write_text("x = 1\n" * 601, "utf-8")
+    (tmp_path / "pkg" / "fits.py").write_text("x = 1\n" * 600, "utf-8")
+    assert long_modules(tmp_path, 600) == {"pkg/long.py": 601}
 
 
 def test_no_package_imports_in_a_cycle():

@@ -14,7 +14,7 @@ from course.grading.checks import AssignmentSpec, Item, Misconception, parse_che
 from course.grading.recheck import (HARNESS, ItemVerdict, apply_rechecks, recheck_code, recheck_submission, student_cells,
                                     student_code)
 from course.grading.rubric import CodeItem, Rubric, load_rubric
-from course.grading.sandbox import PythonRun
+from course.sandbox.answer import PythonRun
 from tests.assignment.make_submissions import OUT, ROOT
 
 RUBRIC = load_rubric(ROOT / "autograder" / "rubrics" / "lesson05.yml")

@@ -19,7 +19,7 @@ from nbgrader.api import Gradebook
 
 from course.errors import CourseError
 from course.grading.gradebook import configured_gradebook
-from course.grading.sandbox import Limits
+from course.sandbox.limits import Limits
 from course.workflows.grade import grade_assignment, nbgrader_env, run_nbgrader
 from course.workflows.grade_worker import course_config, nbgrader_api
 from tests.conftest import submit

@@ -97,8 +97,8 @@ def _hint_exporter(tmp_path) -> HTMLExporter:
 
 
 def test_graders_see_the_veto_hints_below_the_answer_and_the_diagnosis_below_the_code_items_test(tmp_path):
-    from course.grading.veto_hints import find_veto_hints
-    from course.grading.veto_vocabulary import lesson_vocabulary
+    from course.hints.find import find_veto_hints
+    from course.hints.vocabulary import lesson_vocabulary
 
     page, _ = _hint_exporter(tmp_path).from_notebook_node(_graded_submission(), resources=_formgrader_resources())
     hints = find_veto_hints(WRONG_Q1, lesson_vocabulary(ROOT / "lessons", "lesson05"), question="Q1")

@@ -103,8 +103,8 @@ def _follows(page, first: str, second: str) -> bool:
 
 
 def test_veto_hints_sit_beside_the_answer_they_come_from(wangwu_page):
-    from course.grading.veto_hints import find_veto_hints
-    from course.grading.veto_vocabulary import lesson_vocabulary
+    from course.hints.find import find_veto_hints
+    from course.hints.vocabulary import lesson_vocabulary
     from tests.nbgrader_hooks.conftest import DEMO
     from tests.conftest import ROOT
 

@@ -6,8 +6,8 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-from course.grading.sandbox import Limits
-from course.grading.sandbox_fidelity import choose_engine
+from course.sandbox.fidelity import choose_engine
+from course.sandbox.limits import Limits
 from course.nbgrader_hooks.sandbox_execute import GradingSandbox, refusal
 from course.workflows.grade_worker import nbgrader_reason
 
@@ -101,7 +101,7 @@ def test_a_kernel_jupyter_lacks_or_not_python_fails_the_submission(tmp_path, mon
 def test_written_files_come_back_whole_within_the_scratch_limit_and_never_out_of_the_folder(tmp_path):
     import base64
 
-    from course.grading.sandbox import _written_files
+    from course.sandbox.results import _written_files
     from course.nbgrader_hooks.sandbox_execute import keep_written
 
     def frame(path, offset, data):

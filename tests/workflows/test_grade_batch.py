@@ -12,7 +12,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from course.grading.gradebook import configured_gradebook
-from course.grading.sandbox import Limits
+from course.sandbox.limits import Limits
 from course.workflows.grade import grade_assignment, run_nbgrader
 from tests.conftest import submit
 from tests.workflows.batches import kill_mid_batch

@@ -2,7 +2,7 @@
 
 nbgrader runs the tests inside the student's kernel, where the student's code can replace the comparisons,
 swallow errors or fake outputs (jupyter/nbgrader#1379). Here the student's code cells run in a fresh
-sandboxed Python (course.grading.sandbox) that only calls their functions and sends back what they returned;
+sandboxed Python (course.sandbox.answer) that only calls their functions and sends back what they returned;
 a result counts only when it is built of real builtin values (int, float, bool, str, None, list, tuple, dict).
 The comparisons run in this process, with the lesson's expected values (its checks.yml), which never enter
 the sandbox; a failed item is also matched against the lesson's known wrong answers, so the
@@ -287,10 +287,10 @@ def run_cells(cells: list[str], calls: list[Call], *, unsafe: bool = False, runn
               labels: list[str] | None = None, call_seconds: float = CALL_SECONDS
               ) -> tuple[dict[Call, Result] | str, tuple[CellError, ...]]:
     """run_calls, plus the exceptions the cells raised (a SyntaxError, a failing import), named by LABELS."""
-    from course.grading.sandbox import Limits
+    from course.sandbox.limits import Limits
 
     if runner is None:
-        from course.grading.sandbox import run_python_sandboxed as runner
+        from course.sandbox.answer import run_python_sandboxed as runner
     request = {"cells": cells, "calls": [c.payload() for c in calls], "cell_seconds": CELL_SECONDS,
                "call_seconds": call_seconds}
     # the whole run's clock: the default, plus whatever more time per call a longer call timeout grants

@@ -30,8 +30,8 @@ from course.fileio import write_atomic
 from course.grading.gradebook import GradebookAt, check_gradebook, configured_gradebook, gradebook
 from course.grading.rubric import (Rubric, code_grade_id, format_points, load_rubric, question_grade_id, render_text,
                                    rubric_path)
-from course.grading.veto_hints import VetoHint, find_veto_hints
-from course.grading.veto_vocabulary import Vocabulary, lesson_vocabulary
+from course.hints.find import VetoHint, find_veto_hints
+from course.hints.vocabulary import Vocabulary, lesson_vocabulary
 from course.grading.vetoes import VetoRecord, add_veto, load_vetoes, veto_path
 from course.lesson.validate import display_path
 

@@ -26,7 +26,9 @@ from traitlets.config import Configurable
 from course.errors import CourseError, ToolMissing
 from course.fileio import write_atomic
 from course.grading.recheck import CALL_SECONDS
-from course.grading.sandbox import ENGINES, Limits, SandboxRun, execute_notebook_sandboxed
+from course.sandbox.limits import Limits
+from course.sandbox.notebook import ENGINES, execute_notebook_sandboxed
+from course.sandbox.results import SandboxRun
 
 # Cells the sandbox did not let finish get an error output, so nbgrader scores a test cell there 0, never "passed".
 UNFINISHED = {"stopped": "SandboxStopped", "not-run": "CellNotRun"}
@@ -90,7 +92,7 @@ def folder_files(folder: Path, ignore: list[str] = ()) -> dict[str, Path]:
 def run_in_sandbox(nb, settings: GradingSandbox, limits: Limits | None = None, *, skip_tag: str = "skip-execution",
                    files: dict[str, Path] | None = None) -> SandboxRun:
     """Execute a notebook object in a fresh sandbox with SETTINGS (LIMITS: its limits) beside copies of FILES."""
-    from course.grading.sandbox_fidelity import choose_engine
+    from course.sandbox.fidelity import choose_engine
 
     engine, why = choose_engine(nb, settings.engine)
     with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
@@ -115,7 +117,7 @@ class SandboxExecute(Execute):
     Of Execute's settings, `timeout` (the limit per cell, unless GradingSandbox.cell_timeout_s is set; None or
     a negative value: only the limit per submission), `kernel_name` (else the notebook's kernelspec, which must
     exist and be Python), `skip_cells_with_tag` and `enabled` (`--no-execute`) apply; the others are about a
-    kernel the sandbox does not start (README, "What the sandbox does differently from nbgrader's Execute").
+    kernel the sandbox does not start (docs/grading.md, "What the sandbox does differently from nbgrader's Execute").
     """
 
     def limits(self, settings: GradingSandbox) -> Limits:

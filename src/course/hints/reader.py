@@ -5,7 +5,7 @@ which clauses are the student's own assertions. The language it knows is the lan
 negation, reported speech (有人以为 / a myth), quotes, if-clauses, contrast and causal connectives,
 comparisons (倍 / 一半 / more / same), totals and limits ("降到 0"). What the claims are about (the
 lesson's subjects, objects, units and verbs) comes from the lesson's vocabulary
-(course.grading.veto_vocabulary), scanned in the order of SCAN_ORDER together with the words below.
+(course.hints.vocabulary), scanned in the order of SCAN_ORDER together with the words below.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.grading.sandbox import Limits, execute_notebook_sandboxed
-from course.grading.sandbox_cgroup import memory_group
+from course.sandbox.cgroup import memory_group
+from course.sandbox.limits import Limits
+from course.sandbox.notebook import execute_notebook_sandboxed
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 

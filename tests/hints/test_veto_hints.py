@@ -11,8 +11,8 @@ import pytest
 from benchmarks import veto_hints as bench
 from benchmarks.veto_hints import FIXTURES, VOICES, load_answers, load_tuning, predictions, score
 from course.errors import CourseError
-from course.grading.veto_hints import VetoHint, find_veto_hints
-from course.grading.veto_vocabulary import lesson_vocabulary, load_vocabulary
+from course.hints.find import VetoHint, find_veto_hints
+from course.hints.vocabulary import lesson_vocabulary, load_vocabulary
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON05 = load_vocabulary(ROOT / "lessons" / "lesson05" / "veto_hints.yml")
@@ -499,7 +499,7 @@ def test_the_rubrics_own_key_points_get_no_hint():
     assert hinted == []
 
 
-# --- causes found on the voices file (tests/grading/fixtures/veto_answers_voices.yml) ---------------------------
+# --- causes found on the voices file (tests/hints/fixtures/veto_answers_voices.yml) ---------------------------
 
 @pytest.mark.parametrize(("text", "question", "expected"), [
     # mentions of collectives are a composition only where a sum or a total is written

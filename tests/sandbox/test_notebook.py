@@ -1,6 +1,6 @@
 """The grading sandbox against hostile submissions: each attack ends within its limits, the host stays untouched.
 
-The hostile notebooks (tests/grading/fixtures/hostile/, made by make_hostile.py) all run once per engine (the
+The hostile notebooks (tests/sandbox/fixtures/hostile/, made by make_hostile.py) all run once per engine (the
 kernel-less IPython shell and the Jupyter kernel), in parallel, from a scratch directory inside a temporary
 course root that holds a secret gradebook, source notebook, rubric and solution. Every notebook has an innocent
 cell before its attack and one after it. A fidelity notebook checks that both engines give the same outputs.
@@ -27,15 +27,11 @@ import pytest
 from nbformat import v4
 
 from course.errors import CourseError, ToolMissing
-from course.grading.sandbox import (
-    CELL_GRACE_S,
-    ENGINES,
-    Limits,
-    SandboxRun,
-    execute_notebook_sandboxed,
-    run_python_sandboxed,
-)
-from course.grading.sandbox_runner import TIMEOUT_ENAME, OutputBudget, output_size, truncation_note
+from course.sandbox.answer import run_python_sandboxed
+from course.sandbox.frames import TIMEOUT_ENAME, OutputBudget, output_size, truncation_note
+from course.sandbox.limits import Limits
+from course.sandbox.notebook import CELL_GRACE_S, ENGINES, execute_notebook_sandboxed
+from course.sandbox.results import SandboxRun
 from course.tools import bubblewrap
 from course.tools.bubblewrap import SandboxUnavailable, find_bwrap, probe_bwrap
 

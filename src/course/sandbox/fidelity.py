@@ -1,11 +1,11 @@
 """Which engine runs a notebook: the fast kernel-less shell only where it runs it exactly as a Jupyter kernel.
 
-The shell engine (sandbox_shell) saves a kernel's start-up on every submission, but it is not the kernel the
-student ran in Jupyter. tests/grading/test_sandbox_fidelity.py runs a differential corpus (rich display,
-matplotlib inline, tqdm.auto, ipywidgets, top-level await, signal handlers, input(), magics, !shell,
-sys.exit, warnings and stderr, KeyboardInterrupt, NBGRADER_EXECUTION) through both engines and requires equal
-outputs and nbgrader scores. What that corpus found different is listed here: a notebook that uses any of it
-runs in the real kernel, and its row says why.
+The shell engine (course.sandbox.shell) saves a kernel's start-up on every submission, but it is not the
+kernel the student ran in Jupyter. tests/sandbox/test_fidelity.py runs a differential corpus (rich display,
+matplotlib inline, tqdm.auto, ipywidgets, top-level await, signal handlers, input(), magics, !shell, sys.exit,
+warnings and stderr, KeyboardInterrupt, NBGRADER_EXECUTION) through both engines and requires equal outputs
+and nbgrader scores. What that corpus found different is listed here: a notebook that uses any of it runs in
+the real kernel, and its row says why.
 """
 
 from __future__ import annotations

@@ -12,9 +12,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from course.grading.rubric import YamlDocument, load_yaml, validate_document
-from course.grading.veto_reader import EN_END, EN_START, Lexicon, compile_lexicon, cue_value, repeat_volume_patterns, \
+from course.hints.reader import EN_END, EN_START, Lexicon, compile_lexicon, cue_value, repeat_volume_patterns, \
     volume_patterns
+from course.lesson.validate import YamlDocument, load_yaml, validate_document
 
 FILE_NAME = "veto_hints.yml"
 CHINESE_DIGITS = str.maketrans("零〇一二两三四五六七八九", "001223456789")  # 第二阶段 is stage 2
@@ -116,7 +116,7 @@ def load_vocabulary(path: Path) -> Vocabulary:
     doc = load_yaml(path)
     if not isinstance(doc.data, dict):
         raise doc.error((), "expected a mapping with keys version, vetoes, subjects, subject_words")
-    validate_document(doc, "veto-hints.v1")
+    validate_document(doc, "course.hints", "veto-hints.v1")
     _check_references(doc)
     d = doc.data
     objects = d.get("objects") or {}

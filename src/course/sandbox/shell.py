@@ -1,9 +1,9 @@
 """The kernel-less IPython shell that runs a student's code cells inside the grading sandbox.
 
-sandbox_runner's shell engine execs this file's source once (which imports IPython), forks, and calls serve() in
-the child; the child then runs every code cell with an InteractiveShell, in process, and reports what each
-cell showed to the runner over a private pipe. It imports only the standard library and IPython (plus
-ipykernel's cell-name compiler, loaded on its own so that jupyter_client is never imported).
+The runner's shell engine (course.sandbox.relay) imports this module once (which imports IPython), forks, and
+calls serve() in the child; the child then runs every code cell with an InteractiveShell, in process, and
+reports what each cell showed to the runner over a private pipe. It imports only the standard library and
+IPython (plus ipykernel's cell-name compiler, loaded on its own so that jupyter_client is never imported).
 
 What the child sends, one JSON line per message, numbered from 0 in "seq", each acknowledged by one byte from
 the runner before the next (the runner applies and acknowledges only the next number, so stray lines written

@@ -15,8 +15,9 @@ import nbformat
 import pytest
 from nbgrader.utils import determine_grade
 
-from course.grading.sandbox import Limits, execute_notebook_sandboxed
-from course.grading.sandbox_fidelity import choose_engine
+from course.sandbox.fidelity import choose_engine
+from course.sandbox.limits import Limits
+from course.sandbox.notebook import execute_notebook_sandboxed
 from course.nbgrader_hooks.sandbox_execute import GradingSandbox, run_in_sandbox
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]

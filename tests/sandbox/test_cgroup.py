@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from course.grading import sandbox_cgroup
-from course.grading.sandbox_cgroup import memory_group, oom_killed
+from course.sandbox import cgroup
+from course.sandbox.cgroup import memory_group, oom_killed
 
 MiB = 2**20
 
@@ -29,9 +29,9 @@ def hierarchies(tmp_path, monkeypatch):
                           f"31 25 0:27 / {memory} rw,nosuid - cgroup cgroup rw,memory\n")
         own = tmp_path / "cgroup"
         own.write_text("4:memory:/course\n0::/grading\n")
-        monkeypatch.setattr(sandbox_cgroup, "MOUNTINFO", mounts)
-        monkeypatch.setattr(sandbox_cgroup, "OWN_CGROUPS", own)
-        monkeypatch.setattr(sandbox_cgroup, "needs_process_cgroup", lambda: True)
+        monkeypatch.setattr(cgroup, "MOUNTINFO", mounts)
+        monkeypatch.setattr(cgroup, "OWN_CGROUPS", own)
+        monkeypatch.setattr(cgroup, "needs_process_cgroup", lambda: True)
         return unified / "grading", memory / "course"
 
     return make
@@ -54,7 +54,7 @@ def test_v2_without_the_memory_controller_falls_back_to_v1(hierarchies):
 
 def test_an_ordinary_user_gets_no_memory_cgroup(hierarchies, monkeypatch):
     hierarchies("memory\n")
-    monkeypatch.setattr(sandbox_cgroup, "needs_process_cgroup", lambda: False)
+    monkeypatch.setattr(cgroup, "needs_process_cgroup", lambda: False)
     assert memory_group(300 * MiB) is None
 
 
