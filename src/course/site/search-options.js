@@ -27,6 +27,8 @@
     storeFields: ["url", "page", "heading", "text"],
     tokenize: tokenize,
     processTerm: function (term) { return term.toLowerCase(); },
-    searchOptions: { combineWith: "AND", boost: { heading: 2 }, prefix: function (term) { return !HAN.test(term); } }
+    // a word may be the start of a longer one; so may a lone Han character (the pieces it begins)
+    searchOptions: { combineWith: "AND", boost: { heading: 2 },
+                     prefix: function (term) { return !HAN.test(term) || Array.from(term).length === 1; } }
   };
 });
