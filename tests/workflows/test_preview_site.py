@@ -21,7 +21,8 @@ from course.site.serve_preview import VERSION_PATH
 from course.workflows.build_site import build_course
 from course.workflows.preview_site import InputFilter, watched_paths
 from tests.loopback import free_port
-from tests.test_adding_a_lesson import ADDED, add_lesson, copy_project
+from tests.project_copy import copy_project
+from tests.test_adding_a_lesson import ADDED, add_lesson
 
 pytestmark = pytest.mark.slow
 
