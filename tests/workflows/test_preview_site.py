@@ -45,7 +45,9 @@ class Preview:
         self.port = free_port()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "course", "preview", "--root", str(project), "--port", str(self.port), *args],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+            # as from a terminal: a pytest-xdist worker ignores SIGINT, and a child would inherit that
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.lines: list[str] = []
         self._reader = threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True)
         self._reader.start()
