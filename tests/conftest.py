@@ -66,3 +66,10 @@ def graded(released, tmp_path_factory):
 
 
 from tests.gradebooks import gradebook_db, postgres_server  # noqa: E402,F401 (the gradebook on SQLite and PostgreSQL)
+
+
+def pytest_collection_modifyitems(items):
+    """Put the files marked `long` first (order otherwise kept): pytest-xdist hands files out in this order, so a
+    file of minutes no longer starts last and keeps one worker busy while the others are done."""
+    long_files = {item.path for item in items if item.get_closest_marker("long")}
+    items.sort(key=lambda item: item.path not in long_files)

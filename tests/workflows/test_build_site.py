@@ -16,7 +16,7 @@ from course.errors import CourseError
 from course.workflows.build_site import build_course
 from tests.lesson_cases import each_lesson
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 
 @each_lesson
 @pytest.mark.parametrize("variant", ["student", "answer"])
