@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
 from course.errors import CourseError, ToolMissing
@@ -30,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the lab; exit 0 only if every ratio and every final-parameter comparison checks out."""
     try:
-        from course.lab.run_lab import DEFAULT_RANKS, run_lab, summary_lines
+        from course.lab.run_lab import DEFAULT_RANKS, run_lab
     except ModuleNotFoundError as exc:
         if exc.name != "torch":
             raise
@@ -42,13 +44,26 @@ def run(args: argparse.Namespace) -> int:
         from course.lab.torchrun_rank import run_torchrun_rank
 
         report = run_torchrun_rank(**options)
-        if report is None:  # not rank 0: rank 0 reports for everyone
-            return 0
-    else:
-        report = run_lab(ranks=tuple(args.ranks or DEFAULT_RANKS), **options)
+        # Not rank 0: rank 0 reports for everyone.
+        _exit_as_a_rank(0 if report is None else _print_report(report, args.out))
+    return _print_report(run_lab(ranks=tuple(args.ranks or DEFAULT_RANKS), **options), args.out)
+
+
+def _print_report(report: dict, out: Path) -> int:
+    """Print the summary and the verdict; 0 only if every check passed."""
+    from course.lab.run_lab import summary_lines
+
     for line in summary_lines(report):
         print(line)
     failed = [c for c in report["checks"] if not c["ok"]]
     verdict = "all checks passed" if not failed else f"{len(failed)} check(s) FAILED"
-    print(f"wrote {args.out} ({report['backend']}, {report['launcher']}, torch {report['torch']}, {report['wall_seconds']} s): {verdict}")
+    print(f"wrote {out} ({report['backend']}, {report['launcher']}, torch {report['torch']}, {report['wall_seconds']} s): {verdict}")
     return 0 if not failed else 1
+
+
+def _exit_as_a_rank(code: int) -> None:
+    """Leave as the lab's own ranks do (multiprocessing ends them with os._exit): gloo's threads, torn down by the
+    interpreter's exit, can abort a rank whose work is done and its group destroyed (SIGABRT, seen under load)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
