@@ -65,11 +65,11 @@ def graded(released, tmp_path_factory):
     return grade_assignment(root, "lesson05")
 
 
+from tests.collection_order import long_files_first  # noqa: E402
 from tests.gradebooks import gradebook_db, postgres_server  # noqa: E402,F401 (the gradebook on SQLite and PostgreSQL)
 
 
-def pytest_collection_modifyitems(items):
-    """Put the files marked `long` first (order otherwise kept): pytest-xdist hands files out in this order, so a
-    file of minutes no longer starts last and keeps one worker busy while the others are done."""
-    long_files = {item.path for item in items if item.get_closest_marker("long")}
-    items.sort(key=lambda item: item.path not in long_files)
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Long files first (tests/collection_order.py); runs before -m/-k deselect, so it records the whole suite."""
+    long_files_first(config, items)

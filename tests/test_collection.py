@@ -3,23 +3,25 @@ the files marked `long` first, so that pytest-xdist starts them first."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.collection_order import COLLECTED_FILES
+
 TESTS = Path(__file__).parent
 
 
-@pytest.fixture(scope="module")
-def collected_files() -> list[str]:
-    """The test files in the order `pytest --collect-only` lists their tests (each file once)."""
-    run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", str(TESTS)],
-                         capture_output=True, text=True, cwd=TESTS.parent)
-    files = [line.split("::")[0] for line in run.stdout.splitlines() if "::" in line]
-    assert files, f"nothing collected\n{run.stdout[-2000:]}{run.stderr[-2000:]}"
-    return list(dict.fromkeys(files))
+@pytest.fixture
+def collected_files(request) -> list[str]:
+    """The test files in the order this run collected them (each once), when it collected the whole suite."""
+    config = request.config
+    asked = {(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args}
+    if not asked <= {TESTS, TESTS.parent}:
+        pytest.skip(f"this run collects {sorted(map(str, asked))}, not the whole suite")
+    files = [str(path.relative_to(TESTS.parent)) for path in config.stash[COLLECTED_FILES] if path.is_relative_to(TESTS)]
+    assert files, "nothing collected"
+    return files
 
 
 def test_every_test_module_is_collected(collected_files):
