@@ -49,6 +49,15 @@ def sandbox_in_place_of_execute(tmp_path):
     real.update(saved)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def alembic_asked_once():
+    """Each test makes new gradebooks; the course's autograde saving gives them nbgrader's migration head without
+    a subprocess each (the same head: tests/nbgrader_hooks/test_speedups.py)."""
+    from course.nbgrader_hooks.speedups import ask_alembic_once
+
+    ask_alembic_once()
+
+
 class TestAutogradeWithSandboxExecute(StockAutogradeTests):
     """nbgrader's TestNbGraderAutograde, every test as nbgrader wrote it."""
 

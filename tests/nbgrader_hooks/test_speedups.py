@@ -10,12 +10,15 @@ from pathlib import Path
 import jsonschema
 import nbgrader.api
 import pytest
+import sqlalchemy
 from nbgrader.api import Gradebook
 
 from course.grading.gradebook_changes import sqlite_url
 from course.nbgrader_hooks.speedups import (
     ENGINES_KEPT,
     SchemasCheckedOnce,
+    alembic_head,
+    ask_alembic_once,
     check_schemas_once,
     share_engines,
     shared_engine_factory,
@@ -69,16 +72,31 @@ def test_nbgraders_metadata_check_decides_and_explains_as_jsonschema_validate_do
     assert (outcomes[0] is None) == (metadata is GOOD)
 
 
+def test_the_head_read_in_process_is_the_head_alembic_heads_prints(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")  # alembic
+    shipped = nbgrader.api.get_alembic_version
+    monkeypatch.setattr(nbgrader.api, "get_alembic_version", shipped)
+    printed = shipped() if shipped is not alembic_head else alembic_head.__wrapped__()
+    ask_alembic_once()
+    assert nbgrader.api.get_alembic_version is alembic_head and alembic_head() == printed
+    url = sqlite_url(tmp_path / "gradebook.db")
+    with Gradebook(url):  # a new gradebook is stamped with that head
+        pass
+    with Gradebook(url) as again:
+        assert again.db.execute(sqlalchemy.text("SELECT version_num FROM alembic_version")).scalar_one() == printed
+
+
 def test_the_course_setting_leaves_nbgrader_as_shipped(tmp_path):
     script = ("import nbgrader.api\nfrom nbgrader.nbgraderformat import common\nfrom traitlets.config import Config\n"
               "from course.nbgrader_hooks.speedups import install_for\n"
               "c = Config(); c.AutogradeSavings.enabled = {on}\n"
               "print(install_for(c), hasattr(nbgrader.api.create_engine, 'shared_by_course'), "
+              "nbgrader.api.get_alembic_version.__module__, "
               "type(common.jsonschema).__name__, __import__('gc').get_freeze_count() > 0)\n")
     runs = {on: subprocess.run([sys.executable, "-c", script.format(on=on)], capture_output=True, text=True,
                                check=True).stdout.split() for on in (True, False)}
-    assert runs[True] == ["True", "True", "SchemasCheckedOnce", "True"]
-    assert runs[False] == ["False", "False", "module", "False"]
+    assert runs[True] == ["True", "True", "course.nbgrader_hooks.speedups", "SchemasCheckedOnce", "True"]
+    assert runs[False] == ["False", "False", "nbgrader.api", "module", "False"]
 
 
 def test_the_imported_code_leaves_the_collectors_passes_and_later_garbage_is_still_collected():

@@ -14,8 +14,11 @@ What nbgrader reads, writes and decides is unchanged; only repeated preparation 
   nbconvert, SQLAlchemy and jsonschema are imported, some 240,000 of them, about 85 ms a pass, several passes
   every ten students — although the imported modules, classes and functions never become garbage.
   freeze_imports() moves what exists at the first installation in a process into the collector's permanent
-  generation (gc.freeze), so its passes only walk what each student's autograde makes, which is still collected.
-Every autograde of the course installs all three (install_for): stock `nbgrader autograde` and formgrader's autograde
+  generation (gc.freeze), so its passes only walk what each student's autograde makes, which is still collected;
+- a Gradebook opened on a new database stamps it with the head of nbgrader's migrations, which it learns by running
+  `alembic heads` in a subprocess (a Python that imports alembic, 1-2 s of CPU) every time. ask_alembic_once() has
+  alembic's script directory read in this process, once: the same head, from the same migrations.
+Every autograde of the course installs all four (install_for): stock `nbgrader autograde` and formgrader's autograde
 through the course's exporter, `course grade` in each worker; `c.AutogradeSavings.enabled = False` leaves nbgrader
 exactly as shipped.
 """
@@ -36,7 +39,8 @@ class AutogradeSavings(Configurable):
     """Whether autograde reuses, per process, the set-up work nbgrader repeats for every student."""
 
     enabled = Bool(True, help="reuse one SQLAlchemy engine per gradebook URL, check nbgrader's cell-metadata "
-                              "schema once instead of for every student, and keep the imported code out of the "
+                              "schema once instead of for every student, read the head of its migrations in "
+                              "process instead of running `alembic heads`, and keep the imported code out of the "
                               "garbage collector's passes (same results; False: nbgrader as shipped)").tag(config=True)
 
 
@@ -46,6 +50,7 @@ def install_for(config) -> bool:
         return False
     share_engines()
     check_schemas_once()
+    ask_alembic_once()
     freeze_imports()
     return True
 
@@ -63,6 +68,26 @@ def share_engines() -> None:
 
     if not getattr(nbgrader.api.create_engine, "shared_by_course", False):
         nbgrader.api.create_engine = shared_engine_factory(nbgrader.api.create_engine)
+
+
+def ask_alembic_once() -> None:
+    """Make nbgrader's Gradebook take the head of its migrations from alembic_head() instead of a subprocess."""
+    import nbgrader.api
+
+    if nbgrader.api.get_alembic_version is not alembic_head:
+        nbgrader.api.get_alembic_version = alembic_head
+
+
+@functools.cache
+def alembic_head() -> str:
+    """The revision `alembic heads` prints first for nbgrader's migrations, read once per process."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+    from nbgrader.dbutil import ALEMBIC_DIR
+
+    config = Config()
+    config.set_main_option("script_location", ALEMBIC_DIR)
+    return ScriptDirectory.from_config(config).get_heads()[0]
 
 
 def shared_engine_factory(create_engine):
