@@ -34,8 +34,10 @@ SMALL = Limits(cell_timeout_s=4, submission_timeout_s=30, memory_bytes=768 * 2**
 CASES = ["reference", "release", "cheat-replaced-checker", *sorted(
     p.stem for p in BATCH.glob("*.ipynb") if p.stem.startswith(("hostile-", "cheat-")))]
 # Cases whose incidents depend on the machine's load, not on the command: a fork bomb's parent either gets
-# EAGAIN at once or is starved past the cell limit; the others' cells take close to the 4 s limit.
-LOAD_DEPENDENT = {"hostile-fork-bomb", "hostile-patch-modules", "hostile-read-source"}
+# EAGAIN at once or is starved past the cell limit; a memory bomb fills 768 MiB in well under 4 s on an idle
+# machine but not always on a busy one (MemoryError, or the cell limit's KeyboardInterrupt first); the others'
+# cells take close to the 4 s limit. Their scores must still agree; the sandbox tests check each ending.
+LOAD_DEPENDENT = {"hostile-fork-bomb", "hostile-memory-bomb", "hostile-patch-modules", "hostile-read-source"}
 STOCK_STEPS = "c.Autograde.autograde_preprocessors = Autograde.class_traits()['autograde_preprocessors'].default()"
 
 
