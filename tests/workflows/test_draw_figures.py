@@ -11,7 +11,7 @@ import pytest
 
 from course.errors import CourseError
 from course.figures.declare import FigureSpec
-from course.workflows.draw_figures import ensure_figures, lesson_figures
+from course.workflows.draw_figures import ensure_figures, inputs_digest, lesson_figures
 
 REPO = Path(__file__).resolve().parents[2]
 PNG = "assets/figs/train_zero_memory.png"
@@ -70,6 +70,16 @@ def test_lesson5_declares_its_figures_and_the_lab_with_their_inputs_relative_to_
     assert outputs[SVG] == ("lessons/lesson05/zero3_comm_flow.py", "lessons/lesson05/figures.py")
     assert "src/course/lab/run_lab.py" in outputs[LAB] and outputs[LAB][-1] == "lessons/lesson05/figures.py"
     assert all((REPO / i).is_file() for inputs in outputs.values() for i in inputs)
+
+
+def test_a_copy_of_the_project_names_lesson5s_inputs_as_the_project_does(project):
+    """A copy built by this checkout's course (the added-lesson and site tests build such copies) reads the lab and
+    the chart code from this checkout's package: named by their place in the package, they hash as the project's
+    own do, so the copied cache holds and nothing is measured or drawn again."""
+    ours = {spec.output: inputs_digest(REPO, spec) for spec in lesson5_figures(REPO)}
+    assert any(not Path(i).is_relative_to(project) for spec in lesson5_figures(project) for i in spec.inputs
+               if Path(i).is_absolute())  # the copy's lab sources are this checkout's files
+    assert {spec.output: inputs_digest(project, spec) for spec in lesson5_figures(project)} == ours
 
 
 def lesson_with_figures(root: Path, text: str) -> Path:

@@ -22,6 +22,7 @@ from course.fileio import project_lock, write_atomic
 from course.lesson.data_modules import load_data_module
 
 MANIFEST = "figures.json"
+PACKAGE = Path(__file__).resolve().parents[1]  # the course package whose code draws and measures
 
 
 def _project_relative(project_root: Path, path: str | Path) -> str:
@@ -56,15 +57,23 @@ def lesson_figures(project_root: Path) -> tuple[FigureSpec, ...]:
     return tuple(specs)
 
 
+def input_name(project_root: Path, relative: str) -> str:
+    """An input's name in the hash: a file of the course package by its place in the package, so a copy of the
+    project built by another checkout's course (as the tests do) or an installed course redraws nothing; any other
+    file by its project-relative path."""
+    path = (Path(project_root) / relative).resolve()
+    return path.relative_to(PACKAGE.parent).as_posix() if path.is_relative_to(PACKAGE) else str(relative)
+
+
 def inputs_digest(project_root: Path, spec: FigureSpec) -> str:
-    """SHA-256 over each input's path and bytes, so any edit, rename or reordering changes it."""
+    """SHA-256 over each input's name and bytes, so any edit, rename or reordering changes it."""
     digest = hashlib.sha256()
     for relative in spec.inputs:
         try:
             data = (project_root / relative).read_bytes()
         except FileNotFoundError:
             raise CourseError(f"input of figure {spec.output} is missing", Location(relative)) from None
-        for part in (relative.encode("utf-8"), data):
+        for part in (input_name(project_root, relative).encode("utf-8"), data):
             digest.update(len(part).to_bytes(8, "big"))
             digest.update(part)
     return digest.hexdigest()
