@@ -13,6 +13,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+from course import skip_unused_iri_checker
 from course.errors import CourseError
 
 # Each subcommand lives in course/commands/<name>.py with add_arguments(parser) and run(args) -> int.
@@ -42,9 +43,7 @@ def _parser(chosen: str | None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; a CourseError prints its located message and exits 2."""
     argv = sys.argv[1:] if argv is None else argv
-    # jsonschema (imported by nbformat) imports this optional IRI checker when it is installed; building its
-    # grammar costs about a second of CPU per process, and no notebook or course schema uses the iri formats.
-    sys.modules.setdefault("rfc3987_syntax", None)
+    skip_unused_iri_checker()
     chosen = next((a for a in argv if not a.startswith("-")), None)
     args = _parser(chosen if chosen in COMMANDS else None).parse_args(argv)
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import nbformat
 import pytest
@@ -10,7 +11,8 @@ from nbgrader.api import Gradebook
 
 from course.grading.gradebook import configured_gradebook
 from course.grading.rubric import code_grade_id
-from course.workflows.grade import summary
+from course.nbgrader_hooks.speedups import alembic_head
+from course.workflows.grade import run_nbgrader, summary
 from tests.assignment.make_submissions import EXPECTED, FIXTURES
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
@@ -58,3 +60,17 @@ def test_summary_and_report_name_each_flagged_student_and_why(graded):
     report = json.loads(graded.report.read_text("utf-8"))
     assert report["reference"]["flagged"] is False and report["reference"]["problems"] == []
     assert "not valid JSON" in report["invalid-json"]["problems"][0]
+
+
+def test_nbgrader_commands_run_stock_nbgrader_without_the_iri_checker_or_an_alembic_subprocess(tmp_path):
+    """run_nbgrader is nbgrader's own entry point with its arguments, minus start-up costs that change no result: the
+    unused IRI checker is not imported, and a new gradebook is stamped with the head read in process."""
+    (tmp_path / "nbgrader_config.py").write_text(
+        "import sys, nbgrader.api\nprint('iri checker:', sys.modules.get('rfc3987_syntax', 'absent'))\n"
+        "print('head from:', nbgrader.api.get_alembic_version.__name__)\n", "utf-8")
+    proc = run_nbgrader(tmp_path, "db", "student", "list")
+    assert "iri checker: None" in proc.stdout and "rfc3987_syntax" not in proc.stdout
+    assert "head from: alembic_head" in proc.stdout
+    assert "There are 0 students in the database" in proc.stdout
+    with sqlite3.connect(tmp_path / "gradebook.db") as db:
+        assert db.execute("SELECT version_num FROM alembic_version").fetchone()[0] == alembic_head()

@@ -20,7 +20,8 @@ What nbgrader reads, writes and decides is unchanged; only repeated preparation 
   alembic's script directory read in this process, once: the same head, from the same migrations.
 Every autograde of the course installs all four (install_for): stock `nbgrader autograde` and formgrader's autograde
 through the course's exporter, `course grade` in each worker; `c.AutogradeSavings.enabled = False` leaves nbgrader
-exactly as shipped.
+exactly as shipped. The nbgrader commands the course tool runs itself (nbgrader_main: the site's throwaway release,
+the demo cycle) always read the head in process and skip jsonschema's unused IRI checker: neither changes a result.
 """
 
 from __future__ import annotations
@@ -76,6 +77,18 @@ def ask_alembic_once() -> None:
 
     if nbgrader.api.get_alembic_version is not alembic_head:
         nbgrader.api.get_alembic_version = alembic_head
+
+
+def nbgrader_main() -> None:
+    """Stock nbgrader's command line, as `python -m nbgrader` runs it, without the two start-up costs that repeat
+    for every command: jsonschema's IRI checker (unused) and an `alembic heads` subprocess for a new gradebook."""
+    from course import skip_unused_iri_checker
+
+    skip_unused_iri_checker()
+    ask_alembic_once()
+    from nbgrader.apps.nbgraderapp import main
+
+    main()
 
 
 @functools.cache

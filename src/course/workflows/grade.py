@@ -46,6 +46,11 @@ class GradeRun:
         raise KeyError(student)
 
 
+# What `python -m nbgrader` runs (stock nbgrader's entry point, same arguments), minus start-up costs that change
+# no result (course.nbgrader_hooks.speedups.nbgrader_main).
+NBGRADER_MAIN = "from course.nbgrader_hooks.speedups import nbgrader_main; nbgrader_main()"
+
+
 def nbgrader_env() -> dict[str, str]:
     """The environment for nbgrader subprocesses: this Python's scripts first (nbgrader runs `alembic`)."""
     return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
@@ -53,7 +58,7 @@ def nbgrader_env() -> dict[str, str]:
 
 def run_nbgrader(course_root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     """Run a stock nbgrader command in the course root with its nbgrader_config.py; CHECK raises on failure."""
-    proc = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course_root, env=nbgrader_env(),
+    proc = subprocess.run([sys.executable, "-c", NBGRADER_MAIN, *args], cwd=course_root, env=nbgrader_env(),
                           capture_output=True, text=True)
     if check and proc.returncode != 0:
         raise nbgrader_failure(Path(course_root), args[0], proc.stdout + proc.stderr)
