@@ -27,9 +27,10 @@ demo: build
 	$(BIN)/course demo lesson05
 
 # Every test, spread over the machine's cores (pytest-xdist); a test file stays on one worker, so its module
-# fixtures (a built course, a browser) are made once.
+# fixtures (a built course, a browser) are made once; files are handed out in collection order, the longest first
+# (tests/collection_order.py), not xdist's default of the most tests first.
 test: setup
-	$(BIN)/pytest -q -n auto --dist loadfile
+	$(BIN)/pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 clean:
 	rm -rf _site .course-cache autograder/source autograder/release autograder/submitted autograder/autograded \

@@ -3,6 +3,7 @@ the files marked `long` first, so that pytest-xdist starts them first."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -32,9 +33,27 @@ def test_every_test_module_is_collected(collected_files):
     assert not missing, f"test modules pytest does not collect: {missing}"
 
 
-def test_long_files_are_collected_first(collected_files):
-    """Every file whose module is marked `long` comes before every other file, so no worker starts one last."""
-    marked = [f for f in collected_files if any(line.startswith("pytestmark") and "pytest.mark.long" in line
-                                                for line in (TESTS.parent / f).read_text(encoding="utf-8").splitlines())]
+def declared_seconds(test_file: str) -> float | None:
+    """The seconds its module's `pytest.mark.long(seconds)` declares; None for a file not marked long."""
+    for line in (TESTS.parent / test_file).read_text(encoding="utf-8").splitlines():
+        found = re.search(r"pytest\.mark\.long\((\d+(?:\.\d+)?)\)", line) if line.startswith("pytestmark") else None
+        if found:
+            return float(found[1])
+    return None
+
+
+def test_long_files_are_collected_first_the_longest_first(collected_files):
+    """Every file whose module is marked `long` comes before every other file, longest first, so no worker starts
+    one last."""
+    marked = [f for f in collected_files if declared_seconds(f) is not None]
     assert len(marked) >= 5, marked
     assert collected_files[:len(marked)] == marked, collected_files[:len(marked) + 3]
+    seconds = [declared_seconds(f) for f in marked]
+    assert seconds == sorted(seconds, reverse=True), list(zip(marked, seconds))
+
+
+def test_make_test_hands_the_files_out_in_collection_order():
+    """pytest-xdist's loadfile hands out the files with the most tests first unless told not to; then a file of one
+    test that takes minutes (the added-lesson test) starts last and one worker runs alone for minutes."""
+    recipe = (TESTS.parent / "Makefile").read_text("utf-8").split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    assert "--dist loadfile" in recipe and "--no-loadscope-reorder" in recipe, recipe

@@ -24,7 +24,7 @@ from course.workflows.grade import grade_assignment, nbgrader_env, run_nbgrader
 from course.workflows.grade_worker import course_config, nbgrader_api
 from tests.conftest import submit
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(110)]
 
 SAMPLES = Path(__file__).parents[1] / "assignment" / "submissions"
 BATCH = Path(__file__).parent / "fixtures" / "batch"

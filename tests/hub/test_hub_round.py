@@ -30,7 +30,7 @@ from course.hub.role_config import config_path
 from course.nbgrader_hooks.config import COURSE_ID
 from tests.assignment.make_submissions import CORRECT
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.hub, pytest.mark.long]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.hub, pytest.mark.long(60)]
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent

@@ -7,7 +7,7 @@ import pytest
 
 from tests.lesson_cases import ROOT, each_lesson
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(45)]
 
 
 @pytest.fixture(scope="module")

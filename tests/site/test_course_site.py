@@ -20,7 +20,7 @@ from tests.loopback import free_port
 from tests.project_copy import copy_project
 from tests.site.test_browser import AXE, PHONE, _axe_violations
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(50)]
 
 LESSONS = ["lesson03", "lesson04", "lesson05"]
 TITLES = {"lesson03": "第 3 课：激活重计算", "lesson04": "第 4 课：数据并行 DP 与 DDP", "lesson05": "第 5 课：ZeRO 与 FSDP"}

@@ -17,7 +17,7 @@ from course.workflows.grade import grade_assignment, run_nbgrader
 from tests.conftest import submit
 from tests.workflows.batches import kill_mid_batch
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(40)]
 
 SAMPLES = Path(__file__).parents[1] / "assignment" / "submissions"
 BATCH = Path(__file__).parents[1] / "grading" / "fixtures" / "batch"
