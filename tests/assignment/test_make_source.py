@@ -101,6 +101,7 @@ def test_a_question_missing_from_the_lesson_is_an_error(lesson):
 
 
 @pytest.mark.slow
+@pytest.mark.every_lesson
 def test_lesson5s_source_is_written_when_missing_or_stale_and_left_alone_when_fresh(tmp_path):
     """A project holding lesson 5 alone, whatever other lessons the repository has."""
     from course.workflows.draw_figures import ensure_figures
