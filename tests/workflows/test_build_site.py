@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import time
-from pathlib import Path
 
 import pytest
 
-from course.config import load_config
 from course.errors import CourseError
 from course.workflows.build_site import build_course
 from tests.lesson_cases import each_lesson
+from tests.project_copy import copy_project
 
-pytestmark = [pytest.mark.slow, pytest.mark.long]
+pytestmark = [pytest.mark.slow, pytest.mark.long(65)]
 
 @each_lesson
 @pytest.mark.parametrize("variant", ["student", "answer"])
@@ -53,21 +50,8 @@ def test_rebuild_with_nothing_changed_is_a_no_op(built_site, project_root):
     assert (built_site / "student" / "lesson05.html").stat().st_mtime_ns == before
 
 
-def _copy_project(src: Path, dst: Path) -> Path:
-    """A throwaway project with every build input of the real one (generated assets left out)."""
-    config = load_config(src)
-    for name in config.build_inputs:
-        if (src / name).is_dir():
-            shutil.copytree(src / name, dst / name, ignore=lambda d, names: [
-                n for n in names if any((Path(d) / n) == src / g for g in config.generated_assets)])
-        else:
-            shutil.copy(src / name, dst / name)
-    os.symlink(src / "node_modules", dst / "node_modules")
-    return dst
-
-
-def test_a_failing_cell_stops_the_build_and_keeps_the_old_site(project_root, tmp_path):
-    proj = _copy_project(project_root, tmp_path)
+def test_a_failing_cell_stops_the_build_and_keeps_the_old_site(built_site, tmp_path):
+    proj = copy_project(tmp_path / "project")
     build_course(proj, variants=["student"])
     old = (proj / "_site" / "student" / "lesson05.html").read_bytes()
     lesson = proj / "lessons" / "lesson05.qmd"
@@ -80,8 +64,8 @@ def test_a_failing_cell_stops_the_build_and_keeps_the_old_site(project_root, tmp
     assert sorted(p.name for p in (proj / "_site").iterdir()) == ["student"]
 
 
-def test_a_missing_image_stops_the_build_before_anything_is_written(project_root, tmp_path):
-    proj = _copy_project(project_root, tmp_path)
+def test_a_missing_image_stops_the_build_before_anything_is_written(built_site, tmp_path):
+    proj = copy_project(tmp_path / "project")
     lesson = proj / "lessons" / "lesson05.qmd"
     lesson.write_text(lesson.read_text("utf-8").replace("## 本课目标", "![x](../assets/none.png)\n\n## 本课目标", 1))
     with pytest.raises(CourseError, match=r"lesson05.qmd, line \d+: image ../assets/none.png not found"):
@@ -116,9 +100,9 @@ def test_student_site_offers_the_released_assignment(built_site):
     assert "lesson05-assignment.ipynb" not in (built_site / "answer" / "index.html").read_text("utf-8")
 
 
-def test_unconverted_markup_stops_the_build_naming_the_line(project_root, tmp_path):
+def test_unconverted_markup_stops_the_build_naming_the_line(built_site, tmp_path):
     """The old bug: a callout title with \\" inside is not a div to pandoc; its ::: line leaked onto the page."""
-    proj = _copy_project(project_root, tmp_path)
+    proj = copy_project(tmp_path / "project")
     lesson = proj / "lessons" / "lesson05.qmd"
     text = lesson.read_text("utf-8").replace('title="实测对“FSDP 就是 ZeRO-3”的细化"', 'title="实测对\\"FSDP 就是 ZeRO-3\\"的细化"', 1)
     lesson.write_text(text, "utf-8")
@@ -142,7 +126,7 @@ def test_chinese_text_uses_chinese_quotes(built_site, variant):
 
 def test_an_edit_rebuilds_its_lesson_alone_and_a_title_edit_rebuilds_every_lesson(built_site, tmp_path):
     """The other lesson's files stay the same files (hard-linked from the old site); the index still lists both."""
-    from tests.test_adding_a_lesson import ADDED, add_lesson, copy_project
+    from tests.test_adding_a_lesson import ADDED, add_lesson
 
     proj = copy_project(tmp_path / "project")
     add_lesson(proj)
