@@ -11,13 +11,14 @@ import pytest
 from course.assignment.make_source import (
     assignment_name,
     prove,
+    question_prompts,
     source_notebook,
     source_notebook_node,
     write_assignment_sources,
 )
 from course.errors import CourseError
 from course.grading.load_checks import load_checks
-from course.grading.rubric import load_rubric
+from course.grading.rubric import load_rubric, unasked_key_points
 from course.lesson.model import Markdown, exercise_pairs
 from course.lesson.parse_qmd import parse_lesson
 from course.site.plan import make_plan
@@ -78,6 +79,34 @@ def test_the_release_names_its_own_file_in_words_not_by_a_link_that_dies_when_re
                               load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml"))
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert f"]({assignment_name(stem)}" not in text
+
+
+@each_graded_lesson
+def test_every_key_point_a_full_answer_needs_is_asked_for_by_its_question(stem):
+    """A question must not grade more than it asks: each 要点 names the words of its question that ask for it."""
+    found = discovered_lesson(stem)
+    rubric = load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml")
+    nb = source_notebook_node(found, select_variant(found, "student"),
+                              load_checks(ROOT / "lessons" / stem / "checks.yml"), rubric)
+    prompts = question_prompts(nb.cells)
+    assert sorted(prompts) == sorted(q.id for q in rubric.questions)
+    for q in rubric.questions:
+        assert len(q.asked_by) == len(q.key_points) and all(phrase.strip() for phrase in q.asked_by)
+        assert unasked_key_points(q, prompts[q.id]) == [], (q.id, prompts[q.id])
+
+
+def test_a_question_that_grades_more_than_it_asks_stops_the_build(lesson):
+    """The original lesson's Q1 asked only for lesson 2's techniques, yet full marks need lesson 6/8's TP and CP."""
+    view = select_variant(lesson, "student")
+    asked = "第 2 课的哪些技术、以及第 6、8 课的哪些并行方式与它正交？"
+    blocks = tuple(Markdown(b.line, b.text.replace(asked, "第 2 课的哪些技术与它正交？")) if isinstance(b, Markdown) else b
+                   for b in view.blocks)
+    assert blocks != view.blocks
+    line = next(n for n, s in enumerate((ROOT / "autograder" / "rubrics" / "lesson05.yml").read_text("utf-8").splitlines(), 1)
+                if s.strip() == "- asked_by: 第 2 课的哪些技术、以及第 6、8 课的哪些并行方式与它正交")
+    with pytest.raises(CourseError, match=rf"rubrics/lesson05.yml, line {line}: expected each key point's asked_by "
+                                          rf"words in its question as lesson05.qmd prints it .*not found: Q1 key point 3 "):
+        build(lesson, view=view.with_blocks(blocks))
 
 
 def test_points_come_from_the_rubric(lesson):

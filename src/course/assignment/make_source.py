@@ -208,6 +208,7 @@ def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rub
                           f"rubric question exactly once; not found once: {', '.join(missing)} (a question's heading "
                           f"is its rubric id, alone or followed by a title: `### Q1` or `### Q1：…`)",
                           Location(lesson.path))
+    check_questions_ask(rubric, cells, lesson.path)
     for i, cell in enumerate(cells):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         cell.id = grade_id or f"{lesson.stem}-{i:03d}"
@@ -294,6 +295,31 @@ def question_cells(text: str, questions) -> list:
     if text[start:].strip():
         cells.append(nbformat.v4.new_markdown_cell(text[start:].strip()))
     return cells
+
+
+def question_prompts(cells) -> dict[str, str]:
+    """Question id → the read-only prompt cell students read (what question_cells made)."""
+    prompts = {}
+    for cell in cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if grade_id.startswith("question-"):
+            prompts[grade_id.removeprefix("question-")] = cell.source
+    return prompts
+
+
+def check_questions_ask(rubric, cells, lesson_path: Path) -> None:
+    """Every rubric key point is asked for by its question: a question must not grade more than it asks."""
+    from course.grading.rubric import unasked_key_points
+    from course.lesson.validate import display_path
+
+    prompts = question_prompts(cells)
+    problems = [(q.asked_by_lines[i], f"{q.id} key point {i + 1} asked_by {q.asked_by[i]!r}")
+                for q in rubric.questions for i in unasked_key_points(q, prompts.get(q.id, ""))]
+    if problems:
+        raise CourseError(f"expected each key point's asked_by words in its question as {Path(lesson_path).name} prints "
+                          f"it (a full answer needs every key point, so the question must ask for it); not found: "
+                          f"{'; '.join(p for _, p in problems)}. Reword the question, or the key point and its "
+                          f"asked_by", Location(display_path(rubric.path), problems[0][0]))
 
 
 def question_heading(qid: str) -> re.Pattern:

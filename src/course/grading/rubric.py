@@ -41,13 +41,19 @@ class CodeItem:
 
 @dataclass(frozen=True)
 class Question:
-    """One manually graded question with its scoring points (要点)."""
+    """One manually graded question with its scoring points (要点).
+
+    asked_by[i] is the phrase of the question (as the lesson prints it) that asks for key_points[i]: a full answer
+    needs every key point, so the question must ask for each (unasked_key_points); asked_by_lines locate them.
+    """
 
     id: str
     title: str
     points: float
     key_points: tuple[str, ...]
     partial_credit: str
+    asked_by: tuple[str, ...] = ()
+    asked_by_lines: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -157,8 +163,11 @@ def _build(doc: YamlDocument) -> Rubric:
         pass_line=d["pass_line"],
         code_items=tuple(CodeItem(c["id"], c["title"], c["points"], c["description"],
                                   c.get("description_for_students", False)) for c in d["code_items"]),
-        questions=tuple(Question(q["id"], q["title"], q["points"], tuple(q["key_points"]), q["partial_credit"])
-                        for q in d["questions"]),
+        questions=tuple(Question(q["id"], q["title"], q["points"], tuple(k["point"] for k in q["key_points"]),
+                                 q["partial_credit"], tuple(k["asked_by"] for k in q["key_points"]),
+                                 tuple(doc.line(("questions", i, "key_points", j, "asked_by"))
+                                       for j in range(len(q["key_points"]))))
+                        for i, q in enumerate(d["questions"])),
         vetoes=tuple(Veto(v["id"], v["text"], tuple(v["questions"])) for v in d["vetoes"]),
     )
 
@@ -195,6 +204,15 @@ def _check_unique(doc: YamlDocument, entries: list[tuple[str, int, str]]) -> Non
             raise doc.error(path, f"expected a unique id; {item_id!r} is already used at line "
                                   f"{doc.line(first[item_id])}")
         first[item_id] = path
+
+
+def unasked_key_points(question: Question, prompt: str) -> list[int]:
+    """Indexes of QUESTION's key points whose asked_by words are not in PROMPT (the question as students read it).
+
+    White space is left out on both sides, so a question wrapped over lines (Chinese has no spaces to keep) matches.
+    """
+    shown = "".join(prompt.split())
+    return [i for i, phrase in enumerate(question.asked_by) if "".join(phrase.split()) not in shown]
 
 
 def standard_markdown(rubric: Rubric) -> str:
