@@ -87,6 +87,40 @@ def test_both_variants_teach_the_measurements_figure_first_full_table_collapsed(
     assert "</details>" not in collapsed  # the full table sits inside a closed <details>
 
 
+@pytest.mark.parametrize("variant", ["student", "answer"])
+def test_both_variants_state_fsdp2s_between_steps_state_as_the_lab_measured_it(built_site, variant):
+    """The 实测 note's between-steps sentence is the one lesson_view derives from the report the build used."""
+    from course.lab.lesson_view import between_steps_phrase, fsdp_refinement
+    from course.lab.report_file import read_report
+    from course.site.check_markup import _VisibleText
+
+    measured = built_site.parent / "assets" / "lab" / "zero_measured.json"
+    report = read_report(measured)
+    n = max(r["ranks"] for r in report["rows"])
+    row = next(r for r in report["rows"] if r["implementation"] == "fsdp2_reshard" and r["ranks"] == n)
+    parser = _VisibleText()
+    parser.feed((built_site / variant / "lesson05.html").read_text("utf-8"))
+    text = "".join(parser.parts)
+    stated = between_steps_phrase(report, row).split("：")[0]  # up to the reason, which holds code the page styles
+    assert stated in text and stated.endswith("每卡状态为 12Ψ/N")
+    assert "步与步之间每卡状态恰为" not in text
+    assert "实测（N = " in fsdp_refinement(measured) and f"实测（N = {n}）" in text
+
+
+@pytest.mark.parametrize("variant", ["student", "answer"])
+def test_both_variants_drop_the_status_leftover_and_list_the_readings(built_site, variant):
+    from course.site.check_markup import _VisibleText
+
+    page = (built_site / variant / "lesson05.html").read_text("utf-8")
+    parser = _VisibleText()
+    parser.feed(page)
+    text = "".join(parser.parts)
+    assert "状态：" not in text and "未开始" not in text
+    readings = text.rsplit("官方主参考", 1)[1]  # the section, not the table of contents
+    assert "Ultra-Scale Playbook" in readings and "PyTorch distributed documentation" in readings
+    assert 'href="https://huggingface.co/spaces/nanotron/ultrascale-playbook"' in page
+
+
 def test_student_site_offers_the_released_assignment(built_site):
     index = (built_site / "student" / "index.html").read_text("utf-8")
     assert 'href="lesson05-assignment.ipynb"' in index and "提交作业" in index
