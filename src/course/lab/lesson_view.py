@@ -1,10 +1,12 @@
-"""What the lesson's 实测 section shows from assets/lab/zero_measured.json (a figure, a summary, the full table)
-and from a committed one-GPU measurement (gpu_memory_table, with its provenance).
+"""What the lesson's 实测 section shows from assets/lab/zero_measured.json (a figure, a summary, the note refining
+“FSDP 就是 ZeRO-3”, the full table) and from a committed one-GPU measurement (gpu_memory_table, with its provenance).
 
 The section teaches in that order: the figure, then a compact table (one N, one line per stage or PyTorch
-implementation, in units of Ψ) with one sentence per deviation saying its cause, and last the full table for
-readers who want every measured row. Everything is read from the lab's report, so the lesson never states a
-number the lab did not measure. Tables are Markdown strings that also display as Markdown in Jupyter; the
+implementation, in units of Ψ) with one sentence per deviation saying its cause, the FSDP note (fsdp_refinement,
+whose between-steps sentence follows the report's between-steps snapshot), and last the full table for readers
+who want every measured row. Everything is read from the lab's report, so the lesson never states a number the
+lab did not produce (memory is counted from live tensors; traffic is computed from the recorded collectives with
+the ring formulas, and the text says so). Tables are Markdown strings that also display as Markdown in Jupyter; the
 figure is a matplotlib Figure (no pyplot state) that displays as PNG and whose text form is its alt text.
 """
 
