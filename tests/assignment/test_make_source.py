@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from course.assignment.make_source import (
-    assignment_name,
     prove,
     source_notebook,
     source_notebook_node,
@@ -19,6 +18,7 @@ from course.errors import CourseError
 from course.grading.load_checks import load_checks
 from course.grading.rubric import load_rubric
 from course.lesson.model import Markdown, exercise_pairs
+from course.lesson.notebook_names import assignment_notebook
 from course.lesson.parse_qmd import parse_lesson
 from course.site.plan import make_plan
 from course.site.select_variant import select_variant
@@ -71,13 +71,14 @@ def test_tests_are_locked_with_hidden_checks_and_answers_are_empty_under_their_q
 
 @each_graded_lesson
 def test_the_release_names_its_own_file_in_words_not_by_a_link_that_dies_when_renamed(stem):
-    """Students hand the assignment in renamed lessonNN.ipynb (on the hub they fetch it under that name)."""
+    """Students open the assignment in Colab, their own Jupyter or the hub's exchange, where a link to its own file
+    leads nowhere."""
     found = discovered_lesson(stem)
     nb = source_notebook_node(found, select_variant(found, "student"),
                               load_checks(ROOT / "lessons" / stem / "checks.yml"),
                               load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml"))
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    assert f"]({assignment_name(stem)}" not in text
+    assert f"]({assignment_notebook(stem)}" not in text
 
 
 def test_points_come_from_the_rubric(lesson):

@@ -6,7 +6,7 @@ test cell cannot be turned into an ungraded one; a deleted read-only or graded c
 written answer) is re-inserted from the source after its predecessor, so nothing waits for manual grading
 forever (jupyter/nbgrader#1682). A read-only cell the student left as received gets its source text back (hidden
 tests included), so OverwriteCells, which restores edited test code from the gradebook, warns "Attribute 'checksum'
-… has changed!" only for a cell a student really edited; this step's own warning names the student too. A deleted code answer cell is not re-inserted: the student's other code cells still run.
+… has changed!" only for a cell a student really edited (RecheckOutOfProcess's warning names the student too). A deleted code answer cell is not re-inserted: the student's other code cells still run.
 What was repaired is reported (and the submission flagged) by RecheckOutOfProcess, which checks the submitted
 file the way `course grade` does.
 """
@@ -42,9 +42,6 @@ class RestoreGradedCells(NbGraderPreprocessor):
                 submitted.metadata["nbgrader"] = copy.deepcopy(nbgrader_meta(cell))
                 if nbgrader_meta(cell).get("locked") and grade_id(cell) not in match.edited:
                     submitted.source = cell.source  # as received: with its hidden tests back, OverwriteCells is quiet
-        for name in match.edited:  # OverwriteCells warns too, naming the cell but not whose it is
-            self.log.warning("%s: read-only cell %s was edited; it is graded with the original",
-                             info.get("student", "?"), name)
         self._reinsert(nb, graded, set(match.missing))
         return nb, resources
 
