@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 from pathlib import Path
 
@@ -211,3 +212,48 @@ def test_the_test_cell_shows_a_description_only_when_it_is_marked_for_students()
     by_id = {c.id: c.source for c in nb.cells}
     assert "评分者注意" not in by_id["test-scale"] and by_id["test-scale"].startswith("# 测试 1/2：缩放（2 分）。\n")
     assert by_id["test-rms"].startswith("# 测试 2/2：均方根（1 分）。对平方的平均值开平方。\n")
+
+
+# ---------------------------------------------------------------- questions and rubric must match (issue 34, 5)
+
+
+def _edited_lesson(tmp_path, stem, edit):
+    """lessons/STEM.qmd with EDIT applied to its text, parsed (with the line numbers of the edited text)."""
+    folder = tmp_path / "lessons"
+    folder.mkdir(exist_ok=True)
+    (tmp_path / "solutions").symlink_to(ROOT / "solutions")  # what the lesson includes
+    text = edit((ROOT / "lessons" / f"{stem}.qmd").read_text("utf-8"))
+    (folder / f"{stem}.qmd").write_text(text, "utf-8")
+    return parse_lesson(folder / f"{stem}.qmd"), text
+
+
+def _build(found, stem):
+    return source_notebook_node(found, select_variant(found, "student"),
+                                load_checks(ROOT / "lessons" / stem / "checks.yml"),
+                                load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml"))
+
+
+@each_graded_lesson
+def test_a_question_without_a_rubric_item_stops_the_build_at_its_heading(tmp_path, stem):
+    """`### Q99` added to a lesson built, and students saw a question with no answer cell and no points."""
+    rubric = load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml")
+    last = rubric.questions[-1].id
+    found, text = _edited_lesson(tmp_path, stem, lambda t: re.sub(
+        rf"^(#+)([ \t]+{last}\b.*)$", lambda m: f"{m[1]}{m[2]}\n\n{m[1]} Q99：新加的一题\n\n说明。", t, count=1,
+        flags=re.M))
+    line = text.splitlines().index(next(s for s in text.splitlines() if s.endswith(" Q99：新加的一题"))) + 1
+    with pytest.raises(CourseError, match=rf"^lessons/{stem}\.qmd, line {line}: question Q99 has no rubric item"):
+        _build(found, stem)
+
+
+@each_graded_lesson
+def test_a_rubric_item_without_its_question_stops_the_build_at_the_rubric_line(tmp_path, stem):
+    rubric = load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml")
+    first = rubric.questions[0].id
+    found, _ = _edited_lesson(tmp_path, stem, lambda t: re.sub(rf"^(#+[ \t]+){first}\b", r"\1Question", t,
+                                                               count=1, flags=re.M))
+    rubric_lines = (ROOT / "autograder" / "rubrics" / f"{stem}.yml").read_text("utf-8").splitlines()
+    line = next(n for n, s in enumerate(rubric_lines, 1) if re.match(rf"\s*-?\s*id:\s*{first}\s*$", s))
+    with pytest.raises(CourseError, match=rf"^rubrics/{stem}\.yml, line {line}: questions/0/id: rubric question "
+                                          rf"{first} has no question in lessons/{stem}\.qmd"):
+        _build(found, stem)
