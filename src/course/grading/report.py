@@ -419,7 +419,7 @@ def histogram_svg(totals: list[float], total: float, pass_line: float, title_id:
     tallest = max(bins + [1])
     width = left * 2 + len(bins) * (bar + gap)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + bottom}" '
-             f'role="img" aria-labelledby="{title_id}"><title id="{title_id}">总分分布（已完成评分 {len(totals)} 人）</title>']
+             f'viewBox="0 0 {width} {top + height + bottom}" role="img" aria-labelledby="{title_id}"><title id="{title_id}">总分分布（已完成评分 {len(totals)} 人）</title>']
     for score, count in enumerate(bins):
         x = left + score * (bar + gap)
         h = height * count / tallest
