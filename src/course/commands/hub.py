@@ -18,6 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                    "config (default: ROOT/.course-hub)")
     parser.add_argument("--port", type=int, default=8000,
                         help="public port on 127.0.0.1; the next three are used too (default: 8000)")
+    parser.add_argument("--open-folders", action="store_true",
+                        help="first let other accounts pass through (chmod o+x) the folders on the way to the "
+                             "project's Python and course root that they cannot enter, e.g. /root")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,5 +31,5 @@ def run(args: argparse.Namespace) -> int:
     root = args.root
     serve_hub(root, course_root=args.course_root or root / "autograder", roster=args.roster or root / "hub" /
               "roster.yml", state_dir=args.state or root / ".course-hub", port=args.port,
-              password=os.environ.get("COURSE_HUB_SHARED_PASSWORD"))
+              password=os.environ.get("COURSE_HUB_SHARED_PASSWORD"), open_closed=args.open_folders)
     return 0
