@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from tests.assignment.make_submissions import OUT
-from tests.conftest import submit
+from tests.conftest import ROOT, submit
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
@@ -23,8 +23,11 @@ def stock_run(released, tmp_path_factory):
     """(course root, what stock `nbgrader autograde` printed) for an untouched submission and an edited test cell."""
     from course.workflows.grade import run_nbgrader
 
-    root = tmp_path_factory.mktemp("warnings") / "autograder"
+    project = tmp_path_factory.mktemp("warnings")
+    root = project / "autograder"
     shutil.copytree(released, root)
+    shutil.copy(ROOT / "package.json", project)  # laid out like the repository: feedback inlines MathJax from there
+    (project / "node_modules").symlink_to(ROOT / "node_modules")
     for student in ("reference", "edited-test-cell"):
         submit(root, student, OUT / f"{student}.ipynb")
     proc = run_nbgrader(root, "autograde", "lesson05")
@@ -52,4 +55,4 @@ def test_generate_feedback_warns_about_nothing(stock_run):
     root, _ = stock_run
     proc = run_nbgrader(root, "generate_feedback", "lesson05")
     log = proc.stdout + proc.stderr
-    assert "display_data_priority" not in log and "WARNING" not in log, log
+    assert "display_data_priority" not in log and "WARNING" not in log and "ERROR" not in log, log
