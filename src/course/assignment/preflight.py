@@ -1,8 +1,11 @@
 """Look at one student's submission folder before grading and say, per student, what is wrong and where.
 
 Unreadable submissions (no notebook, a renamed notebook, over the size limit, not UTF-8, invalid JSON, not a
-notebook, not the assignment notebook: the lesson's reading notebook or another lesson's) are not graded: they score 0 with a message saying how to fix them. Readable ones are graded; stripped metadata, edited read-only
-cells and deleted cells are reported with the repair nbgrader's sanitize step makes (course.nbgrader_hooks.restore).
+notebook, not the assignment notebook: the lesson's reading notebook or another lesson's) are not graded: they
+score 0 with a message saying how to fix them, and the report calls them INCOMPLETE. Readable ones are graded;
+stripped metadata, edited read-only cells and deleted cells are reported with the repair nbgrader's sanitize step
+makes (course.nbgrader_hooks.restore). Each problem carries the fix a student can make before handing in, which
+`course check` shows.
 """
 
 from __future__ import annotations

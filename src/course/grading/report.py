@@ -282,7 +282,8 @@ def decide(rubric: Rubric, submission: Submission, vetoes: tuple[VetoRecord, ...
     total = f"{format_points(submission.total)}/{format_points(rubric.total)}"
     if ungradable:
         return StudentReport(submission, vetoes, INCOMPLETE, (
-            f"提交的文件无法评分（{ungradable}），按 0 分记入 gradebook；学生按原因改正并重新提交、重新评分之前不能判定结果",))
+            f"提交的文件无法评分（{ungradable}），按 0 分记入 gradebook；"
+            "学生按原因改正并重新提交、重新评分之前不能判定结果",))
     if vetoes:
         reasons = [f"一票否决：{v.veto}（{v.question}）{rubric.veto(v.veto).text} 评分者记录：{v.note}" for v in vetoes]
         if waiting:
@@ -419,7 +420,8 @@ def histogram_svg(totals: list[float], total: float, pass_line: float, title_id:
     tallest = max(bins + [1])
     width = left * 2 + len(bins) * (bar + gap)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + bottom}" '
-             f'viewBox="0 0 {width} {top + height + bottom}" role="img" aria-labelledby="{title_id}"><title id="{title_id}">总分分布（已完成评分 {len(totals)} 人）</title>']
+             f'viewBox="0 0 {width} {top + height + bottom}" role="img" aria-labelledby="{title_id}">'
+             f'<title id="{title_id}">总分分布（已完成评分 {len(totals)} 人）</title>']
     for score, count in enumerate(bins):
         x = left + score * (bar + gap)
         h = height * count / tallest

@@ -228,7 +228,7 @@ QUESTION_HEADING = re.compile(r"^(#{1,6})[ \t]+(Q\d+)(?![A-Za-z0-9_])", re.M)
 
 
 def lesson_questions(lesson) -> dict[str, int]:
-    """Question id → the line of its heading (`### Q2`, `### Q2：…`) in the lesson file, in order (first one wins)."""
+    """Question id → the line of its heading (`### Q2`, `### Q2：…`) in the lesson file (the first one wins)."""
     from course.lesson.model import Markdown, walk
 
     found: dict[str, int] = {}

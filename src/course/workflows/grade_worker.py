@@ -86,9 +86,10 @@ def setup_config(course_root: str, settings: tuple):
 
 
 def start_worker(course_root: str, assignment: str, settings: tuple) -> None:
-    """Run as each worker is forked: die with the grading process, out of the terminal's process group, then get ready what the first student's autograde
-    would otherwise wait for — the course config, the kernelspec lookup (which imports IPython), the per-process
-    savings — while the grading process still prepares the batch."""
+    """Run as each worker is forked: die with the grading process, leave the terminal's process group (Ctrl-C is
+    the grading process's to handle), then get ready what the first student's autograde would otherwise wait for —
+    the course config, the kernelspec lookup (which imports IPython), the per-process savings — while the grading
+    process still prepares the batch."""
     import contextlib
 
     import nbformat
