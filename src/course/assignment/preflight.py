@@ -97,7 +97,8 @@ def preflight_file(path: Path, assignment: str, source_cells: list, *, where: Lo
 
 def not_the_assignment(nb, assignment: str, source_cells: list, match: CellMatch) -> tuple[str, str] | None:
     """(what is wrong, the fix) when NB is not ASSIGNMENT's assignment notebook at all: the lesson's reading
-    notebook, another lesson's assignment, or a notebook holding none of the assignment's answer cells."""
+    notebook, another lesson's assignment, or a notebook holding none of the assignment's graded cells (found by
+    metadata, cell id or read-only text, so an editor that strips metadata does not make it one)."""
     from course.lesson.notebook_names import assignment_notebook, notes_notebook
 
     name = assignment_notebook(assignment)
@@ -107,11 +108,10 @@ def not_the_assignment(nb, assignment: str, source_cells: list, match: CellMatch
     if lesson and lesson != assignment:
         return (f"this is {lesson}'s notebook, not {assignment}'s; scored 0 until {assignment}'s assignment is "
                 "handed in", f"hand in your {name} of {assignment} (its assignment notebook)")
-    answers = [grade_id for c in source_cells if (grade_id := nbgrader_meta(c).get("grade_id"))
-               and nbgrader_meta(c).get("solution")]
-    if course.get("notebook") == "notes" or (answers and not set(answers) & set(match.index)):
+    graded = [grade_id for c in source_cells if (grade_id := nbgrader_meta(c).get("grade_id"))]
+    if course.get("notebook") == "notes" or (graded and not match.index):  # stripped metadata still matches by text
         what = (f"the lesson's reading notebook ({notes_notebook(assignment)})" if course.get("notebook") == "notes"
-                else "a notebook without any of the assignment's answer cells")
+                else "a notebook with none of the assignment's graded cells (its answer, test and question cells)")
         return (f"not the assignment notebook: this is {what}; scored 0 until the assignment is handed in",
                 f"download the assignment {name} (the 作业 notebook on the course site, or fetch {assignment} on the "
                 "hub), copy your answers into its answer cells and hand that in")
