@@ -51,7 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     except CourseError as exc:
         print(f"course {args.command}: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C: no traceback; a command that can resume says how (exc's message)
+        if str(exc):
+            print(f"course {args.command}: {exc}", file=sys.stderr)
         return 130
 
 

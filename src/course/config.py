@@ -150,3 +150,17 @@ def setting_error(root: Path, key: str, message: str, entry: str | None = None) 
     path = Path(root) / "pyproject.toml"
     return CourseError(f"[tool.course] {key}{f'.{entry}' if entry else ''}: {message}",
                        Location(path, setting_line(path, key, entry)))
+
+
+def find_course(start: Path) -> Path | None:
+    """The course repository START is in, as git finds its repository: the nearest folder, START or above, whose
+    pyproject.toml declares [tool.course] (None when there is none)."""
+    start = Path(start).resolve()
+    for folder in (start, *start.parents):
+        try:
+            data = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue
+        if isinstance(data.get("tool"), dict) and "course" in data["tool"]:
+            return folder
+    return None

@@ -22,6 +22,7 @@ from course.errors import CourseError, Location
 from course.fileio import replace_dir_atomically, write_atomic
 from course.grading.checks import AssignmentSpec
 from course.lesson.model import Lesson
+from course.lesson.notebook_names import assignment_notebook
 from course.site.plan import BuildPlan
 
 SOURCE_DIR = "source"
@@ -167,11 +168,6 @@ def _student_outputs(view: Lesson, project_root: Path) -> dict:
                          timeout=config.cell_timeout)
 
 
-def assignment_name(stem: str) -> str:
-    """The file name the student site gives a lesson's assignment, next to the lesson notebook."""
-    return f"{stem}-assignment.ipynb"
-
-
 def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rubric, *, outputs: dict | None = None):
     """The lesson notebook of VIEW with the exercises and the questions turned into nbgrader cells.
 
@@ -181,15 +177,16 @@ def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rub
     import nbformat
 
     from course.grading.load_checks import check_against_lesson, check_against_rubric
-    from course.grading.rubric import question_grade_id
+    from course.grading.rubric import check_questions, question_grade_id
     from course.site.make_notebook import make_notebook
     from course.site.unlink_self import unlink_self
 
+    check_questions(lesson, rubric)
     check_against_rubric(spec, rubric)
     pairs = check_against_lesson(spec, lesson)
     prove(lesson, pairs, spec, rubric)
     nb = make_notebook(view, outputs or {}, freeze_hidden_code=True)
-    unlink_self(nb, assignment_name(lesson.stem))  # the release is that file, renamed lessonNN.ipynb when handed in
+    unlink_self(nb, assignment_notebook(lesson.stem))  # the release is that very file
     cells, helpers = [], True
     for cell in nb.cells:
         label = cell.metadata.get("course", {}).get("label") if cell.cell_type == "code" else None

@@ -1,7 +1,8 @@
 """`course report`: from graders' marks in nbgrader's gradebook, the rubric and the veto records to a
 final, explained grade per student (autograder/reports/lessonNN.csv and .html).
 
-Result rules: any veto → FAIL whatever the points; any item still waiting for a grader → INCOMPLETE;
+Result rules: a submission grading could not take (mis-named, not the assignment notebook, damaged) → INCOMPLETE
+with the reason; any veto → FAIL whatever the points; any item still waiting for a grader → INCOMPLETE;
 otherwise the total against the rubric's pass line. Scores are nbgrader's own (Grade.score,
 SubmittedAssignment.score), never recomputed. Veto hints come from the answers' sentences and from the code:
 the mistakes the re-check diagnosed (reports/<lesson>-grade.json, written by every autograde run) with their
@@ -169,7 +170,10 @@ def decide_lesson(paths: CoursePaths) -> tuple[Rubric, tuple[StudentReport, ...]
     rubric = load_rubric(paths.rubric)
     submissions = read_gradebook(paths.gradebook, rubric, paths.autograded)
     vetoes = load_vetoes(paths.vetoes, rubric, {s.student for s in submissions})
-    return rubric, tuple(decide(rubric, s, tuple(v for v in vetoes if v.student == s.student)) for s in submissions)
+    outcomes = read_grade_report(paths.grade_report, rubric)
+    return rubric, tuple(decide(rubric, s, tuple(v for v in vetoes if v.student == s.student),
+                                ungradable=outcomes.get(s.student, {}).get("ungradable") or None)
+                         for s in submissions)
 
 
 def record_veto(course_root: Path, assignment: str, *, student: str, question: str, veto: str,
@@ -270,10 +274,16 @@ def _answers(autograded: Path, rubric: Rubric, student: str, notebooks: set[str]
 # ---------------------------------------------------------------- deciding
 
 
-def decide(rubric: Rubric, submission: Submission, vetoes: tuple[VetoRecord, ...]) -> StudentReport:
-    """Apply the result rules: veto → FAIL; anything ungraded → INCOMPLETE; else total vs pass line."""
+def decide(rubric: Rubric, submission: Submission, vetoes: tuple[VetoRecord, ...], *,
+           ungradable: str | None = None) -> StudentReport:
+    """Apply the result rules: a file grading could not take (UNGRADABLE: why) → INCOMPLETE, never a silent 0;
+    veto → FAIL; anything ungraded → INCOMPLETE; else total vs pass line."""
     waiting = submission.pending()
     total = f"{format_points(submission.total)}/{format_points(rubric.total)}"
+    if ungradable:
+        return StudentReport(submission, vetoes, INCOMPLETE, (
+            f"提交的文件无法评分（{ungradable}），按 0 分记入 gradebook；"
+            "学生按原因改正并重新提交、重新评分之前不能判定结果",))
     if vetoes:
         reasons = [f"一票否决：{v.veto}（{v.question}）{rubric.veto(v.veto).text} 评分者记录：{v.note}" for v in vetoes]
         if waiting:
@@ -410,7 +420,8 @@ def histogram_svg(totals: list[float], total: float, pass_line: float, title_id:
     tallest = max(bins + [1])
     width = left * 2 + len(bins) * (bar + gap)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + bottom}" '
-             f'role="img" aria-labelledby="{title_id}"><title id="{title_id}">总分分布（已完成评分 {len(totals)} 人）</title>']
+             f'viewBox="0 0 {width} {top + height + bottom}" role="img" aria-labelledby="{title_id}">'
+             f'<title id="{title_id}">总分分布（已完成评分 {len(totals)} 人）</title>']
     for score, count in enumerate(bins):
         x = left + score * (bar + gap)
         h = height * count / tallest

@@ -238,3 +238,42 @@ def _questions_phrase(questions: tuple[Question, ...]) -> str:
     if len(points) == 1 and len(questions) in CHINESE_COUNT:
         return f"{CHINESE_COUNT[len(questions)]}题各 {format_points(points.pop())} 分"
     return "、".join(f"{q.id} {format_points(q.points)} 分" for q in questions)
+
+
+# ---------------------------------------------------------------- the lesson's questions
+
+QUESTION_HEADING = re.compile(r"^(#{1,6})[ \t]+(Q\d+)(?![A-Za-z0-9_])", re.M)
+
+
+def lesson_questions(lesson) -> dict[str, int]:
+    """Question id → the line of its heading (`### Q2`, `### Q2：…`) in the lesson file (the first one wins)."""
+    from course.lesson.model import Markdown, walk
+
+    found: dict[str, int] = {}
+    for block in walk(lesson.blocks):
+        if isinstance(block, Markdown):
+            for m in QUESTION_HEADING.finditer(block.text):
+                found.setdefault(m[2], block.line + block.text.count("\n", 0, m.start()))
+    return found
+
+
+def check_questions(lesson, rubric: Rubric) -> None:
+    """Every question heading of the lesson has its rubric item and every rubric question its heading: a question
+    without points would be shown and never graded, an item without a question would wait for an answer forever."""
+    from course.errors import CourseError, Location
+    from course.lesson.validate import display_path
+
+    headings = lesson_questions(lesson)
+    known = [q.id for q in rubric.questions]
+    for qid, line in headings.items():
+        if qid not in known:
+            raise CourseError(f"question {qid} has no rubric item: expected an entry with id {qid} (title, points, "
+                              f"key_points, partial_credit) under questions: in {display_path(rubric.path)} "
+                              f"(it has {', '.join(known) or 'none'}), or no heading {qid}",
+                              Location(display_path(lesson.path), line))
+    for i, q in enumerate(rubric.questions):
+        if q.id not in headings:
+            doc = load_yaml(rubric.path)
+            raise doc.error(("questions", i, "id"), f"rubric question {q.id} has no question in "
+                                                     f"{display_path(lesson.path)}: expected a heading `### {q.id}` "
+                                                     f"(or `### {q.id}：…`) there, or no rubric item {q.id}")
