@@ -96,6 +96,8 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     import nbformat
 
     from course.assignment.versions import assignment_version, released_texts
+    from course.grading.deadlines import apply_due_date
+    from course.grading.gradebook import configured_gradebook
     from course.grading.rubric import load_rubric, rubric_path
     from course.nbgrader_hooks.batch_lock import batch_lock
     from course.nbgrader_hooks.outcome import merge_into_report
@@ -127,6 +129,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
                           Location(root / "submitted"))
     with batch_lock(root, f"course grade {assignment}"):
         released = rerelease_if_changed(root, assignment)
+        apply_due_date(root, configured_gradebook(root, config).url, assignment)  # what the late check reads
         version = assignment_version(root, assignment)
         state = GradeState(root, assignment)
         rows = gradebook_rows(root, assignment, config=config)
