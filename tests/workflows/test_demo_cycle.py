@@ -15,18 +15,7 @@ from tests.assignment.make_submissions import ROOT
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning"), pytest.mark.long(30)]
 
 
-def demo_project(tmp_path: Path) -> Path:
-    """What the demo needs of the project: lessons, solutions, assets, the course's rubrics and config, demo classes."""
-    from course.workflows.draw_figures import ensure_figures
-
-    ensure_figures(ROOT)
-    for folder in ("lessons", "solutions", "assets", "autograder/rubrics", "demo/classes"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
-    for file in ("pyproject.toml", "autograder/nbgrader_config.py", ".course-cache/figures.json"):
-        (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / file, tmp_path / file)
-    return tmp_path
-
+from tests.workflows.live_course import demo_project
 
 def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys, gradebook_db):
     from course.grading.gradebook import configured_gradebook, gradebook

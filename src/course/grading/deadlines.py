@@ -79,6 +79,7 @@ def grant_extension(db_url: str, assignment: str, student: str, *, hours: float 
                 fix = "`course roster import FILE.csv` first" if kind == "student" else \
                     f"release it first (`nbgrader generate_assignment {assignment}`)"
                 raise CourseError(f"no {kind} {name!r} in the gradebook: {fix}") from None
+        gb.update_or_create_submission(assignment, student)  # where nbgrader keeps it, before they hand in too
         gb.grant_extension(assignment, student, hours=hours, days=days)
         submission = gb.find_submission(assignment, student)
         return Extension(student, assignment, submission.extension, submission.duedate)

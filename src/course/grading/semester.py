@@ -107,7 +107,9 @@ def read_lesson(root: Path, name: str) -> Lesson:
     rubric, students = decide_lesson(paths)
     problems = read_grading_problems(read_grade_report(paths.grade_report, rubric), rubric)
     flags = {s.submission.student: (*(f"一票否决 {v.veto}（{v.question}）" for v in s.vetoes),
-                                    *problems.get(s.submission.student, ())) for s in students}
+                                    *problems.get(s.submission.student, ()),
+                                    *([s.submission.late.reason(s.submission.late_policy)] if s.submission.late
+                                      else [])) for s in students}
     return Lesson(name, rubric, students, flags)
 
 
