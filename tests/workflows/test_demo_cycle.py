@@ -84,3 +84,31 @@ def test_demo_notebooks_made_from_an_older_release_are_rewritten(released, tmp_p
     assert write_submissions(root, "lesson05") == [stale]
     committed = ROOT / "demo" / "classes" / "lesson05" / "lisi" / "lesson05.ipynb"
     assert stale.read_text("utf-8") == committed.read_text("utf-8")
+
+
+def course_files(course: Path) -> dict[str, bytes]:
+    """Every file under the course root with its bytes."""
+    return {str(p.relative_to(course)): p.read_bytes() for p in sorted(course.rglob("*")) if p.is_file()}
+
+
+def test_the_demo_leaves_a_live_course_alone(tmp_path, capsys):
+    """Finding 2 of issue 34: `make` on a live course re-released with --force, regraded the class, entered the demo
+    graders' scores and recorded their veto again, in the real course."""
+    from course.cli import main
+    from course.grading.gradebook import configured_gradebook
+    from course.grading.report import make_report, record_veto
+    from tests.gradebooks import gradebook_rows
+    from tests.workflows.live_course import full_marks, grade_class
+
+    project = demo_project(tmp_path)
+    course = grade_class(project, {"2026001": full_marks()}, {"2026001": {"Q1": 2, "Q2": 2, "Q3": 1}})
+    record_veto(project, "lesson05", student="2026001", question="Q1", veto="activation-shard", note="原话")
+    make_report(project, "lesson05")
+    url = configured_gradebook(course).url
+    before, rows = course_files(course), gradebook_rows(url)
+    capsys.readouterr()
+    assert main(["demo", "lesson05", "--root", str(project)]) == 0  # what `make`'s demo target runs
+    out = capsys.readouterr().out
+    assert course_files(course) == before and gradebook_rows(url) == rows  # not a byte of the course changed
+    assert ("autograder/ (the course) left alone: release lesson05, 1 submitted notebook(s), gradebook "
+            f"sqlite:///{course / 'gradebook.db'} with 1 student(s), veto records and reports untouched") in out
