@@ -105,3 +105,7 @@ def test_two_hours_late_costs_exactly_the_declared_penalty_and_an_extension_move
         canvas = {r[0]: r for r in list(csv.reader(f))[2:]}
     assert canvas["李四"][1] == "502" and canvas["李四"][5] == "8"  # the roster's name and LMS id, the penalised points
     assert canvas["欧阳娜娜"][5] == "10"
+    with open(semester.moodle, encoding="utf-8") as f:
+        moodle = {r["username"]: r for r in csv.DictReader(f)}
+    assert (moodle["2026002"]["lesson05"], moodle["2026002"]["lesson05 feedback"]) == ("8", reason)
+    assert moodle["2026001"]["lesson05 feedback"] == ""  # Moodle's import maps the column to lesson05's feedback

@@ -19,9 +19,18 @@ from course.errors import CourseError
 
 def due_dates(project_root: Path) -> dict[str, dt.datetime]:
     """Lesson → due date in UTC (naive, as nbgrader stores it), from [tool.course] due_dates, checked."""
+    from course.lesson.discover import discover_lessons
+
     root = Path(project_root)
+    config = load_config(root)
+    if not config.due_dates:
+        return {}
+    lessons = [f.stem for f in discover_lessons(root / config.lessons_dir)]
     dates = {}
-    for lesson, value in load_config(root).due_dates.items():
+    for lesson, value in config.due_dates.items():
+        if lesson not in lessons:
+            raise setting_error(root, "due_dates", f"expected a lesson of this course ({', '.join(lessons) or 'none'})"
+                                f", got {lesson!r}", lesson)
         if isinstance(value, str):
             try:
                 value = dt.datetime.fromisoformat(value)

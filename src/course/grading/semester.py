@@ -51,7 +51,9 @@ class Lesson:
         found = next((s for s in self.students if s.submission.student == student), None)
         if found is None:
             return Mark(None, self.rubric.total, None)
-        return Mark(found.submission.total, self.rubric.total, found.result)
+        late = found.submission.late
+        return Mark(found.submission.total, self.rubric.total, found.result,
+                    late.reason(found.submission.late_policy) if late else "")
 
 
 @dataclass(frozen=True)
