@@ -29,7 +29,6 @@ BIN = Path(sys.executable).parent
 def run(project: Path, *command: str) -> str:
     """Run a command in the copy as a user would (the venv's tools first on PATH); its output."""
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    env.pop("JUPYTER_CONFIG_PATH", None)
     proc = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc.stdout

@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
     where = configured_gradebook(course_root)
     apply_due_date(course_root, where.url, args.assignment)  # the date the extension moves
     done = grant_extension(where.url, args.assignment, args.student, hours=args.hours, days=args.days)
-    due = f"due {done.due:%Y-%m-%d %H:%M} UTC" if done.due else "the lesson has no due date yet ([tool.course] due_dates)"
+    due = f"due {done.due:%Y-%m-%d %H:%M} UTC" if done.due else \
+        "the lesson has no due date yet ([tool.course] due_dates)"
     print(f"course extend: {done.student} on {done.assignment}: extension {done.extension or 'none'}; {due}")
     return 0
