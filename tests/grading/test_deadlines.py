@@ -49,6 +49,20 @@ def test_the_grace_period_costs_nothing_and_later_hours_count_from_the_due_date(
     assert LatePolicy().penalty(10 * 3600) == 0 and LatePolicy().describe() == "迟交不扣分"  # nbgrader's default
 
 
+def test_the_reports_name_the_policy_the_config_declares():
+    from traitlets.config import Config
+
+    from course.grading.late_policy import policy_in_words
+
+    config = Config()
+    config.CourseLatePenalty.points_per_hour = 1.0
+    assert policy_in_words(config) == "每迟交一小时（不足一小时按一小时计）扣 1 分"
+    config.CourseLatePenalty.penalty_method = "zero"
+    assert policy_in_words(config) == "迟交记 0 分（nbgrader 的 penalty_method 'zero'）"
+    config.AssignLatePenalties.plugin_class = "university.plugins.LatePolicy"  # a hub's own plugin
+    assert policy_in_words(config) == "nbgrader 迟交插件 university.plugins.LatePolicy 的规则"
+
+
 def test_the_plugin_takes_the_policy_from_nbgraders_config():
     from traitlets.config import Config
 

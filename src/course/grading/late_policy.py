@@ -60,3 +60,15 @@ def policy_from_config(config) -> LatePolicy:
     """The policy an nbgrader config (nbgrader_config(course_root)) declares under CourseLatePenalty."""
     section = config.get("CourseLatePenalty", {})
     return LatePolicy(**{name: section[name] for name in LatePolicy.settings() if name in section})
+
+
+def policy_in_words(config) -> str:
+    """What the late-submission plugin an nbgrader config names does, in the reports' words."""
+    plugin = config.get("AssignLatePenalties", {}).get("plugin_class")
+    name = plugin if isinstance(plugin, str) else getattr(plugin, "__name__", "")
+    if name.rpartition(".")[2] not in ("", "CourseLatePenalty"):
+        return f"nbgrader 迟交插件 {name} 的规则"
+    for section in ("CourseLatePenalty", "LateSubmissionPlugin"):
+        if config.get(section, {}).get("penalty_method") == "zero":
+            return "迟交记 0 分（nbgrader 的 penalty_method 'zero'）"
+    return policy_from_config(config).describe()

@@ -164,5 +164,6 @@ def _no_identity(where: GradebookAt, person: Person, fields: list[str], key: str
     """A student the LMS could not find: which fields are empty and how to fill them."""
     fixes = "; ".join(f"`nbgrader db student add {person.id} {OPTION[f]} …`" for f in fields if f in OPTION)
     return CourseError(f"student {person.id}: no {' or '.join(fields)} in nbgrader's Student table, so the LMS "
-                       f"cannot find them; fill it ({fixes or 'every student has an id'}) or choose other fields "
-                       f"with [tool.course] {key}", where.location())
+                       f"cannot find them; fill it ({fixes or 'every student has an id'}; for the whole class, "
+                       f"`course roster import FILE.csv`) or choose other fields with [tool.course] {key}",
+                       where.location())

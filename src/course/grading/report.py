@@ -29,7 +29,7 @@ from course.config import load_config
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
 from course.grading.gradebook import GradebookAt, check_gradebook, configured_gradebook, gradebook, nbgrader_config
-from course.grading.late_policy import policy_from_config
+from course.grading.late_policy import policy_in_words
 from course.grading.rubric import (Rubric, code_grade_id, format_points, load_rubric, question_grade_id, render_text,
                                    rubric_path)
 from course.hints.find import VetoHint, find_veto_hints
@@ -229,7 +229,7 @@ def read_gradebook(db: GradebookAt, rubric: Rubric, autograded: Path) -> tuple[S
             raise CourseError(f"expected the gradebook of {rubric.lesson}, but it holds {held}",
                               db.location()) from None
         notebook_of = _check_cells(db, rubric, assignment)
-        policy = policy_from_config(nbgrader_config(db.course_root)).describe()
+        policy = policy_in_words(nbgrader_config(db.course_root))
         return tuple(replace(_submission(gb, db, rubric, notebook_of, autograded, s.student.id,
                                          s.score - (s.late_submission_penalty or 0)), late=_late(s), late_policy=policy)
                      for s in sorted(assignment.submissions, key=lambda s: s.student.id) if _handed_in(s))
