@@ -35,6 +35,10 @@ def test_the_demo_students_move_out_and_every_real_grade_comment_and_veto_stays(
     vetoes = course / "vetoes" / "lesson05.yml"
     header = [line for line in vetoes.read_text("utf-8").splitlines() if line.startswith("#")]
     kept = {s: student_state(url, s) for s in ("2026001", "2026002", "lisi")}
+    from course.workflows.demo_cycle import left_alone
+
+    assert ("autograder/'s gradebook holds demo students from an older `make` (wangwu, zhangsan, zhaoliu): "
+            "`course demo --move-out` moves them out, nothing else") in left_alone(course, project / "demo")
 
     assert main(["demo", "--move-out", "--root", str(project)]) == 0
     out = capsys.readouterr().out

@@ -54,6 +54,11 @@ def demo_lessons(root: Path) -> list[str]:
     return sorted(p.name for p in folder.glob("lesson*") if (p / STUDENTS_FILE).is_file()) if folder.is_dir() else []
 
 
+def demo_students(root: Path) -> set[str]:
+    """Every student id of every demo class in the demo course ROOT."""
+    return {student for lesson in demo_lessons(root) for student in load_students(root, lesson)}
+
+
 def load_students(course_root: Path, lesson: str) -> dict:
     """The demo class definition (classes/<lesson>/students.yml): student id → fills, prepend, answers."""
     from course.lesson.validate import load_yaml
@@ -169,21 +174,30 @@ def take_material(course_root: Path, root: Path, lesson: str) -> None:
         shutil.copyfile(path(course_root, lesson), path(root, lesson))
 
 
-def left_alone(course_root: Path) -> str:
-    """What the course root holds that the demo did not touch: its releases, submissions and gradebook."""
+def left_alone(course_root: Path, root: Path) -> str:
+    """What the course root holds that the demo (in ROOT) did not touch: its releases, submissions and gradebook;
+    and demo students an older `make` graded there, with the command that moves them out."""
     from course.grading.gradebook import check_gradebook, configured_gradebook, gradebook
 
     released = sorted(p.name for p in (course_root / "release").glob("*") if p.is_dir())
     submitted = list((course_root / "submitted").glob("*/*/*.ipynb"))
+    stray = []
     try:
         where = configured_gradebook(course_root)
         check_gradebook(where, "none yet")
         with gradebook(where.url) as gb:
             db = f"gradebook {where.shown} with {len(gb.students)} student(s)"
+            demo = demo_students(root)
+            stray = sorted(s.id for s in gb.students if s.id in demo
+                           and not any((s.first_name, s.last_name, s.email, s.lms_user_id)))
     except CourseError as exc:
         db = "no gradebook" if "no gradebook" in str(exc) else f"gradebook not read ({exc})"
-    return (f"{course_root.name}/ (the course) left alone: release {', '.join(released) or 'none'}, "
+    said = (f"{course_root.name}/ (the course) left alone: release {', '.join(released) or 'none'}, "
             f"{len(submitted)} submitted notebook(s), {db}, veto records and reports untouched")
+    if stray:
+        said += (f"\n{course_root.name}/'s gradebook holds demo students from an older `make` "
+                 f"({', '.join(stray)}): `course demo --move-out` moves them out, nothing else")
+    return said
 
 
 def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
@@ -241,7 +255,7 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
     for student in result.students:
         print(f"   {student.submission.student}: {student.result}")
     print(f"   {result.csv.relative_to(plan.root)}, {result.html.relative_to(plan.root)}")
-    print(f"\n{left_alone(course_root)}")
+    print(f"\n{left_alone(course_root, root)}")
     return root
 
 

@@ -44,18 +44,11 @@ class MoveOut:
         return out
 
 
-def demo_students(root: Path) -> set[str]:
-    """Every student id of every demo class in the demo course ROOT."""
-    from course.workflows.demo_cycle import demo_lessons, load_students
-
-    return {student for lesson in demo_lessons(root) for student in load_students(root, lesson)}
-
-
 def move_out(project_root: Path) -> MoveOut:
     """Take the demo students out of the project's course root; see the module's docstring."""
     from course.config import load_config
     from course.grading.gradebook import check_gradebook, configured_gradebook, gradebook
-    from course.workflows.demo_cycle import demo_root
+    from course.workflows.demo_cycle import demo_root, demo_students
 
     project_root = Path(project_root).resolve()
     course_root = project_root / load_config(project_root).autograder_dir
