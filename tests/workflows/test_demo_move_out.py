@@ -12,6 +12,15 @@ pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings(
 DEMO_CLASS = ["lisi", "wangwu", "zhangsan", "zhaoliu"]
 
 
+def test_a_course_without_a_gradebook_has_nothing_to_move_out(tmp_path, capsys):
+    from course.cli import main
+
+    project = demo_project(tmp_path)
+    assert main(["demo", "--move-out", "--root", str(project)]) == 0
+    assert "course demo: autograder/ has no gradebook yet: nothing to move out" in capsys.readouterr().out
+    assert not (project / "autograder" / "gradebook.db").exists()  # never made one
+
+
 def test_the_demo_students_move_out_and_every_real_grade_comment_and_veto_stays(tmp_path, gradebook_db, capsys):
     from course.cli import main
     from course.grading.gradebook import configured_gradebook, gradebook

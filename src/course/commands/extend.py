@@ -22,12 +22,14 @@ def run(args: argparse.Namespace) -> int:
     """Write the extension to the gradebook and say the student's due date now."""
     from course.config import load_config
     from course.grading.deadlines import apply_due_date, grant_extension
-    from course.grading.gradebook import configured_gradebook
+    from course.grading.gradebook import check_gradebook, configured_gradebook
 
     if args.clear == bool(args.hours or args.days):
         raise CourseError("expected --hours and/or --days (more time), or --clear (none)")
     course_root = Path(args.root) / load_config(Path(args.root)).autograder_dir
     where = configured_gradebook(course_root)
+    check_gradebook(where, f"release {args.assignment} first (`nbgrader generate_assignment {args.assignment}`) "
+                           "and import the class (`course roster import FILE.csv`)")
     apply_due_date(course_root, where.url, args.assignment)  # the date the extension moves
     done = grant_extension(where.url, args.assignment, args.student, hours=args.hours, days=args.days)
     due = f"due {done.due:%Y-%m-%d %H:%M} UTC" if done.due else \

@@ -19,8 +19,10 @@ def run(args: argparse.Namespace) -> int:
     from course.config import load_config
     from course.grading.gradebook import configured_gradebook
     from course.grading.roster_csv import import_roster, read_roster_csv
+    from course.nbgrader_hooks.speedups import ask_alembic_once
 
     people = read_roster_csv(args.csv)
+    ask_alembic_once()  # a new gradebook is stamped in process, as the course's nbgrader commands do
     where = configured_gradebook(Path(args.root) / load_config(Path(args.root)).autograder_dir)
     done = import_roster(where.url, people)
     print(f"course roster: {len(done.added)} student(s) added, {len(done.updated)} updated in gradebook "

@@ -30,10 +30,13 @@ class MoveOut:
     kept: list[str] = field(default_factory=list)  # demo ids that a roster made real students
     files: list[Path] = field(default_factory=list)
     vetoes: int = 0
+    gradebook: bool = True  # False: the course has no gradebook yet
 
     def lines(self, course: str, demo: str) -> list[str]:
         """The summary the command prints."""
-        if not self.moved:
+        if not self.gradebook:
+            out = [f"{course}/ has no gradebook yet: nothing to move out"]
+        elif not self.moved:
             out = [f"no demo student in {course}/'s gradebook: nothing to move out"]
         else:
             out = [f"moved out of {course}/: {', '.join(self.moved)} (their submissions and grades from the "
@@ -55,8 +58,14 @@ def move_out(project_root: Path) -> MoveOut:
     root = demo_root(project_root)
     ids = demo_students(root)
     where = configured_gradebook(course_root)
-    check_gradebook(where, "the course has no gradebook yet, so no demo student to move out")
     done = MoveOut()
+    try:
+        check_gradebook(where, "none yet")
+    except CourseError as exc:
+        if "no gradebook" not in exc.message:
+            raise  # a server down or a wrong URL is an error, not an empty course
+        done.gradebook = False
+        return done
     with gradebook(where.url) as gb:
         for student in sorted(ids & {s.id for s in gb.students}):
             s = gb.find_student(student)
