@@ -17,7 +17,8 @@ from course import skip_unused_iri_checker
 from course.errors import CourseError
 
 # Each subcommand lives in course/commands/<name>.py with add_arguments(parser) and run(args) -> int.
-COMMANDS = ("build", "preview", "publish", "check", "grade", "report", "similarity", "lab", "demo", "new", "hub")
+COMMANDS = ("build", "preview", "publish", "check", "grade", "report", "similarity", "lab", "demo", "new", "hub",
+            "roster", "extend")
 
 
 def _summary(name: str) -> str | None:

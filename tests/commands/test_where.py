@@ -8,7 +8,8 @@ import shutil
 
 import pytest
 
-from course.cli import main
+from course.cli import COMMANDS, main
+from course.commands.where import ROOT_HELP
 from course.config import find_course
 from tests.assignment.make_submissions import OUT
 from tests.conftest import submit
@@ -46,3 +47,15 @@ def test_a_command_outside_any_course_works_on_the_current_folder_and_says_so(tm
     assert main(["build"]) == 2  # no lessons here: the error names this folder's lessons/
     captured = capsys.readouterr()
     assert captured.out.splitlines()[0] == f"course build: the course at {tmp_path.resolve()}"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_with_a_root_option_finds_the_course_around_the_current_folder(command):
+    """A command added later (roster, extend) gets --root with no fixed default, so course_root finds the course."""
+    import argparse
+    import importlib
+
+    parser = argparse.ArgumentParser()
+    importlib.import_module(f"course.commands.{command}").add_arguments(parser)
+    root = next((a for a in parser._actions if "--root" in a.option_strings), None)
+    assert root is None or (root.default is None and root.help == ROOT_HELP), command

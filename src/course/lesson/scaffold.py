@@ -230,8 +230,8 @@ def scaffold_lesson(project_root: Path, name: str, title: str) -> list[Path]:
         lessons / name / "scale_chart.py": CHART,
         root / "solutions" / f"{name}.py": SOLUTION,
         autograder / "rubrics" / f"{name}.yml": RUBRIC,
-        autograder / "demo" / name / "students.yml": STUDENTS,
-        autograder / "demo" / name / "graders.yml": GRADERS,
+        root / config.demo_dir / "classes" / name / "students.yml": STUDENTS,
+        root / config.demo_dir / "classes" / name / "graders.yml": GRADERS,
     }
     existing = [path for path in files if path.exists()]
     if existing:

@@ -99,6 +99,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     import nbformat
 
     from course.assignment.versions import assignment_version, released_texts
+    from course.grading.deadlines import apply_due_date
     from course.grading.rubric import load_rubric, rubric_path
     from course.nbgrader_hooks.batch_lock import batch_lock
     from course.nbgrader_hooks.outcome import merge_into_report
@@ -115,6 +116,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
         raise CourseError(f"not released yet: run `nbgrader generate_assignment {assignment}` in {root} first",
                           Location(root / "release" / assignment))
     require_assignment_in_gradebook(root, assignment)
+    apply_due_date(root, configured_gradebook(root).url, assignment)  # what nbgrader's late check reads
     source_cells = nbformat.read(source, as_version=4).cells
     folders = sorted(p for p in (root / "submitted").glob(f"*/{assignment}") if p.is_dir())
     if not folders:
