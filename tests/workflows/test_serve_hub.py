@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -15,8 +16,6 @@ import pytest
 
 from course.errors import CourseError
 from course.workflows.serve_hub import check_hub, closed_folders, open_folders
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -70,7 +69,7 @@ def test_an_ordinary_account_reaches_the_project_once_opened_and_cannot_start_th
         open_folders(root, course_root)
         assert as_user("test", "-d", str(root / "src")).returncode == 0
         assert as_user("ls", str(root.parent)).returncode != 0  # passing through is not listing
-        hub = as_user(str(ROOT / ".venv" / "bin" / "course"), "hub", "--root", str(root))
+        hub = as_user(str(Path(sys.executable).parent / "course"), "hub", "--root", str(root))
         assert hub.returncode == 2 and "which needs root; run `course hub` as root" in hub.stderr
     finally:
         subprocess.run(["userdel", name], check=False)
