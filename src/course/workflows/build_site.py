@@ -19,10 +19,12 @@ import shutil
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from course.fileio import project_lock, replace_dir_atomically, write_atomic
 from course.lesson.model import Lesson
-from course.site.fingerprint import STAMP, lesson_fingerprints, read_stamp, stale_lessons, stamp_text
+from course.site.fingerprint import (STAMP, lesson_fingerprints, read_stamp, read_stamp_renderer, stale_lessons,
+                                     stamp_text)
 from course.site.plan import BuildPlan, make_plan
 
 UNRELEASED = "unreleased"  # a stamp's entry for a lesson whose assignment a build left unreleased: stale on purpose
@@ -42,21 +44,23 @@ class BuildResult:
     unreleased: list[str] = field(default_factory=list)  # rebuilt without releasing their assignment (release=False)
 
 
-def build_course(root: Path, *, variants: list[str] | None = None, release: bool = True) -> BuildResult:
+def build_course(root: Path, *, variants: list[str] | None = None, release: bool = True,
+                 renderer: str | None = None) -> BuildResult:
     """Build the lessons whose inputs changed into the sites of the chosen variants (default: all).
 
     RELEASE False skips stock nbgrader's release of the rebuilt lessons' assignments (seconds each; `course
     preview` shows the page first): the student site keeps their old assignment notebooks, and its stamp leaves
-    those lessons stale, so the next build with RELEASE releases and rebuilds them."""
+    those lessons stale, so the next build with RELEASE releases and rebuilds them. RENDERER (quarto, pandoc or
+    auto; default: [tool.course] renderer) chooses what renders the pages (choose_renderer)."""
     plan = make_plan(root)
     with project_lock(plan.cache_dir, what="course build"):
-        return _build(plan, list(variants or plan.config.variants), release)
+        return _build(plan, list(variants or plan.config.variants), release, choose_renderer(plan, renderer))
 
 
-def _build(plan: BuildPlan, variants: list[str], release: bool) -> BuildResult:
+def _build(plan: BuildPlan, variants: list[str], release: bool, renderer) -> BuildResult:
     """build_course's work, with the project's lock held."""
     fingerprints = lesson_fingerprints(plan)
-    stale = {v: stems for v in variants if (stems := _stale(plan, v, fingerprints))}
+    stale = {v: stems for v in variants if (stems := _stale(plan, v, fingerprints, renderer.label))}
     if not stale:
         from course.assignment.make_source import write_assignment_sources
 
@@ -79,8 +83,8 @@ def _build(plan: BuildPlan, variants: list[str], release: bool) -> BuildResult:
     write_assignment_sources(plan, [lesson for lesson in parsed if lesson.stem in changed])
     write_assignment_sources(plan, None)  # the others' too, when autograder/source/ lacks them
     student = stale.get("student", [])
-    assignments = released_assignments(plan, student) if release else {}
-    result.unreleased = [] if release else assignment_lessons(plan, student)
+    assignments = released_assignments(plan, student) if release and not renderer.whole_site else {}
+    result.unreleased = [] if release or renderer.whole_site else assignment_lessons(plan, student)
     with ExitStack() as stack:
         for variant, stems in stale.items():
             site = plan.site_dir(variant)
@@ -88,18 +92,65 @@ def _build(plan: BuildPlan, variants: list[str], release: bool) -> BuildResult:
             unreleased = result.unreleased if variant == "student" else []
             for stem in unreleased:
                 _keep(site / assignment_name(stem), staging / assignment_name(stem))
-            written = build_variant(plan, parsed, variant, staging, web_assets,
-                                    assignments if variant == "student" else {}, rebuild=set(stems), old=site)
+            written = renderer.render(plan, parsed, variant, staging, web_assets,
+                                      assignments if variant == "student" else {}, rebuild=set(stems), old=site)
             result.pages += [site / p.relative_to(staging) for p in written]
-            write_atomic(staging / STAMP, stamp_text({**fingerprints, **dict.fromkeys(unreleased, UNRELEASED)}))
+            write_atomic(staging / STAMP, stamp_text({**fingerprints, **dict.fromkeys(unreleased, UNRELEASED)},
+                                                     renderer=renderer.label))
     return result
 
 
-def _stale(plan: BuildPlan, variant: str, fingerprints: dict[str, str]) -> list[str]:
-    """The lessons of one variant to rebuild: their inputs changed since its stamp, or their page is gone."""
+@dataclass(frozen=True)
+class Renderer:
+    """What turns a variant's lessons into pages: pandoc, one page at a time by the course's own steps
+    (build_variant), or Quarto, the whole site in one `quarto render` whose project hooks add the course's files
+    (WHOLE_SITE: it renders every page and writes the notebooks itself)."""
+
+    name: str
+    version: str
+    render: Callable[..., list[Path]]  # (plan, lessons, variant, out, web_assets, assignments, *, rebuild, old)
+    whole_site: bool
+
+    @property
+    def label(self) -> str:
+        """Name and version, as the site's stamp records them."""
+        return f"{self.name} {self.version}"
+
+
+RENDERERS = ("quarto", "pandoc")
+
+
+def choose_renderer(plan: BuildPlan, asked: str | None) -> Renderer:
+    """The renderer ASKED for (quarto, pandoc or auto; None: [tool.course] renderer); auto is Quarto when a
+    Quarto >= 1.7 is found ($QUARTO, [tool.course] quarto, PATH), else pandoc."""
+    from course.config import setting_error
+    from course.tools.pandoc import pandoc_version
+    from course.tools.quarto import find_quarto, quarto_available
+
+    asked = asked or plan.config.renderer
+    if asked not in ("auto", *RENDERERS):
+        raise setting_error(plan.root, "renderer", f"expected auto, {' or '.join(RENDERERS)}, got {asked!r}")
+    quarto = quarto_available(plan.config.quarto) if asked == "auto" else None
+    if asked == "quarto" or quarto:
+        quarto = quarto or find_quarto(plan.config.quarto)
+
+        def render_quarto(plan, lessons, variant, out, web_assets, assignments, **_) -> list[Path]:
+            from course.workflows.quarto_site import render_variant
+
+            return render_variant(plan, variant, out, quarto)
+        return Renderer("quarto", quarto.version, render_quarto, whole_site=True)
+    return Renderer("pandoc", pandoc_version(), build_variant, whole_site=False)
+
+
+def _stale(plan: BuildPlan, variant: str, fingerprints: dict[str, str], renderer: str) -> list[str]:
+    """The lessons of one variant to rebuild: their inputs changed since its stamp, or their page is gone; all of
+    them when another renderer (or another version of it) built the site."""
     site = plan.site_dir(variant)
+    if read_stamp_renderer(site) != renderer:
+        return list(fingerprints)
     changed = set(stale_lessons(read_stamp(site), fingerprints))
-    return [stem for stem in fingerprints if stem in changed or not (site / f"{stem}.html").is_file()]
+    pages = (site, site / plan.config.lessons_dir)  # the pandoc site's layout, Quarto's
+    return [stem for stem in fingerprints if stem in changed or not any((d / f"{stem}.html").is_file() for d in pages)]
 
 
 def draw_figures(plan: BuildPlan) -> None:

@@ -21,6 +21,9 @@ from course.errors import CourseError, Location
 from course.fileio import write_atomic
 from course.site.plan import BuildPlan, make_plan
 
+# Set by `course build --renderer quarto` for the render it runs: the build holds the project's lock and has drawn
+# the figures already, so the pre-render step must not wait for that lock.
+IN_COURSE_BUILD = "COURSE_BUILD_RENDERING"
 INDEX_INCLUDE = "_lessons-index.md"  # written before each render; index.qmd includes it (not committed)
 # The one file Quarto's page template loads from a CDN whatever the settings (a polyfill for browsers older than
 # MathJax 3 supports); the site serves MathJax itself, so the pages lose this line.
@@ -47,7 +50,8 @@ def pre_render(root: Path, variant: str) -> Path:
     from course.workflows.release_assignment import assignment_lessons
 
     plan = make_plan(root)
-    draw_figures(plan)
+    if not os.environ.get(IN_COURSE_BUILD):
+        draw_figures(plan)
     lessons = [parse_lesson(p) for p in plan.lessons]
     for lesson in lessons:
         resolve_resources(lesson, plan.root)  # a missing image fails before Quarto runs a cell
