@@ -153,6 +153,13 @@ local function Div(div)
   return nil
 end
 
+-- Under Quarto, an image's alt text is its fig-alt attribute: a figure written `![图 6-1：…](…)` would lose it.
+local function Image(image)
+  if not in_quarto or image.attributes["fig-alt"] or #image.caption == 0 then return nil end
+  image.attributes["fig-alt"] = pandoc.utils.stringify(image.caption)
+  return image
+end
+
 local function CodeBlock(cb)
   if in_quarto then return nil end
   local lang = cb.classes[1] and cb.classes[1]:match("^{(.-)}$")
@@ -258,7 +265,7 @@ end
 
 return {
   { Meta = Meta },
-  { Div = Div, CodeBlock = CodeBlock, Link = Link },
+  { Div = Div, CodeBlock = CodeBlock, Link = Link, Image = Image },
   -- top-down, so that text already inside a link (or code) is left alone
   { traverse = "topdown", Link = function(link) return link, false end, Inlines = lesson_mentions },
 }

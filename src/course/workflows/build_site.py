@@ -171,6 +171,7 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
     from course.site.render_page import render_page
     from course.site.resolve_resources import resolve_resources
     from course.site.select_variant import select_variant
+    from course.site.write_notebooks import lesson_outputs, write_notebooks
     from course.site.write_page_markdown import write_page_markdown
     from course.assignment.make_source import assignment_name
 
@@ -185,7 +186,8 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
                 _keep(old / name, out / name)
             continue
         outputs = lesson_outputs(plan, view)
-        written += write_notebooks(plan, lesson, view, outputs, out, assignments.get(lesson.stem))
+        released = {assignment_name(lesson.stem): assignments[lesson.stem]} if lesson.stem in assignments else {}
+        written += write_notebooks(plan, lesson, view, outputs, out, released)
         page = render_page(write_page_markdown(view, outputs), plan=plan, variant=variant, title=lesson.title,
                            lesson_dir=lesson.path.parent, number=lesson.number,
                            sidebar=sidebar_html(lessons, lesson.stem), pager=pager_html(lessons, lesson.stem))
@@ -203,38 +205,6 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
         _copy(plan.site_files / name, out / "site_libs" / name)
     for asset, path in web_assets.items():
         _copy(path, out / asset.site_path)
-    return written
-
-
-def lesson_outputs(plan: BuildPlan, view: Lesson) -> dict:
-    """The outputs of one variant's cells, from the course's execution cache (run in a kernel when missing)."""
-    from course.site.execute_cells import execute_cells
-
-    return execute_cells(view, cache_dir=plan.cache_dir, kernel=plan.config.kernel, timeout=plan.config.cell_timeout)
-
-
-def write_notebooks(plan: BuildPlan, lesson: Lesson, view: Lesson, outputs: dict, out: Path,
-                    assignment=None) -> list[Path]:
-    """Write a lesson's reading notebook (and, given its released ASSIGNMENT, that notebook) into OUT, images
-    embedded and checked for leftover markup: the same files whichever renderer makes the pages."""
-    import nbformat
-
-    from course.assignment.make_source import assignment_name
-    from course.site.check_markup import check_markup, leftover_in_markdown
-    from course.site.embed_images import embed_images
-    from course.site.make_notebook import make_notebook
-    from course.site.unlink_self import unlink_self
-
-    notebooks = {f"{lesson.stem}.ipynb": make_notebook(view, outputs, freeze_hidden_code=True, note_blanks=True)}
-    if assignment is not None:
-        notebooks[assignment_name(lesson.stem)] = assignment
-    written = []
-    for name, nb in notebooks.items():
-        embed_images(nb, plan.root, notebook=name)
-        unlink_self(nb, name)
-        markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-        check_markup(leftover_in_markdown(markdown), source=lesson.path, what=f"{view.variant}/{name}")
-        written.append(write_atomic(out / name, nbformat.writes(nb)))
     return written
 
 

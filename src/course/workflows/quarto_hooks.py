@@ -46,12 +46,12 @@ def pre_render(root: Path, variant: str) -> Path:
     from course.lesson.parse_qmd import parse_lesson
     from course.site.make_index import index_markdown
     from course.site.resolve_resources import resolve_resources
-    from course.workflows.build_site import draw_figures
+    from course.workflows.draw_figures import ensure_figures
     from course.workflows.release_assignment import assignment_lessons
 
     plan = make_plan(root)
     if not os.environ.get(IN_COURSE_BUILD):
-        draw_figures(plan)
+        ensure_figures(plan.root)
     lessons = [parse_lesson(p) for p in plan.lessons]
     for lesson in lessons:
         resolve_resources(lesson, plan.root)  # a missing image fails before Quarto runs a cell
@@ -64,11 +64,12 @@ def pre_render(root: Path, variant: str) -> Path:
 
 def post_render(root: Path, variant: str, out: Path) -> list[Path]:
     """Add the notebooks and MathJax to the site Quarto wrote into OUT, and check its pages."""
+    from course.assignment.make_source import assignment_name
     from course.lesson.parse_qmd import parse_lesson
     from course.site.resolve_resources import resolve_resources
     from course.site.select_variant import select_variant
     from course.tools.web_assets import locate_web_assets
-    from course.workflows.build_site import lesson_outputs, write_notebooks
+    from course.site.write_notebooks import lesson_outputs, write_notebooks
     from course.workflows.release_assignment import released_assignments
 
     plan = make_plan(root)
@@ -79,7 +80,8 @@ def post_render(root: Path, variant: str, out: Path) -> list[Path]:
     for lesson in lessons:
         view, _ = resolve_resources(select_variant(lesson, variant), plan.root)
         folder = out / lesson.path.parent.relative_to(plan.root)
-        written += write_notebooks(plan, lesson, view, lesson_outputs(plan, view), folder, assignments.get(lesson.stem))
+        released = {assignment_name(lesson.stem): assignments[lesson.stem]} if lesson.stem in assignments else {}
+        written += write_notebooks(plan, lesson, view, lesson_outputs(plan, view), folder, released)
     for asset, path in locate_web_assets(plan.root).items():
         target = out / asset.site_path
         target.parent.mkdir(parents=True, exist_ok=True)
