@@ -77,9 +77,10 @@ def quarto() -> str:
 
 
 @pytest.fixture(scope="module")
-def project(built_site, tmp_path_factory) -> Path:
+def project(quarto, built_site, tmp_path_factory) -> Path:
     """A copy of the project with lesson 9 added by `course new`, plus an exercise and a solution that plot; built
-    once with pandoc (its figures, nbgrader sources and the pandoc site the Quarto pages are compared with)."""
+    once with pandoc (its figures, nbgrader sources and the pandoc site the Quarto pages are compared with). Asks
+    for Quarto first, so that without one nothing is copied or built before the skip."""
     root = copy_project(tmp_path_factory.mktemp("quarto") / "project")
     scaffold_lesson(root, ADDED, "第 9 课：画图的一课")
     qmd = root / "lessons" / f"{ADDED}.qmd"
