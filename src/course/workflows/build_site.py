@@ -7,6 +7,10 @@ source notebooks (course.assignment.make_source) are written first, so the stude
 assignment as stock nbgrader releases it (release_assignment). Each variant's site is built in a staging folder and
 replaces the old one only when every step succeeded.
 
+That is the pandoc renderer (build_variant). The Quarto renderer (choose_renderer; course.workflows.quarto_site)
+swaps only the page step: one `quarto render --profile VARIANT` of the whole variant into the same staging folder,
+whose project scripts write the same notebooks by the same code; the stamp records which renderer built a site.
+
 Only the lessons whose inputs changed since a site's last build are rebuilt (course.site.fingerprint); the others'
 files are hard-linked from the old site into the new one, so they are not rewritten. The index, the search index
 and the shared files are always remade from every lesson.
@@ -57,7 +61,7 @@ def build_course(root: Path, *, variants: list[str] | None = None, release: bool
         return _build(plan, list(variants or plan.config.variants), release, choose_renderer(plan, renderer))
 
 
-def _build(plan: BuildPlan, variants: list[str], release: bool, renderer) -> BuildResult:
+def _build(plan: BuildPlan, variants: list[str], release: bool, renderer: Renderer) -> BuildResult:
     """build_course's work, with the project's lock held."""
     fingerprints = lesson_fingerprints(plan)
     stale = {v: stems for v in variants if (stems := _stale(plan, v, fingerprints, renderer.label))}
