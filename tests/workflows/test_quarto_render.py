@@ -274,3 +274,46 @@ def test_in_chromium_offline_every_formula_is_typeset_nothing_is_fetched_and_not
         assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), path
         assert remote == [], path
         page.close()
+
+
+@pytest.fixture(scope="module")
+def served(sites):
+    """The plain render's student site on a loopback HTTP server (Quarto's search fetches search.json, which a
+    browser refuses from file://); stopped at the end."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    from tests.loopback import free_port
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            """No access log on the test's output."""
+
+    handler = functools.partial(Quiet, directory=str(sites[KINDS[0]] / "student"))
+    server = ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_quarto_search_finds_chinese_offline_in_chromium(served, browser):
+    page = browser.new_page()
+    remote = []
+
+    def guard(route):
+        if route.request.url.startswith((served, "data:")):
+            route.continue_()
+        else:
+            remote.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", guard)
+    page.goto(f"{served}/lessons/lesson05.html")
+    page.locator("#quarto-search").first.click()
+    page.keyboard.type("冗余")
+    page.locator(".aa-Item").first.wait_for(timeout=15000)
+    found = page.locator(".aa-Item").all_inner_texts()
+    assert any("冗余" in item and "第 5 课" in item for item in found) and remote == []
+    page.close()
