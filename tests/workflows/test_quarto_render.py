@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.lesson.parse_qmd import parse_lesson
 from course.lesson.scaffold import scaffold_lesson
 from course.site.check_leaks import solution_leaks
@@ -159,9 +160,9 @@ def test_only_the_course_lessons_and_the_index_are_rendered(project, sites, kind
     pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html") if "site_libs" not in p.parts)
     assert pages == ["index.html"] + [f"lessons/{stem}.html" for stem in lesson_stems(project)]
     notebooks = sorted(p.name for p in (site / "lessons").glob("*.ipynb"))
-    expected = [f"{s}.ipynb" for s in lesson_stems(project)]
+    expected = [notes_notebook(s) for s in lesson_stems(project)]
     if variant == "student":
-        expected += [f"{s}-assignment.ipynb" for s in lesson_stems(project)]
+        expected += [assignment_notebook(s) for s in lesson_stems(project)]
     assert notebooks == sorted(expected)
     assert not (project / "_freeze").exists() and not list(project.rglob("*.quarto_ipynb"))
 
@@ -209,7 +210,7 @@ def test_every_local_link_and_image_resolves_and_the_index_lists_every_lesson(pr
     for stem in lesson_stems(project):
         title = parse_lesson(project / "lessons" / f"{stem}.qmd").title
         assert re.search(rf'<a href="(?:\./)?lessons/{stem}\.html"[^>]*>{re.escape(title)}</a>', index), stem
-        assert re.search(rf'href="(?:\./)?lessons/{stem}\.ipynb"', index), stem
+        assert re.search(rf'href="(?:\./)?lessons/{re.escape(notes_notebook(stem))}"', index), stem
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -23,13 +23,15 @@ def write_notebooks(plan: BuildPlan, lesson: Lesson, view: Lesson, outputs: dict
     embedded and checked for leftover markup: the same files whichever renderer makes the pages."""
     import nbformat
 
+    from course.lesson.notebook_names import notes_notebook
     from course.site.check_markup import check_markup, leftover_in_markdown
     from course.site.embed_images import embed_images
     from course.site.make_notebook import make_notebook
     from course.site.unlink_self import unlink_self
 
-    notebooks = {f"{lesson.stem}.ipynb": make_notebook(view, outputs, freeze_hidden_code=True, note_blanks=True),
-                 **(released or {})}
+    notes = make_notebook(view, outputs, freeze_hidden_code=True, note_blanks=True)
+    notes.metadata.course["notebook"] = "notes"  # handed in by mistake, grading and `course check` say so
+    notebooks = {notes_notebook(lesson.stem): notes, **(released or {})}
     written = []
     for name, nb in notebooks.items():
         embed_images(nb, plan.root, notebook=name)

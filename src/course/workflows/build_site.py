@@ -80,7 +80,8 @@ def _build(plan: BuildPlan, variants: list[str], release: bool, renderer: Render
         resolve_resources(lesson, plan.root)  # a missing image fails before anything runs
     web_assets = locate_web_assets(plan.root)
     result = BuildResult(plan=plan, lessons=parsed, rebuilt=stale)
-    from course.assignment.make_source import assignment_name, write_assignment_sources
+    from course.assignment.make_source import write_assignment_sources
+    from course.lesson.notebook_names import assignment_notebook
     from course.workflows.release_assignment import assignment_lessons, released_assignments
 
     changed = {stem for stems in stale.values() for stem in stems}
@@ -95,7 +96,7 @@ def _build(plan: BuildPlan, variants: list[str], release: bool, renderer: Render
             staging = stack.enter_context(replace_dir_atomically(site))
             unreleased = result.unreleased if variant == "student" else []
             for stem in unreleased:
-                _keep(site / assignment_name(stem), staging / assignment_name(stem))
+                _keep(site / assignment_notebook(stem), staging / assignment_notebook(stem))
             written = renderer.render(plan, parsed, variant, staging, web_assets,
                                       assignments if variant == "student" else {}, rebuild=set(stems), old=site)
             result.pages += [site / p.relative_to(staging) for p in written]
@@ -177,7 +178,7 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
     from course.site.select_variant import select_variant
     from course.site.write_notebooks import lesson_outputs, write_notebooks
     from course.site.write_page_markdown import write_page_markdown
-    from course.assignment.make_source import assignment_name
+    from course.lesson.notebook_names import assignment_notebook, notes_notebook
 
     assignments = assignments or {}
     written = []
@@ -186,19 +187,19 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
         for image in images:
             _copy(plan.root / image.project_path, out / image.project_path)
         if rebuild is not None and lesson.stem not in rebuild:
-            for name in (f"{lesson.stem}.html", f"{lesson.stem}.ipynb", assignment_name(lesson.stem)):
+            for name in (f"{lesson.stem}.html", notes_notebook(lesson.stem), assignment_notebook(lesson.stem)):
                 _keep(old / name, out / name)
             continue
         outputs = lesson_outputs(plan, view)
-        released = {assignment_name(lesson.stem): assignments[lesson.stem]} if lesson.stem in assignments else {}
+        released = {assignment_notebook(lesson.stem): assignments[lesson.stem]} if lesson.stem in assignments else {}
         written += write_notebooks(plan, lesson, view, outputs, out, released)
         page = render_page(write_page_markdown(view, outputs), plan=plan, variant=variant, title=lesson.title,
                            lesson_dir=lesson.path.parent, number=lesson.number,
                            sidebar=sidebar_html(lessons, lesson.stem), pager=pager_html(lessons, lesson.stem))
         check_markup(leftover_in_html(page), source=lesson.path, what=f"{variant}/{lesson.stem}.html")
         written.append(write_atomic(out / f"{lesson.stem}.html", page))
-    offered = {lesson.stem: assignment_name(lesson.stem) for lesson in lessons
-               if (out / assignment_name(lesson.stem)).is_file()}  # made now or kept from the old site
+    offered = {lesson.stem: assignment_notebook(lesson.stem) for lesson in lessons
+               if (out / assignment_notebook(lesson.stem)).is_file()}  # made now or kept from the old site
     index = render_page(index_markdown(lessons, variant, offered), plan=plan, variant=variant,
                         title=plan.config.course_title, lesson_dir=plan.lessons[0].parent, toc=False,
                         sidebar=sidebar_html(lessons, None))

@@ -42,7 +42,7 @@ def active_variant(plan: BuildPlan, profiles: str | None) -> str:
 
 def pre_render(root: Path, variant: str) -> Path:
     """Draw the lessons' figures and write the front page's lesson list for VARIANT."""
-    from course.assignment.make_source import assignment_name
+    from course.lesson.notebook_names import assignment_notebook
     from course.lesson.parse_qmd import parse_lesson
     from course.site.make_index import index_markdown
     from course.site.resolve_resources import resolve_resources
@@ -57,14 +57,14 @@ def pre_render(root: Path, variant: str) -> Path:
         resolve_resources(lesson, plan.root)  # a missing image fails before Quarto runs a cell
     offered = {}
     if variant == "student":
-        offered = {stem: assignment_name(stem) for stem in assignment_lessons(plan, [x.stem for x in lessons])}
+        offered = {stem: assignment_notebook(stem) for stem in assignment_lessons(plan, [x.stem for x in lessons])}
     folder = f"{plan.config.lessons_dir}/"
     return write_atomic(plan.root / INDEX_INCLUDE, index_markdown(lessons, variant, offered, folder=folder, page=".qmd"))
 
 
 def post_render(root: Path, variant: str, out: Path) -> list[Path]:
     """Add the notebooks and MathJax to the site Quarto wrote into OUT, and check its pages."""
-    from course.assignment.make_source import assignment_name
+    from course.lesson.notebook_names import assignment_notebook
     from course.lesson.parse_qmd import parse_lesson
     from course.site.resolve_resources import resolve_resources
     from course.site.select_variant import select_variant
@@ -80,7 +80,7 @@ def post_render(root: Path, variant: str, out: Path) -> list[Path]:
     for lesson in lessons:
         view, _ = resolve_resources(select_variant(lesson, variant), plan.root)
         folder = out / lesson.path.parent.relative_to(plan.root)
-        released = {assignment_name(lesson.stem): assignments[lesson.stem]} if lesson.stem in assignments else {}
+        released = {assignment_notebook(lesson.stem): assignments[lesson.stem]} if lesson.stem in assignments else {}
         written += write_notebooks(plan, lesson, view, lesson_outputs(plan, view), folder, released)
     for asset, path in locate_web_assets(plan.root).items():
         target = out / asset.site_path
