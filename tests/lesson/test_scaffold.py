@@ -82,6 +82,7 @@ def test_a_new_lesson_builds_releases_and_grades_its_demo_student_at_full_marks(
     import sys
 
     from course.workflows.build_site import build_course
+    from course.lesson.notebook_names import assignment_notebook, notes_notebook
     from course.workflows.demo_cycle import run_cycle
     from tests.lessons.scratch import scratch_project
 
@@ -90,8 +91,9 @@ def test_a_new_lesson_builds_releases_and_grades_its_demo_student_at_full_marks(
     scaffold_lesson(root, "lesson06", "第 6 课：张量并行")
     build_course(root)
     assert (root / "_site" / "student" / "lesson06.html").is_file()
-    assert "v * factor" in (root / "_site" / "answer" / "lesson06.ipynb").read_text("utf-8")
-    assert "v * factor" not in (root / "_site" / "student" / "lesson06.ipynb").read_text("utf-8")
+    assert "v * factor" in (root / "_site" / "answer" / notes_notebook("lesson06")).read_text("utf-8")
+    for name in (notes_notebook("lesson06"), assignment_notebook("lesson06")):
+        assert "v * factor" not in (root / "_site" / "student" / name).read_text("utf-8")
     course = run_cycle(root, "lesson06")
     with open(course / "reports" / "lesson06.csv", encoding="utf-8") as f:
         [row] = list(csv.DictReader(f))
