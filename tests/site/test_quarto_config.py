@@ -32,3 +32,11 @@ def test_quarto_pages_load_mathjax_from_the_site_and_keep_no_freeze_cache(projec
     assert config["format"]["html"]["html-math-method"] == {"method": "mathjax", "url": "site_libs/mathjax/tex-svg-full.js"}
     assert lessons["format"]["html"]["html-math-method"]["url"] == "../site_libs/mathjax/tex-svg-full.js"
     assert config["execute"]["freeze"] is False
+
+
+def test_the_quarto_site_and_front_page_carry_the_course_title(project_root):
+    """index.qmd and the website title repeat [tool.course] course_title (Quarto cannot read pyproject.toml)."""
+    config = yaml.safe_load((project_root / "_quarto.yml").read_text("utf-8"))
+    front = yaml.safe_load((project_root / "index.qmd").read_text("utf-8").split("---")[1])
+    title = make_plan(project_root).config.course_title
+    assert config["website"]["title"] == front["title"] == title and front["course-lesson-dir"] == "lessons"
