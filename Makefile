@@ -21,17 +21,25 @@ $(READY): pyproject.toml package.json scripts/setup-system.sh
 
 setup: $(READY)
 
+# pandoc always, whatever Quarto the machine has: `make` gives the same site everywhere (docs/authors.md).
 build: setup
-	$(BIN)/course build
+	$(BIN)/course build --renderer pandoc
 
 demo: build
 	$(BIN)/course demo lesson05
+
+# Quarto for the tests that render with it: installed by the shared setup script where it exists (CI always has
+# it beside the clone), and named to them in COURSE_TEST_QUARTO; without it those tests are skipped, saying so.
+QUARTO_SETUP := ../shared/tools/quarto/setup.sh
 
 # Every test, spread over the machine's cores (pytest-xdist); a test file stays on one worker, so its module
 # fixtures (a built course, a browser) are made once; files are handed out in collection order, the longest first
 # (tests/collection_order.py), not xdist's default of the most tests first.
 test: setup
-	$(BIN)/pytest -q -n auto --dist loadfile --no-loadscope-reorder
+	@if [ -f $(QUARTO_SETUP) ] && [ -z "$$COURSE_TEST_QUARTO" ]; then \
+	  q=$$(bash $(QUARTO_SETUP)) || { echo "make test: $(QUARTO_SETUP) failed" >&2; exit 1; }; \
+	  export COURSE_TEST_QUARTO=$$q; \
+	fi; $(BIN)/pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 clean:
 	rm -rf _site .course-cache autograder/source autograder/release autograder/submitted autograder/autograded \

@@ -3,6 +3,7 @@ course graded once with every committed sample submission."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -16,6 +17,9 @@ from course.nbgrader_hooks.speedups import ask_alembic_once
 course.skip_unused_iri_checker()
 ask_alembic_once()
 ROOT = Path(__file__).resolve().parents[1]
+# The suite's builds render with pandoc whatever Quarto the machine has (auto would pick one on PATH): a test that
+# renders with Quarto names it (tests/workflows/test_quarto_render.py, from COURSE_TEST_QUARTO).
+os.environ["QUARTO"] = str(ROOT / "no-quarto-unless-a-test-names-one")
 
 
 @pytest.fixture(scope="session")

@@ -3,8 +3,10 @@ course-variant.lua — one filter for both ways this course is rendered.
 
 * Under Quarto (`quarto render --profile student|answer`): the variant is the active profile; Quarto itself
   handles .content-visible/.content-hidden, callouts and mermaid, and passes a cell's `#| course_role:`
-  option as an attribute of the cell Div. The filter drops solution cells from the student variant and
-  turns links to lessons that do not exist yet into plain text.
+  option as an attribute of the cell Div. The filter drops solution cells from the student variant, makes an
+  .img-card a figure with one caption, and turns links to lessons that do not exist yet into plain text. It
+  finds the other lessons beside the real input file (quarto.doc.input_file): Quarto hands pandoc a temporary
+  copy of the lesson, elsewhere.
 * Under plain pandoc (`pandoc -f commonmark_x --lua-filter … -M course-variant=student`), as `course build`
   and the tests use it: the filter also reads `#|` lines of ```{python} blocks, applies the profile divs,
   draws callouts as HTML (collapsible ones as <details>), makes an .img-card (image + caption paragraph) a
@@ -17,11 +19,19 @@ local in_quarto = type(quarto) == "table" and quarto.doc ~= nil
 local variant = "answer"
 local input_dir = "."
 local this_lesson = nil  -- the page's own lesson number (front matter `lesson:`, or -M lesson=N)
+local link_prefix = ""  -- from this page to the lessons' pages: "" beside them, "lessons/" from Quarto's index
 
 local function active_variant(meta)
   if in_quarto then
-    -- Quarto exports the active profiles (comma-separated) as QUARTO_PROFILE.
-    for p in (os.getenv("QUARTO_PROFILE") or ""):gmatch("[^,%s]+") do
+    -- The active profiles: quarto.project.profile (a list), else QUARTO_PROFILE (comma-separated).
+    local profiles = quarto.project and quarto.project.profile
+    local names = {}
+    if type(profiles) == "table" then
+      for _, p in ipairs(profiles) do table.insert(names, pandoc.utils.stringify(p)) end
+    else
+      for p in (os.getenv("QUARTO_PROFILE") or ""):gmatch("[^,%s]+") do table.insert(names, p) end
+    end
+    for _, p in ipairs(names) do
       if p == "student" or p == "answer" then return p end
     end
     return "answer"
@@ -100,31 +110,54 @@ local function lone_image(block)
 end
 
 -- An .img-card div (an image, then one paragraph: its caption) becomes a <figure> with that paragraph as its
--- <figcaption>; where the author wrote no alt text (`![](…)`), the caption is also the image's alt text.
+-- <figcaption> (under Quarto too, which would otherwise show the alt text as a second caption); where the
+-- author wrote no alt text (`![](…)`), the caption is also the image's alt text.
 local function img_card(div)
   if #div.content ~= 2 or div.content[2].t ~= "Para" then return nil end
   local image = lone_image(div.content[1])
   if not image then return nil end
   local caption = div.content[2].content
   if #image.caption == 0 then image.caption = caption end
+  -- Quarto writes a figure's image with the alt text given as fig-alt and drops the caption-derived one.
+  if in_quarto then image.attributes["fig-alt"] = pandoc.utils.stringify(image.caption) end
   return pandoc.Figure({ pandoc.Plain({ image }) }, { pandoc.Plain(caption) },
                        pandoc.Attr(div.identifier, div.classes, div.attributes))
+end
+
+local Link  -- defined below; the lesson list's links go through it too
+
+-- Quarto's front page (index.qmd): the lesson list that the course's pre-render step wrote for this variant.
+local function lesson_list(div)
+  local path = quarto.project.directory .. "/" .. div.attributes["include"]
+  local f = io.open(path, "r")
+  if not f then error("course-variant: " .. path .. " not found; it is written by the pre-render step in _quarto.yml") end
+  local text = f:read("a")
+  f:close()
+  return pandoc.read(text, "markdown").blocks:walk({ Link = Link })
 end
 
 local function Div(div)
   if variant ~= "answer" and div.attributes["course_role"] == "solution" then
     return {}
   end
+  if in_quarto and div.identifier == "course-lesson-list" then return lesson_list(div) end
+  if has_class(div, "img-card") then return img_card(div) end
   if in_quarto then return nil end
   local shows = profile_div_shows(div)
   if shows == true then return div.content end
   if shows == false then return {} end
-  if has_class(div, "img-card") then return img_card(div) end
   for _, c in ipairs(div.classes) do
     local kind = c:match("^callout%-(%a+)$")
     if kind then return callout_html(div, kind) end
   end
   return nil
+end
+
+-- Under Quarto, an image's alt text is its fig-alt attribute: a figure written `![图 6-1：…](…)` would lose it.
+local function Image(image)
+  if not in_quarto or image.attributes["fig-alt"] or #image.caption == 0 then return nil end
+  image.attributes["fig-alt"] = pandoc.utils.stringify(image.caption)
+  return image
 end
 
 local function CodeBlock(cb)
@@ -141,8 +174,14 @@ local function CodeBlock(cb)
   return nil
 end
 
--- Links to lessonNN.qmd: to the built page when that lesson exists, plain text when it does not yet.
-local function Link(link)
+-- Links to lessonNN.qmd: to the built page when that lesson exists, plain text when it does not yet. Under
+-- Quarto a link to a notebook is left as written (the course's post-render step puts it beside the page; Quarto
+-- would otherwise look for it among its inputs and warn).
+function Link(link)
+  if in_quarto and link.target:match("^[^:]*%.ipynb$") then
+    link.attributes["noresolveinput"] = "1"
+    return link
+  end
   local target = link.target:match("^([%w_-]+)%.qmd$")
   if not target then return nil end
   if file_exists(input_dir .. "/" .. target .. ".qmd") then
@@ -161,7 +200,7 @@ local function lesson_target(number)
   if not n or n == this_lesson then return nil end
   local stem = string.format("lesson%02d", n)
   if not file_exists(input_dir .. "/" .. stem .. ".qmd") then return nil end
-  return stem .. (in_quarto and ".qmd" or ".html")
+  return link_prefix .. stem .. (in_quarto and ".qmd" or ".html")
 end
 
 local LESSON_WORD, LESSON_END = "第", "课"
@@ -212,8 +251,12 @@ end
 local function Meta(meta)
   variant = active_variant(meta)
   local dir = meta["course-lesson-dir"] and pandoc.utils.stringify(meta["course-lesson-dir"])
+  if dir and in_quarto then  -- a page outside lessons/ (index.qmd): the folder, relative to the project
+    link_prefix = dir .. "/"
+    dir = quarto.project.directory .. "/" .. dir
+  end
   if not dir then
-    local first = (PANDOC_STATE.input_files or {})[1]
+    local first = in_quarto and quarto.doc.input_file or (PANDOC_STATE.input_files or {})[1]
     dir = first and first:match("^(.*)/[^/]*$") or "."
   end
   input_dir = dir
@@ -222,7 +265,7 @@ end
 
 return {
   { Meta = Meta },
-  { Div = Div, CodeBlock = CodeBlock, Link = Link },
+  { Div = Div, CodeBlock = CodeBlock, Link = Link, Image = Image },
   -- top-down, so that text already inside a link (or code) is left alone
   { traverse = "topdown", Link = function(link) return link, false end, Inlines = lesson_mentions },
 }

@@ -59,9 +59,18 @@ class CourseConfig:
     cell_timeout: int = setting(300, "Seconds one lesson cell may run during the build.")
     variants: tuple[str, ...] = setting(("student", "answer"), "Variants built from each lesson.")
     course_title: str = setting("大模型规模化训练", "Course title on the site index.")
+    renderer: str = setting(
+        "auto", "What renders the pages at `course build`: `quarto`, `pandoc`, or `auto` (Quarto when a Quarto "
+        ">= 1.7 is found, else pandoc); `course build --renderer` overrides it.")
+    quarto: str = setting(
+        "", "The Quarto binary `course build` renders with (a path, or a name on PATH); empty: `quarto` on PATH. "
+        "The environment variable QUARTO, when set, wins.")
     build_inputs: tuple[str, ...] = setting(
-        ("lessons", "solutions", "assets", "autograder/rubrics", "_extensions", "package.json", "pyproject.toml"),
-        "Project files and folders a build reads; with the course package they decide whether a rebuild has work.")
+        ("lessons", "solutions", "assets", "autograder/rubrics", "_extensions", "package.json", "pyproject.toml",
+         "_quarto.yml", "_quarto-student.yml", "_quarto-answer.yml", "index.qmd", "scripts/quarto_hook.py",
+         "scripts/quarto.css"),
+        "Project files and folders a build reads (the Quarto project's among them, for `--renderer quarto`); with "
+        "the course package they decide whether a rebuild has work.")
     generated_assets: tuple[str, ...] = setting(
         ("assets/figs", "assets/lab"),
         "Build outputs that live under assets/ (not committed; not build inputs): the folders lessons' "

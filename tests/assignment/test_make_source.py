@@ -155,7 +155,7 @@ def test_lesson5s_source_is_written_when_missing_or_stale_and_left_alone_when_fr
     assert write_assignment_sources(plan, None) == [target]
     checks = tmp_path / "lessons" / "lesson05" / "checks.yml"
     checks.write_text(checks.read_text("utf-8").replace("== 38_500_000_000", "== 38_600_000_000", 1), "utf-8")
-    with pytest.raises(CourseError, match=r"cell sol-zero-memory: expected the solution to pass every check"):
+    with pytest.raises(CourseError, match=r"cell solution-zero-memory: expected the solution to pass every check"):
         write_assignment_sources(plan, None)
     assert source_notebook(tmp_path / "autograder", "lesson05").exists()  # the old source stays whole
 
@@ -172,7 +172,7 @@ def test_course_build_regenerates_a_deleted_source_even_with_nothing_else_to_do(
 def test_a_solution_that_fails_a_check_stops_the_build(lesson):
     pair = next(p for p in exercise_pairs(lesson) if p.name == "zero-memory")
     wrong = dataclasses.replace(pair.solution, source=pair.solution.source.replace("3 * num_params", "2 * num_params"))
-    with pytest.raises(CourseError, match=r"lesson05.qmd, line \d+, cell sol-zero-memory: expected the solution to "
+    with pytest.raises(CourseError, match=r"lesson05.qmd, line \d+, cell solution-zero-memory: expected the solution to "
                                           r"pass every check; it does not: comm-volume: "):
         prove(lesson, {pair.exercise.label: dataclasses.replace(pair, solution=wrong)}, SPEC, RUBRIC)
 

@@ -95,11 +95,11 @@ def test_an_exercise_without_its_solution_is_named(lesson05):
     lesson, spec = lesson05
     def without(blocks):
         return tuple(dataclasses.replace(b, children=without(b.children)) if isinstance(b, Div) else b
-                     for b in blocks if not (isinstance(b, CodeCell) and b.label == "sol-zero-memory"))
+                     for b in blocks if not (isinstance(b, CodeCell) and b.label == "solution-zero-memory"))
 
     bare = lesson.with_blocks(without(lesson.blocks))
     with pytest.raises(CourseError, match=r"lesson05/checks.yml, line 10: items/formulas/exercise: lesson05.qmd has "
-                                          r"the exercise but no solution cell sol-zero-memory"):
+                                          r"the exercise but no solution cell solution-zero-memory"):
         check_against_lesson(spec, bare)
 
 

@@ -83,6 +83,7 @@ def test_a_new_lesson_builds_releases_and_grades_its_demo_student_at_full_marks(
     import sys
 
     from course.workflows.build_site import build_course
+    from course.lesson.notebook_names import assignment_notebook, notes_notebook
     from course.workflows.demo_cycle import run_cycle
     from tests.lessons.scratch import scratch_project
 

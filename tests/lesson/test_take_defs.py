@@ -12,7 +12,7 @@ from course.lesson.take_defs import take_definitions, top_level_names
 
 SHARED = Path(__file__).resolve().parents[1] / "assignment" / "fixtures" / "shared_solutions"
 MODULE = (SHARED / "solutions" / "lesson98.py").read_text("utf-8")
-WHERE = Location("lesson98.qmd", 3, "sol-x")
+WHERE = Location("lesson98.qmd", 3, "solution-x")
 
 
 def test_named_definitions_keep_their_comments_and_the_module_spacing():
@@ -29,7 +29,7 @@ def test_imports_are_taken_by_the_name_they_bind():
 
 
 def test_a_name_the_module_lacks_is_an_error_listing_what_it_has():
-    with pytest.raises(CourseError, match=r"lesson98.qmd, line 3, cell sol-x: course_defs names rmss, which the "
+    with pytest.raises(CourseError, match=r"lesson98.qmd, line 3, cell solution-x: course_defs names rmss, which the "
                                           r"included module does not define at top level; expected some of: "
                                           r"math, SCALE, scale, helper_not_in_any_exercise, rms"):
         take_definitions(MODULE, ["rms", "rmss"], WHERE)
@@ -42,7 +42,7 @@ def test_blanks_are_plain_names_to_the_exercise():
 def test_two_solution_cells_share_one_module_and_each_matches_its_exercise():
     lesson = parse_lesson(SHARED / "lessons" / "lesson98.qmd")
     for name, fill in (("scale", "SCALE * x"), ("rms", "math.sqrt(sum(v * v for v in values) / len(values))")):
-        exercise, solution = lesson.cell(f"ex-{name}").source, lesson.cell(f"sol-{name}").source
+        exercise, solution = lesson.cell(f"ex-{name}").source, lesson.cell(f"solution-{name}").source
         assert solution == exercise.replace("______", fill)
 
 

@@ -18,7 +18,7 @@ FIXTURE = Path(__file__).parent / "fixtures" / "asis-and-outputs.qmd"
 def test_outputs_come_from_a_kernel_and_are_cached(tmp_path, monkeypatch):
     lesson = select_variant(parse_lesson(FIXTURE), "answer")
     outputs = ex.execute_cells(lesson, cache_dir=tmp_path, kernel="python3", timeout=60)
-    assert outputs["sol-add"][0]["text"] == "5\n" and "ex-add" not in outputs
+    assert outputs["solution-add"][0]["text"] == "5\n" and "ex-add" not in outputs
     monkeypatch.setattr(ex, "_run", lambda *a, **k: pytest.fail("cache miss: the kernel ran again"))
     assert ex.execute_cells(lesson, cache_dir=tmp_path, kernel="python3", timeout=60) == outputs
 

@@ -1,5 +1,5 @@
-"""_quarto.yml describes the site `course build` makes, so rendering with Quarto gives the same structure (the Quarto
-binary cannot be installed here: this checks the configuration, not a Quarto render)."""
+"""_quarto.yml describes the site `course build` makes, so plain `quarto render` gives the same structure (the
+renders themselves are tests/workflows/test_quarto_render.py, with a real Quarto; this reads the configuration)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,35 @@ import yaml
 from course.site.plan import make_plan
 
 
-def test_quarto_renders_every_lesson_as_a_website_with_sidebar_page_navigation_search_and_toc(project_root):
+def test_quarto_renders_only_the_course_lessons_as_a_website_with_sidebar_page_navigation_search_and_toc(project_root):
     config = yaml.safe_load((project_root / "_quarto.yml").read_text("utf-8"))
-    assert config["project"]["type"] == "website" and config["project"]["render"] == ["lessons/*.qmd"]
+    project = config["project"]
+    # anchored at the root: without the "/" Quarto matches at any depth and renders the tests' fixture lessons
+    assert project["type"] == "website" and project["render"] == ["/index.qmd", "/lessons/lesson[0-9][0-9].qmd"]
+    assert project["pre-render"] == "scripts/quarto_hook.py pre-render"
+    assert project["post-render"] == "scripts/quarto_hook.py post-render"
     website = config["website"]
-    assert website["sidebar"]["contents"] == "auto" and website["page-navigation"] is True
+    section = website["sidebar"]["contents"][1]
+    assert section == {"section": "全部课程", "contents": "lessons/*"} and website["page-navigation"] is True
     assert website["search"]["location"] == "sidebar" and config["format"]["html"]["toc"] is True
     assert config["filters"] == ["course-variant"]
     assert (project_root / "_extensions" / "course-variant" / "_extension.yml").is_file()
     assert {p.parent for p in make_plan(project_root).lessons} == {project_root / "lessons"}  # what the glob renders
+
+
+def test_quarto_pages_load_mathjax_from_the_site_and_keep_no_freeze_cache(project_root):
+    """MathJax is the site's own copy (the post-render step puts it in site_libs/), named relative to each page's
+    folder; freeze is off, so no _freeze/ holding the solution cells' source is ever written."""
+    config = yaml.safe_load((project_root / "_quarto.yml").read_text("utf-8"))
+    lessons = yaml.safe_load((project_root / "lessons" / "_metadata.yml").read_text("utf-8"))
+    assert config["format"]["html"]["html-math-method"] == {"method": "mathjax", "url": "site_libs/mathjax/tex-svg-full.js"}
+    assert lessons["format"]["html"]["html-math-method"]["url"] == "../site_libs/mathjax/tex-svg-full.js"
+    assert config["execute"]["freeze"] is False
+
+
+def test_the_quarto_site_and_front_page_carry_the_course_title(project_root):
+    """index.qmd and the website title repeat [tool.course] course_title (Quarto cannot read pyproject.toml)."""
+    config = yaml.safe_load((project_root / "_quarto.yml").read_text("utf-8"))
+    front = yaml.safe_load((project_root / "index.qmd").read_text("utf-8").split("---")[1])
+    title = make_plan(project_root).config.course_title
+    assert config["website"]["title"] == front["title"] == title and front["course-lesson-dir"] == "lessons"

@@ -34,7 +34,7 @@ def test_student_variant_drops_solution_and_answer_only(lesson):
 
 def test_answer_variant_keeps_everything_but_the_student_banner(lesson):
     answer = select_variant(lesson, "answer")
-    assert [c.label for c in answer.cells() if c.role] == ["ex-zero-memory", "sol-zero-memory"]
+    assert [c.label for c in answer.cells() if c.role] == ["ex-zero-memory", "solution-zero-memory"]
     text = _text(answer)
     assert all(s in text for s in ANSWER_ONLY) and "**学生版**" not in text
 

@@ -11,7 +11,7 @@ from course.site.write_page_markdown import fence, write_page_markdown
 
 FIXTURE = Path(__file__).parent / "fixtures" / "asis-and-outputs.qmd"
 OUTPUTS = {
-    "sol-add": [{"output_type": "stream", "name": "stdout", "text": "5\n"}],
+    "solution-add": [{"output_type": "stream", "name": "stdout", "text": "5\n"}],
     "standard": [{"output_type": "stream", "name": "stdout", "text": "总分 **10** 分。\n"}],
 }
 
@@ -22,7 +22,7 @@ def test_fence_outgrows_backticks_inside():
 
 def test_cells_become_divs_with_role_and_outputs():
     md = write_page_markdown(select_variant(parse_lesson(FIXTURE), "answer"), OUTPUTS)
-    assert '::: {#cell-sol-add .cell course_role="solution"}' in md
+    assert '::: {#cell-solution-add .cell course_role="solution"}' in md
     assert "::: {.cell-output .cell-output-stdout}" in md and "\n5\n" in md
     assert "::: {#cell-ex-add .cell course_role=\"exercise\" .cell-not-run}" in md
 
@@ -35,7 +35,7 @@ def test_asis_output_joins_the_page_as_markdown():
 def test_notebook_has_code_cells_with_outputs_and_asis_as_markdown():
     nb = make_notebook(select_variant(parse_lesson(FIXTURE), "answer"), OUTPUTS)
     code = [c for c in nb.cells if c.cell_type == "code"]
-    assert [c.metadata["course"]["label"] for c in code] == ["sol-add"]
+    assert [c.metadata["course"]["label"] for c in code] == ["solution-add"]
     assert code[0].outputs[0]["text"] == "5\n"
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert "总分 **10** 分。" in markdown

@@ -15,13 +15,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
     parser.add_argument("--variant", action="append", choices=["student", "answer"],
                         help="build only this variant (repeatable; default: both)")
+    parser.add_argument("--renderer", choices=["quarto", "pandoc", "auto"],
+                        help="what renders the pages (default: [tool.course] renderer, auto: Quarto when a Quarto "
+                             ">= 1.7 is found, else pandoc)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Build and print what was written."""
     args.root = course_root(args.root, "build")
     start = time.perf_counter()
-    result = build_course(args.root, variants=args.variant)
+    result = build_course(args.root, variants=args.variant, renderer=args.renderer)
     if result.up_to_date:
         print(f"course build: up to date ({time.perf_counter() - start:.2f} s)")
         return 0

@@ -86,7 +86,7 @@ def check_against_rubric(spec: AssignmentSpec, rubric) -> None:
 
 def check_against_lesson(spec: AssignmentSpec, lesson) -> dict:
     """Each item's exercise exists with its solution and defines every function called; label → ExercisePair."""
-    from course.lesson.model import exercise_pairs
+    from course.lesson.model import exercise_pairs, solution_label
 
     pairs = {p.exercise.label: p for p in exercise_pairs(lesson)}
     labels = {c.label for c in lesson.cells()}
@@ -94,10 +94,10 @@ def check_against_lesson(spec: AssignmentSpec, lesson) -> dict:
     for item in spec.items.values():
         key = ("items", item.id, "exercise")
         if item.exercise not in pairs:
-            problem = (f"{lesson.path.name} has the exercise but no solution cell sol-{item.exercise[3:]}"
+            problem = (f"{lesson.path.name} has the exercise but no solution cell {solution_label(item.exercise)}"
                        if item.exercise in labels else f"{lesson.path.name} has no exercise cell {item.exercise}")
             raise spec.source.error(key, f"{problem}; expected an exercise labelled {item.exercise} followed by "
-                                         f"its solution sol-{item.exercise[3:]}")
+                                         f"its solution {solution_label(item.exercise)}")
         if item.exercise not in defined:
             defined[item.exercise] = _functions(pairs[item.exercise].exercise.source)
         for n, check in enumerate(item.checks):

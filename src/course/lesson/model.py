@@ -143,9 +143,22 @@ def walk(blocks: tuple[Block, ...]) -> Iterator[Block]:
             yield from walk(b.children)
 
 
+EXERCISE_PREFIX = "ex-"
+# Not `sol-`: Quarto reserves it (with the others below) for its cross-reference kinds, and takes a cell so
+# labelled that draws a figure for a Solution block, which fails its render.
+SOLUTION_PREFIX = "solution-"
+QUARTO_RESERVED_PREFIXES = ("fig-", "tbl-", "lst-", "thm-", "lem-", "cor-", "prp-", "cnj-", "def-", "exm-", "exr-",
+                            "sol-", "rem-", "eq-", "sec-")
+
+
+def solution_label(exercise_label: str) -> str:
+    """The label of the solution that pairs with an exercise labelled ex-NAME: solution-NAME."""
+    return SOLUTION_PREFIX + exercise_label.removeprefix(EXERCISE_PREFIX)
+
+
 @dataclass(frozen=True)
 class ExercisePair:
-    """An exercise cell and its solution, paired by label (ex-NAME / sol-NAME)."""
+    """An exercise cell and its solution, paired by label (ex-NAME / solution-NAME)."""
 
     name: str
     exercise: CodeCell
@@ -155,5 +168,5 @@ class ExercisePair:
 def exercise_pairs(lesson: Lesson) -> list[ExercisePair]:
     """Exercises that have a solution in this lesson (the parser guarantees the reverse)."""
     cells = {c.label: c for c in lesson.cells()}
-    return [ExercisePair(c.label[3:], c, cells[f"sol-{c.label[3:]}"])
-            for c in cells.values() if c.role == "exercise" and f"sol-{c.label[3:]}" in cells]
+    return [ExercisePair(c.label.removeprefix(EXERCISE_PREFIX), c, cells[solution_label(c.label)])
+            for c in cells.values() if c.role == "exercise" and solution_label(c.label) in cells]

@@ -11,7 +11,8 @@ from typing import Any
 import yaml
 
 from course.errors import CourseError, Location
-from course.lesson.model import Attr, Block, CodeCell, Diagram, Div, Lesson, Markdown, StaticCode
+from course.lesson.model import (EXERCISE_PREFIX, QUARTO_RESERVED_PREFIXES, SOLUTION_PREFIX, Attr, Block, CodeCell,
+                                 Diagram, Div, Lesson, Markdown, StaticCode)
 from course.lesson.take_defs import take_definitions
 from course.lesson.validate import validate_data
 
@@ -22,6 +23,7 @@ INCLUDE = re.compile(r"^\{\{<\s*include\s+(?P<path>\S+)\s*>\}\}\s*$")
 OPTION_LINE = re.compile(r"^#\|\s?(?P<yaml>.*)$")
 EXECUTABLE = re.compile(r"^\{(?P<lang>[A-Za-z][\w-]*)(?P<rest>[^}]*)\}$")
 DIAGRAM_KINDS = {"mermaid"}
+CELL_FLOAT_PREFIXES = ("fig-", "tbl-", "lst-")  # what Quarto makes of an ordinary cell so labelled: its figure, table
 
 
 def validate(data: Any, schema_name: str, where: Location, what: str) -> None:
@@ -191,19 +193,35 @@ def parse_attr(text: str, where: Location) -> Attr:
 
 
 def _check_labels(lesson: Lesson) -> None:
-    """Labels are unique; each solution sol-NAME has its exercise ex-NAME before it."""
+    """Labels are unique and free of Quarto's reserved prefixes where the course gives the cell a role; each
+    solution solution-NAME has its exercise ex-NAME before it."""
     seen: dict[str, CodeCell] = {}
     for cell in lesson.cells():
         where = Location(lesson.path, cell.line, cell.label)
         if "label" in cell.options and cell.label in seen:
             raise CourseError(f"label {cell.label} is used twice (first at line {seen[cell.label].line})", where)
         seen[cell.label] = cell
-        if cell.role == "exercise" and not cell.label.startswith("ex-"):
-            raise CourseError("an exercise cell's label must start with 'ex-'", where)
+        _check_reserved(cell, where)
+        if cell.role == "exercise" and not cell.label.startswith(EXERCISE_PREFIX):
+            raise CourseError(f"an exercise cell's label must start with '{EXERCISE_PREFIX}'", where)
         if cell.role == "solution":
-            if not cell.label.startswith("sol-"):
-                raise CourseError("a solution cell's label must start with 'sol-'", where)
-            ex = seen.get("ex-" + cell.label[4:])
+            if not cell.label.startswith(SOLUTION_PREFIX):
+                raise CourseError(f"a solution cell's label must start with '{SOLUTION_PREFIX}'", where)
+            name = cell.label.removeprefix(SOLUTION_PREFIX)
+            ex = seen.get(EXERCISE_PREFIX + name)
             if ex is None or ex.role != "exercise":
                 raise CourseError(f"solution cell without its exercise: expected an exercise cell "
-                                  f"labelled ex-{cell.label[4:]} before it", where)
+                                  f"labelled {EXERCISE_PREFIX}{name} before it", where)
+
+
+def _check_reserved(cell: CodeCell, where: Location) -> None:
+    """A cell with a course role (or a cell Quarto cannot make that kind of float of) must not carry a label
+    Quarto reads as a cross-reference: `quarto render` would take it for a figure, theorem or solution block."""
+    prefix = next((p for p in QUARTO_RESERVED_PREFIXES if cell.label.startswith(p)), None)
+    if prefix is None or (cell.role is None and prefix in CELL_FLOAT_PREFIXES):
+        return
+    what = f"{'an' if cell.role == 'exercise' else 'a'} {cell.role} cell's" if cell.role else "a cell's"
+    hint = (f"; label solutions {SOLUTION_PREFIX}NAME" if prefix == "sol-" else
+            f"; label exercises {EXERCISE_PREFIX}NAME" if cell.role == "exercise" else "")
+    raise CourseError(f"{what} label {cell.label} starts with '{prefix}', which Quarto reserves for its "
+                      f"cross-references ({', '.join(QUARTO_RESERVED_PREFIXES)}){hint}", where)

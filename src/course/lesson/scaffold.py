@@ -65,7 +65,7 @@ print(standard_markdown(load_rubric(Path("../autograder/rubrics/{stem}.yml"))))
 ## 参考答案（仅 answer 分支）
 
 ```{{python}}
-#| label: sol-scale
+#| label: solution-scale
 #| course_role: solution
 {{{{< include ../solutions/{stem}.py >}}}}
 ```

@@ -94,6 +94,16 @@ def read_stamp(site: Path) -> dict[str, str]:
     return {k: v for k, v in lessons.items() if isinstance(v, str)} if isinstance(lessons, dict) else {}
 
 
-def stamp_text(fingerprints: dict[str, str]) -> str:
-    """What a fully built site's stamp holds."""
-    return json.dumps({"lessons": fingerprints}, indent=1, sort_keys=True) + "\n"
+def read_stamp_renderer(site: Path) -> str | None:
+    """What rendered a site's pages, as its stamp records it ("pandoc 3.6.3", "quarto 1.7.34"); None without one."""
+    try:
+        data = json.loads((site / STAMP).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data.get("renderer") if isinstance(data, dict) else None
+
+
+def stamp_text(fingerprints: dict[str, str], *, renderer: str) -> str:
+    """What a fully built site's stamp holds: each lesson's hash and the renderer (name and version) that built it,
+    so that switching renderer, or upgrading it, rebuilds every page."""
+    return json.dumps({"lessons": fingerprints, "renderer": renderer}, indent=1, sort_keys=True) + "\n"

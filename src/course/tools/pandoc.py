@@ -25,6 +25,14 @@ def pandoc_path() -> Path:
     return path
 
 
+@cache
+def pandoc_version() -> str:
+    """The version of that pandoc (e.g. 3.6.3), which a site's build stamp records."""
+    proc = subprocess.run([str(pandoc_path()), "--version"], capture_output=True, text=True, timeout=60)
+    first = proc.stdout.splitlines()[0] if proc.returncode == 0 and proc.stdout else ""
+    return first.split()[-1] if first else "unknown"
+
+
 def run_pandoc(source: str, args: list[str], *, what: str) -> str:
     """Run pandoc on SOURCE with ARGS; a failure names WHAT was being converted."""
     proc = subprocess.run([str(pandoc_path()), "-f", READER, *args], input=source.encode("utf-8"),

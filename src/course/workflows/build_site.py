@@ -7,6 +7,10 @@ source notebooks (course.assignment.make_source) are written first, so the stude
 assignment as stock nbgrader releases it (release_assignment). Each variant's site is built in a staging folder and
 replaces the old one only when every step succeeded.
 
+That is the pandoc renderer (build_variant). The Quarto renderer (choose_renderer; course.workflows.quarto_site)
+swaps only the page step: one `quarto render --profile VARIANT` of the whole variant into the same staging folder,
+whose project scripts write the same notebooks by the same code; the stamp records which renderer built a site.
+
 Only the lessons whose inputs changed since a site's last build are rebuilt (course.site.fingerprint); the others'
 files are hard-linked from the old site into the new one, so they are not rewritten. The index, the search index
 and the shared files are always remade from every lesson.
@@ -19,10 +23,12 @@ import shutil
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from course.fileio import project_lock, replace_dir_atomically, write_atomic
 from course.lesson.model import Lesson
-from course.site.fingerprint import STAMP, lesson_fingerprints, read_stamp, stale_lessons, stamp_text
+from course.site.fingerprint import (STAMP, lesson_fingerprints, read_stamp, read_stamp_renderer, stale_lessons,
+                                     stamp_text)
 from course.site.plan import BuildPlan, make_plan
 
 UNRELEASED = "unreleased"  # a stamp's entry for a lesson whose assignment a build left unreleased: stale on purpose
@@ -42,21 +48,23 @@ class BuildResult:
     unreleased: list[str] = field(default_factory=list)  # rebuilt without releasing their assignment (release=False)
 
 
-def build_course(root: Path, *, variants: list[str] | None = None, release: bool = True) -> BuildResult:
+def build_course(root: Path, *, variants: list[str] | None = None, release: bool = True,
+                 renderer: str | None = None) -> BuildResult:
     """Build the lessons whose inputs changed into the sites of the chosen variants (default: all).
 
     RELEASE False skips stock nbgrader's release of the rebuilt lessons' assignments (seconds each; `course
     preview` shows the page first): the student site keeps their old assignment notebooks, and its stamp leaves
-    those lessons stale, so the next build with RELEASE releases and rebuilds them."""
+    those lessons stale, so the next build with RELEASE releases and rebuilds them. RENDERER (quarto, pandoc or
+    auto; default: [tool.course] renderer) chooses what renders the pages (choose_renderer)."""
     plan = make_plan(root)
     with project_lock(plan.cache_dir, what="course build"):
-        return _build(plan, list(variants or plan.config.variants), release)
+        return _build(plan, list(variants or plan.config.variants), release, choose_renderer(plan, renderer))
 
 
-def _build(plan: BuildPlan, variants: list[str], release: bool) -> BuildResult:
+def _build(plan: BuildPlan, variants: list[str], release: bool, renderer: Renderer) -> BuildResult:
     """build_course's work, with the project's lock held."""
     fingerprints = lesson_fingerprints(plan)
-    stale = {v: stems for v in variants if (stems := _stale(plan, v, fingerprints))}
+    stale = {v: stems for v in variants if (stems := _stale(plan, v, fingerprints, renderer.label))}
     if not stale:
         from course.assignment.make_source import write_assignment_sources
 
@@ -80,8 +88,8 @@ def _build(plan: BuildPlan, variants: list[str], release: bool) -> BuildResult:
     write_assignment_sources(plan, [lesson for lesson in parsed if lesson.stem in changed])
     write_assignment_sources(plan, None)  # the others' too, when autograder/source/ lacks them
     student = stale.get("student", [])
-    assignments = released_assignments(plan, student) if release else {}
-    result.unreleased = [] if release else assignment_lessons(plan, student)
+    assignments = released_assignments(plan, student) if release and not renderer.whole_site else {}
+    result.unreleased = [] if release or renderer.whole_site else assignment_lessons(plan, student)
     with ExitStack() as stack:
         for variant, stems in stale.items():
             site = plan.site_dir(variant)
@@ -89,18 +97,65 @@ def _build(plan: BuildPlan, variants: list[str], release: bool) -> BuildResult:
             unreleased = result.unreleased if variant == "student" else []
             for stem in unreleased:
                 _keep(site / assignment_notebook(stem), staging / assignment_notebook(stem))
-            written = build_variant(plan, parsed, variant, staging, web_assets,
-                                    assignments if variant == "student" else {}, rebuild=set(stems), old=site)
+            written = renderer.render(plan, parsed, variant, staging, web_assets,
+                                      assignments if variant == "student" else {}, rebuild=set(stems), old=site)
             result.pages += [site / p.relative_to(staging) for p in written]
-            write_atomic(staging / STAMP, stamp_text({**fingerprints, **dict.fromkeys(unreleased, UNRELEASED)}))
+            write_atomic(staging / STAMP, stamp_text({**fingerprints, **dict.fromkeys(unreleased, UNRELEASED)},
+                                                     renderer=renderer.label))
     return result
 
 
-def _stale(plan: BuildPlan, variant: str, fingerprints: dict[str, str]) -> list[str]:
-    """The lessons of one variant to rebuild: their inputs changed since its stamp, or their page is gone."""
+@dataclass(frozen=True)
+class Renderer:
+    """What turns a variant's lessons into pages: pandoc, one page at a time by the course's own steps
+    (build_variant), or Quarto, the whole site in one `quarto render` whose project hooks add the course's files
+    (WHOLE_SITE: it renders every page and writes the notebooks itself)."""
+
+    name: str
+    version: str
+    render: Callable[..., list[Path]]  # (plan, lessons, variant, out, web_assets, assignments, *, rebuild, old)
+    whole_site: bool
+
+    @property
+    def label(self) -> str:
+        """Name and version, as the site's stamp records them."""
+        return f"{self.name} {self.version}"
+
+
+RENDERERS = ("quarto", "pandoc")
+
+
+def choose_renderer(plan: BuildPlan, asked: str | None) -> Renderer:
+    """The renderer ASKED for (quarto, pandoc or auto; None: [tool.course] renderer); auto is Quarto when a
+    Quarto >= 1.7 is found ($QUARTO, [tool.course] quarto, PATH), else pandoc."""
+    from course.config import setting_error
+    from course.tools.pandoc import pandoc_version
+    from course.tools.quarto import find_quarto, quarto_available
+
+    asked = asked or plan.config.renderer
+    if asked not in ("auto", *RENDERERS):
+        raise setting_error(plan.root, "renderer", f"expected auto, {' or '.join(RENDERERS)}, got {asked!r}")
+    quarto = quarto_available(plan.config.quarto) if asked == "auto" else None
+    if asked == "quarto" or quarto:
+        quarto = quarto or find_quarto(plan.config.quarto)
+
+        def render_quarto(plan, lessons, variant, out, web_assets, assignments, **_) -> list[Path]:
+            from course.workflows.quarto_site import render_variant
+
+            return render_variant(plan, variant, out, quarto)
+        return Renderer("quarto", quarto.version, render_quarto, whole_site=True)
+    return Renderer("pandoc", pandoc_version(), build_variant, whole_site=False)
+
+
+def _stale(plan: BuildPlan, variant: str, fingerprints: dict[str, str], renderer: str) -> list[str]:
+    """The lessons of one variant to rebuild: their inputs changed since its stamp, or their page is gone; all of
+    them when another renderer (or another version of it) built the site."""
     site = plan.site_dir(variant)
+    if read_stamp_renderer(site) != renderer:
+        return list(fingerprints)
     changed = set(stale_lessons(read_stamp(site), fingerprints))
-    return [stem for stem in fingerprints if stem in changed or not (site / f"{stem}.html").is_file()]
+    pages = (site, site / plan.config.lessons_dir)  # the pandoc site's layout, Quarto's
+    return [stem for stem in fingerprints if stem in changed or not any((d / f"{stem}.html").is_file() for d in pages)]
 
 
 def draw_figures(plan: BuildPlan) -> None:
@@ -115,18 +170,13 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
                   old: Path | None = None) -> list[Path]:
     """Write one variant's pages, notebooks (lesson and released assignment), images and shared files into OUT;
     a lesson not in REBUILD (default: all are) keeps its files from the OLD site, linked, not rewritten."""
-    import nbformat
-
-    from course.site.check_markup import check_markup, leftover_in_html, leftover_in_markdown
-    from course.site.embed_images import embed_images
-    from course.site.execute_cells import execute_cells
+    from course.site.check_markup import check_markup, leftover_in_html
     from course.site.make_index import index_markdown
     from course.site.make_navigation import pager_html, sidebar_html
-    from course.site.make_notebook import make_notebook
     from course.site.render_page import render_page
     from course.site.resolve_resources import resolve_resources
     from course.site.select_variant import select_variant
-    from course.site.unlink_self import unlink_self
+    from course.site.write_notebooks import lesson_outputs, write_notebooks
     from course.site.write_page_markdown import write_page_markdown
     from course.lesson.notebook_names import assignment_notebook, notes_notebook
 
@@ -140,19 +190,9 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
             for name in (f"{lesson.stem}.html", notes_notebook(lesson.stem), assignment_notebook(lesson.stem)):
                 _keep(old / name, out / name)
             continue
-        outputs = execute_cells(view, cache_dir=plan.cache_dir, kernel=plan.config.kernel,
-                                timeout=plan.config.cell_timeout)
-        lesson_nb = make_notebook(view, outputs, freeze_hidden_code=True, note_blanks=True)
-        lesson_nb.metadata.course["notebook"] = "notes"  # handed in by mistake, grading and `course check` say so
-        notebooks = {notes_notebook(lesson.stem): lesson_nb}
-        if lesson.stem in assignments:
-            notebooks[assignment_notebook(lesson.stem)] = assignments[lesson.stem]
-        for name, nb in notebooks.items():
-            embed_images(nb, plan.root, notebook=name)
-            unlink_self(nb, name)
-            markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-            check_markup(leftover_in_markdown(markdown), source=lesson.path, what=f"{variant}/{name}")
-            written.append(write_atomic(out / name, nbformat.writes(nb)))
+        outputs = lesson_outputs(plan, view)
+        released = {assignment_notebook(lesson.stem): assignments[lesson.stem]} if lesson.stem in assignments else {}
+        written += write_notebooks(plan, lesson, view, outputs, out, released)
         page = render_page(write_page_markdown(view, outputs), plan=plan, variant=variant, title=lesson.title,
                            lesson_dir=lesson.path.parent, number=lesson.number,
                            sidebar=sidebar_html(lessons, lesson.stem), pager=pager_html(lessons, lesson.stem))

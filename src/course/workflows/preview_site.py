@@ -61,7 +61,8 @@ def rebuild(root: Path, variant: str, *, release: bool) -> BuildResult | None:
 
     start = time.perf_counter()
     try:
-        result = build_course(root, variants=[variant], release=release)
+        # pandoc, whatever [tool.course] renderer says: it rebuilds only the edited lesson (Quarto, the whole site)
+        result = build_course(root, variants=[variant], release=release, renderer="pandoc")
     except CourseError as exc:
         say(f"{exc}\n  (still serving the last good site; save a fix to rebuild)", error=True)
         return None

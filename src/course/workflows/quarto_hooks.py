@@ -1,0 +1,133 @@
+"""What `quarto render --profile student|answer` cannot make by itself, done by the course's own code as Quarto's
+project scripts (`pre-render` and `post-render` in _quarto.yml, through scripts/quarto_hook.py).
+
+Before the render: the figures the lessons show (drawn from code, as `course build` draws them) and the front
+page's lesson list (`_lessons-index.md`, which index.qmd includes). After it, into the output folder: each
+lesson's reading notebook and, on the student site, its assignment as stock nbgrader releases it, beside the
+lesson's page; the site's own MathJax; then the checks `course build` makes of its pages (no markup left over,
+nothing loaded from another host, no solution in the student site). `course build --renderer quarto` runs the
+same render, so both ways give one site.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from course.errors import CourseError, Location
+from course.fileio import write_atomic
+from course.site.plan import BuildPlan, make_plan
+
+# Set by `course build --renderer quarto` for the render it runs: the build holds the project's lock and has drawn
+# the figures already, so the pre-render step must not wait for that lock.
+IN_COURSE_BUILD = "COURSE_BUILD_RENDERING"
+INDEX_INCLUDE = "_lessons-index.md"  # written before each render; index.qmd includes it (not committed)
+# The one file Quarto's page template loads from a CDN whatever the settings (a polyfill for browsers older than
+# MathJax 3 supports); the site serves MathJax itself, so the pages lose this line.
+CDN_POLYFILL = re.compile(r'[ \t]*<script src="https://cdnjs\.cloudflare\.com/polyfill/[^"]*"></script>\n?')
+REMOTE = re.compile(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)="(?:https?:)?//[^"]*"', re.I)
+
+
+def active_variant(plan: BuildPlan, profiles: str | None) -> str:
+    """The variant a render makes: the course's variant among Quarto's active PROFILES (QUARTO_PROFILE), else
+    the first of the profile group in _quarto.yml (answer), as Quarto itself picks it."""
+    for name in re.split(r"[,\s]+", profiles or ""):
+        if name in plan.config.variants:
+            return name
+    return "answer"
+
+
+def pre_render(root: Path, variant: str) -> Path:
+    """Draw the lessons' figures and write the front page's lesson list for VARIANT."""
+    from course.lesson.notebook_names import assignment_notebook
+    from course.lesson.parse_qmd import parse_lesson
+    from course.site.make_index import index_markdown
+    from course.site.resolve_resources import resolve_resources
+    from course.workflows.draw_figures import ensure_figures
+    from course.workflows.release_assignment import assignment_lessons
+
+    plan = make_plan(root)
+    if not os.environ.get(IN_COURSE_BUILD):
+        ensure_figures(plan.root)
+    lessons = [parse_lesson(p) for p in plan.lessons]
+    for lesson in lessons:
+        resolve_resources(lesson, plan.root)  # a missing image fails before Quarto runs a cell
+    offered = {}
+    if variant == "student":
+        offered = {stem: assignment_notebook(stem) for stem in assignment_lessons(plan, [x.stem for x in lessons])}
+    folder = f"{plan.config.lessons_dir}/"
+    return write_atomic(plan.root / INDEX_INCLUDE, index_markdown(lessons, variant, offered, folder=folder, page=".qmd"))
+
+
+def post_render(root: Path, variant: str, out: Path) -> list[Path]:
+    """Add the notebooks and MathJax to the site Quarto wrote into OUT, and check its pages."""
+    from course.lesson.notebook_names import assignment_notebook
+    from course.lesson.parse_qmd import parse_lesson
+    from course.site.resolve_resources import resolve_resources
+    from course.site.select_variant import select_variant
+    from course.tools.web_assets import locate_web_assets
+    from course.site.write_notebooks import lesson_outputs, write_notebooks
+    from course.workflows.release_assignment import released_assignments
+
+    plan = make_plan(root)
+    out = (plan.root / out).resolve()
+    lessons = [parse_lesson(p) for p in plan.lessons]
+    assignments = released_assignments(plan, [x.stem for x in lessons]) if variant == "student" else {}
+    written = []
+    for lesson in lessons:
+        view, _ = resolve_resources(select_variant(lesson, variant), plan.root)
+        folder = out / lesson.path.parent.relative_to(plan.root)
+        released = {assignment_notebook(lesson.stem): assignments[lesson.stem]} if lesson.stem in assignments else {}
+        written += write_notebooks(plan, lesson, view, lesson_outputs(plan, view), folder, released)
+    for asset, path in locate_web_assets(plan.root).items():
+        target = out / asset.site_path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    check_pages(plan, lessons, variant, out)
+    return written
+
+
+def check_pages(plan: BuildPlan, lessons: list, variant: str, out: Path) -> None:
+    """The checks `course build` makes of its pages, on Quarto's: no leftover markup, nothing fetched from
+    another host (the CDN polyfill is removed first), and on the student site no line of any solution."""
+    from course.site.check_leaks import solution_leaks
+    from course.site.check_markup import check_markup, leftover_in_html
+
+    pages = {lesson.stem: out / lesson.path.parent.relative_to(plan.root) / f"{lesson.stem}.html" for lesson in lessons}
+    for page in sorted(out.rglob("*.html")):
+        text = page.read_text("utf-8")
+        cleaned = CDN_POLYFILL.sub("", text)
+        if cleaned != text:
+            page.write_text(cleaned, "utf-8")
+        what = f"{variant}/{page.relative_to(out)}"
+        if remote := REMOTE.findall(cleaned):
+            raise CourseError(f"{what} loads from another host ({remote[0]}); the site must work offline",
+                              Location(page))
+        source = next((x.path for x in lessons if pages[x.stem] == page), plan.root / "index.qmd")
+        check_markup(leftover_in_html(cleaned), source=source, what=what)
+        if variant == "student":
+            for lesson in lessons:
+                if leaked := solution_leaks(lesson, cleaned):
+                    raise CourseError(f"{what} shows solution code of {lesson.stem}: {leaked[0]!r}",
+                                      Location(lesson.path))
+
+
+def main(argv: list[str]) -> int:
+    """`scripts/quarto_hook.py pre-render|post-render`, as Quarto runs it in the project folder."""
+    if len(argv) != 1 or argv[0] not in ("pre-render", "post-render"):
+        print("usage: quarto_hook.py pre-render|post-render (run by `quarto render`, see _quarto.yml)", file=sys.stderr)
+        return 2
+    root = Path.cwd()
+    try:
+        variant = active_variant(make_plan(root), os.environ.get("QUARTO_PROFILE"))
+        if argv[0] == "pre-render":
+            pre_render(root, variant)
+        else:
+            post_render(root, variant, Path(os.environ.get("QUARTO_PROJECT_OUTPUT_DIR") or "_site"))
+    except CourseError as exc:
+        print(f"course ({argv[0]}): {exc}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,320 @@
+"""Quarto renders the course as well as the pandoc path: plain `quarto render --profile student|answer` (as a Quarto
+user types it) and `course build --renderer quarto`, with a real Quarto, on a copy of the project with a lesson added
+by `course new` whose exercise and solution draw a matplotlib figure.
+
+One render of each kind per variant is shared by every check (module fixtures): only the course's lessons are
+rendered; each page has the pandoc page's h2/h3 headings, figure captions and number of formulas; in Chromium, with
+every request off the machine aborted, every formula is typeset and nothing is requested; "第 N 课" is a link exactly
+when lesson N exists; every local link and image resolves; the index lists every lesson; nothing scrolls sideways at
+390 px; no solution is in the student site (what `course publish` commits) and no freeze cache is left.
+
+Needs Quarto 1.7+: COURSE_TEST_QUARTO (set by `make test` from ../shared/tools/quarto/setup.sh) or `quarto` on PATH.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from course.lesson.notebook_names import assignment_notebook, notes_notebook
+from course.lesson.parse_qmd import parse_lesson
+from course.lesson.scaffold import scaffold_lesson
+from course.site.check_leaks import solution_leaks
+from course.site.plan import make_plan
+from tests.project_copy import copy_project
+from tests.site.test_no_answer_leaks import answer_only_snippets
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(300)]
+
+ADDED = "lesson09"
+VARIANTS = ("student", "answer")
+KINDS = ("quarto render", "course build --renderer quarto")
+NOT_FOUND = ("Quarto not found: these tests render the course with a real Quarto 1.7 or later. `make test` installs "
+             "one from ../shared/tools/quarto/setup.sh when that script is there (CI has it); or set "
+             "COURSE_TEST_QUARTO=$(../shared/tools/quarto/setup.sh), or put Quarto (quarto.org) on PATH")
+PLOT_EXERCISE = '''
+## 画图练习
+
+```{python}
+#| label: ex-plot
+#| course_role: exercise
+#| eval: false
+import matplotlib.pyplot as plt
+plt.plot([1, 2, 3], [______ for v in [1, 2, 3]])
+plt.show()
+```
+
+::: {.content-visible when-profile="answer"}
+```{python}
+#| label: solution-plot
+#| course_role: solution
+import matplotlib.pyplot as plt
+plt.plot([1, 2, 3], [2 * v + 17 for v in [1, 2, 3]])
+plt.show()
+```
+:::
+'''
+
+
+@pytest.fixture(scope="module")
+def quarto() -> str:
+    """The Quarto binary the tests render with; skipped, saying how to get one, where there is none."""
+    from course.tools.quarto import find_quarto
+
+    wanted = os.environ.get("COURSE_TEST_QUARTO") or shutil.which("quarto")
+    if not wanted:
+        pytest.skip(NOT_FOUND)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("QUARTO", wanted)  # tests/conftest.py keeps the other tests' builds off Quarto
+        return str(find_quarto().path)
+
+
+@pytest.fixture(scope="module")
+def project(quarto, built_site, tmp_path_factory) -> Path:
+    """A copy of the project with lesson 9 added by `course new`, plus an exercise and a solution that plot; built
+    once with pandoc (its figures, nbgrader sources and the pandoc site the Quarto pages are compared with). Asks
+    for Quarto first, so that without one nothing is copied or built before the skip."""
+    root = copy_project(tmp_path_factory.mktemp("quarto") / "project")
+    scaffold_lesson(root, ADDED, "第 9 课：画图的一课")
+    qmd = root / "lessons" / f"{ADDED}.qmd"
+    text = qmd.read_text("utf-8").replace("![`scale`", "![图 9-1：`scale`")
+    text = text.replace("（在这里写本课要讲清楚的内容。）", "本课接着第 5 课，第 7 课尚未发布。$a^2 + b^2 = c^2$")
+    qmd.write_text(text.replace("## 问答题", PLOT_EXERCISE + "\n## 问答题", 1), "utf-8")
+    course(root, "build", "--renderer", "pandoc")
+    shutil.copytree(root / "_site", root.parent / "pandoc")
+    return root
+
+
+def course(root: Path, *args: str, env: dict | None = None) -> str:
+    """`course ARGS` in ROOT, importing ROOT's own package; fails the test with its output."""
+    return run([sys.executable, "-m", "course", *args], root, env)
+
+
+def run(cmd: list[str], root: Path, env: dict | None = None) -> str:
+    """CMD in ROOT with ROOT's `course` importable; fails the test with its output."""
+    full = {**os.environ, "PYTHONPATH": str(root / "src"), "QUARTO_PYTHON": sys.executable, **(env or {})}
+    proc = subprocess.run(cmd, cwd=root, env=full, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, f"{' '.join(cmd)}:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}"
+    return proc.stdout + proc.stderr
+
+
+@pytest.fixture(scope="module")
+def sites(project, quarto) -> dict[str, Path]:
+    """Each kind of Quarto render, both variants, kept aside: {kind: folder holding student/ and answer/}."""
+    out = {}
+    for variant in VARIANTS:
+        run([quarto, "render", "--profile", variant], project)
+    shutil.copytree(project / "_site", project.parent / "plain")
+    out[KINDS[0]] = project.parent / "plain"
+    shutil.rmtree(project / "_site")
+    course(project, "build", "--renderer", "quarto", env={"QUARTO": quarto})
+    out[KINDS[1]] = project / "_site"
+    return out
+
+
+LESSON_REF = r'<a href="(?:\.\./lessons/)?lesson(\d\d)\.html" class="lesson-ref"'  # Quarto writes links from the root
+
+
+def main_html(page: Path) -> str:
+    """The <main> element of a page, where the lesson's text is on both renderers."""
+    return re.search(r"<main\b.*?</main>", page.read_text("utf-8"), re.S).group(0)
+
+
+def text_of(fragment: str) -> str:
+    """Visible text of an HTML fragment, whitespace collapsed."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+def headings(page: Path) -> list[str]:
+    return [text_of(h) for h in re.findall(r"<h[23]\b.*?</h[23]>", main_html(page), re.S)]
+
+
+def captions(page: Path) -> list[str]:
+    """The course's numbered figure captions ("图 5-3：…") a reader sees: figcaptions, and the pandoc page's caption
+    under a cell's figure (div.figure-caption), whose figcaption repeats the image's alt text instead."""
+    found = re.findall(r'<figcaption[^>]*>(.*?)</figcaption>|<div class="figure-caption">(.*?)</div>',
+                       main_html(page), re.S)
+    return [text for a, b in found if re.match(r"图 ?\d+-\d+", text := text_of(a or b))]
+
+
+def formulas(page: Path) -> int:
+    return len(re.findall(r'<span class="math (?:inline|display)">', main_html(page)))
+
+
+def lesson_stems(project: Path) -> list[str]:
+    return [p.stem for p in make_plan(project).lessons]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_only_the_course_lessons_and_the_index_are_rendered(project, sites, kind, variant):
+    site = sites[kind] / variant
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html") if "site_libs" not in p.parts)
+    assert pages == ["index.html"] + [f"lessons/{stem}.html" for stem in lesson_stems(project)]
+    notebooks = sorted(p.name for p in (site / "lessons").glob("*.ipynb"))
+    expected = [notes_notebook(s) for s in lesson_stems(project)]
+    if variant == "student":
+        expected += [assignment_notebook(s) for s in lesson_stems(project)]
+    assert notebooks == sorted(expected)
+    assert not (project / "_freeze").exists() and not list(project.rglob("*.quarto_ipynb"))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_each_page_has_the_pandoc_pages_headings_captions_and_formulas(project, sites, kind, variant):
+    for stem in lesson_stems(project):
+        quarto_page, pandoc_page = sites[kind] / variant / "lessons" / f"{stem}.html", \
+            project.parent / "pandoc" / variant / f"{stem}.html"
+        assert headings(quarto_page) == headings(pandoc_page) and len(headings(pandoc_page)) > 3
+        assert captions(quarto_page) == captions(pandoc_page) and captions(pandoc_page)
+        assert formulas(quarto_page) == formulas(pandoc_page) > 0
+        card_alts = re.findall(r'<img\b[^>]*\balt="([^"]+)"', main_html(pandoc_page))
+        for alt in card_alts[:2 if stem == "lesson05" else 1]:  # the .img-card and ![…](…) figures
+            assert f'alt="{alt}"' in main_html(quarto_page), f"{stem}: figure lost its alt text {alt[:30]}"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_lesson_mentions_link_exactly_when_the_lesson_exists(project, sites, kind, variant):
+    existing = {int(s[-2:]) for s in lesson_stems(project)}
+    for stem in lesson_stems(project):
+        page = main_html(sites[kind] / variant / "lessons" / f"{stem}.html")
+        mentioned = {int(n) for n in re.findall(r"第\s*(\d+)\s*课", text_of(page))}
+        linked = {int(n) for n in re.findall(LESSON_REF, page)}
+        assert linked == (mentioned & existing) - {int(stem[-2:])}, stem
+    assert 9 in {int(n) for n in re.findall(LESSON_REF, main_html(sites[kind] / variant / "lessons" / "lesson05.html"))}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_local_link_and_image_resolves_and_the_index_lists_every_lesson(project, sites, kind, variant):
+    site = sites[kind] / variant
+    broken = []
+    for page in site.rglob("*.html"):
+        for ref in re.findall(r'(?:href|src)="([^"]+)"', page.read_text("utf-8")):
+            if re.match(r"^(?:[a-z]+:|#|//)", ref):
+                continue
+            target = (page.parent / html.unescape(ref.split("#")[0].split("?")[0])).resolve()
+            if not (target.is_file() or (target / "index.html").is_file()):
+                broken.append(f"{page.relative_to(site)} -> {ref}")
+    assert broken == []
+    index = (site / "index.html").read_text("utf-8")
+    for stem in lesson_stems(project):
+        title = parse_lesson(project / "lessons" / f"{stem}.qmd").title
+        assert re.search(rf'<a href="(?:\./)?lessons/{stem}\.html"[^>]*>{re.escape(title)}</a>', index), stem
+        assert re.search(rf'href="(?:\./)?lessons/{re.escape(notes_notebook(stem))}"', index), stem
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_solution_in_the_student_site_that_publish_commits(project, sites, kind):
+    site = sites[kind] / "student"
+    lessons = [parse_lesson(project / "lessons" / f"{stem}.qmd") for stem in lesson_stems(project)]
+    lesson5_answers = answer_only_snippets("lesson05")
+    for path in [p for p in site.rglob("*") if p.is_file() and p.suffix in (".html", ".ipynb", ".json")]:
+        text = path.read_text("utf-8")
+        if path.suffix == ".ipynb":
+            text = "\n".join("".join(c["source"]) for c in json.loads(text)["cells"])
+        for lesson in lessons:
+            assert not solution_leaks(lesson, text), f"{path.relative_to(site)} shows {lesson.stem}'s solution"
+        if path.name.startswith("lesson05") or path.suffix == ".json":
+            shown = re.sub(r"[*`$]", "", html.unescape(re.sub(r"<[^>]+>", "", text)))
+            assert [s for s in lesson5_answers if s in shown] == [], path.name
+    answer = (sites[kind] / "answer" / "lessons" / f"{ADDED}.html").read_text("utf-8")
+    assert solution_leaks(lessons[-1], answer), "the check finds the plotting solution where it belongs"
+
+
+def test_quarto_search_index_has_the_chinese_text_of_every_lesson(project, sites):
+    for kind in KINDS:
+        entries = json.loads((sites[kind] / "student" / "search.json").read_text("utf-8"))
+        assert any("冗余" in e["text"] and "lesson05" in e["href"] for e in entries)
+        assert {e["href"].split("#")[0] for e in entries} >= {f"lessons/{s}.html" for s in lesson_stems(project)}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from course.tools.chromium import launch_chromium
+
+    with launch_chromium() as b:
+        yield b
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_in_chromium_offline_every_formula_is_typeset_nothing_is_fetched_and_nothing_scrolls_at_390px(
+        project, sites, browser, kind, variant):
+    site = sites[kind] / variant
+    for path in [site / "index.html"] + [site / "lessons" / f"{s}.html" for s in lesson_stems(project)]:
+        page = browser.new_page()
+        page.set_viewport_size({"width": 390, "height": 844})
+        remote = []
+
+        def guard(route, remote=remote):
+            if route.request.url.startswith(("file://", "data:")):
+                route.continue_()
+            else:
+                remote.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", guard)
+        page.goto(path.as_uri())
+        page.wait_for_load_state("load")
+        if path.name != "index.html":
+            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.evaluate("() => MathJax.startup.promise")
+            spans = page.locator("main span.math").count()
+            assert spans == formulas(path) > 0 and page.locator("main span.math mjx-container").count() == spans
+            assert page.locator("mjx-merror").count() == 0
+        assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), path
+        assert remote == [], path
+        page.close()
+
+
+@pytest.fixture(scope="module")
+def served(sites):
+    """The plain render's student site on a loopback HTTP server (Quarto's search fetches search.json, which a
+    browser refuses from file://); stopped at the end."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    from tests.loopback import free_port
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            """No access log on the test's output."""
+
+    handler = functools.partial(Quiet, directory=str(sites[KINDS[0]] / "student"))
+    server = ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_quarto_search_finds_chinese_offline_in_chromium(served, browser):
+    page = browser.new_page()
+    remote = []
+
+    def guard(route):
+        if route.request.url.startswith((served, "data:")):
+            route.continue_()
+        else:
+            remote.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", guard)
+    page.goto(f"{served}/lessons/lesson05.html")
+    page.locator("#quarto-search").first.click()
+    page.keyboard.type("冗余")
+    page.locator(".aa-Item").first.wait_for(timeout=15000)
+    found = page.locator(".aa-Item").all_inner_texts()
+    assert any("冗余" in item and "第 5 课" in item for item in found) and remote == []
+    page.close()
