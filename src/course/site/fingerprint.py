@@ -94,6 +94,15 @@ def read_stamp(site: Path) -> dict[str, str]:
     return {k: v for k, v in lessons.items() if isinstance(v, str)} if isinstance(lessons, dict) else {}
 
 
-def stamp_text(fingerprints: dict[str, str]) -> str:
-    """What a fully built site's stamp holds."""
-    return json.dumps({"lessons": fingerprints}, indent=1, sort_keys=True) + "\n"
+def read_steps(site: Path) -> dict[str, str]:
+    """The hashes of the site-wide steps' inputs (e.g. lite: course.site.lite_site) a site was built from."""
+    try:
+        steps = json.loads((site / STAMP).read_text("utf-8")).get("steps")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return {k: v for k, v in steps.items() if isinstance(v, str)} if isinstance(steps, dict) else {}
+
+
+def stamp_text(fingerprints: dict[str, str], steps: dict[str, str] | None = None) -> str:
+    """What a fully built site's stamp holds: each lesson's hash and each site-wide step's."""
+    return json.dumps({"lessons": fingerprints, "steps": steps or {}}, indent=1, sort_keys=True) + "\n"

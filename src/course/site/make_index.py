@@ -16,16 +16,19 @@ SUBMIT = (
 )
 
 
-def index_markdown(lessons: list[Lesson], variant: str, assignments: dict[str, str] | None = None) -> str:
-    """commonmark_x for index.html listing every lesson of this variant; ASSIGNMENTS maps a lesson to its file."""
-    assignments = assignments or {}
-    items = "\n".join(_entry(lesson, assignments.get(lesson.stem)) for lesson in lessons)
+def index_markdown(lessons: list[Lesson], variant: str, assignments: dict[str, str] | None = None,
+                   browser: dict[str, str] | None = None) -> str:
+    """commonmark_x for index.html listing every lesson of this variant; ASSIGNMENTS maps a lesson to its file,
+    BROWSER to the link that runs its notebook in the browser (course.site.lite_page)."""
+    assignments, browser = assignments or {}, browser or {}
+    items = "\n".join(_entry(lesson, assignments.get(lesson.stem), browser.get(lesson.stem)) for lesson in lessons)
     submit = f"\n\n{SUBMIT}" if assignments else ""
     return f"{INTRO[variant]}{submit}\n\n## 课程列表\n\n::: {{.lesson-list}}\n\n{items}\n\n:::\n"
 
 
-def _entry(lesson: Lesson, assignment: str | None) -> str:
+def _entry(lesson: Lesson, assignment: str | None, browser: str | None = None) -> str:
     """One lesson's list item: its title (a link to its page), then its prerequisites and notebooks on a line."""
     before = "、".join(f"第 {n} 课" for n in lesson.prerequisites) or "无"
     files = [f"[讲义 notebook]({lesson.stem}.ipynb)"] + ([f"[作业 notebook]({assignment})"] if assignment else [])
+    files += [browser] if browser else []
     return f"- **[{lesson.title}]({lesson.stem}.html)**\\\n  前置：{before} · {' · '.join(files)}"
