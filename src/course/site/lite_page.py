@@ -4,7 +4,8 @@ A lesson gets a "在浏览器中运行" link when its notebook can run in Pyodid
 Python's standard library (less what Pyodide lacks or cannot run) or among the wheels the lite site ships
 (lite/pyodide-wheels.txt); the front matter's `run-in-browser` overrides that (false: never; true: always). Otherwise
 the page says why not and where to run it instead. The block carries what course.js needs to tell a student, on
-the page, that work saved in the browser belongs to an older release, and that from file:// it cannot start.
+the page, that the work saved in the browser belongs to an older release (and to keep it under another name while
+opening the new one), and that from file:// it cannot start.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course.lesson.model import Lesson
-from course.site.lite_site import LITE, lite_path, storage_name
+from course.site.lite_site import LITE, PINS, lite_path, storage_name
 from course.site.plan import BuildPlan
 
 # Standard-library modules Pyodide leaves out or cannot run in a browser tab (no processes, sockets, threads, terminal).
@@ -55,7 +56,7 @@ def browser_run(plan: BuildPlan, lesson: Lesson, notebook: Path) -> BrowserRun:
     if missing and declared is not True:
         names = "、".join(f"`{m}`" for m in missing)
         return BrowserRun(lesson.stem, None, f"本课代码要导入 {names}，浏览器中的 Python（Pyodide）没有这些模块。")
-    return BrowserRun(lesson.stem, lite_path(lesson.stem, data))
+    return BrowserRun(lesson.stem, lite_path(lesson.stem))
 
 
 def imported_modules(notebook: bytes) -> set[str]:
@@ -83,7 +84,7 @@ def available_modules(project_root: Path) -> set[str]:
     """What an import finds in the lite site's Pyodide: the standard library it runs, and the shipped wheels."""
     from course.tools.jupyterlite import pinned_wheels
 
-    wheels = pinned_wheels(Path(project_root) / LITE / "pyodide-wheels.txt")
+    wheels = pinned_wheels(Path(project_root) / LITE / PINS)
     shipped = {IMPORT_NAMES.get(name, name.replace("-", "_")) for name in wheels}
     return (set(sys.stdlib_module_names) - NOT_IN_PYODIDE) | shipped | {"__future__"}
 

@@ -1,17 +1,18 @@
 """One JupyterLite site per variant, in <site>/lite/: the lessons' notebooks to run in the browser, offline.
 
 A declared step of `course build`, after a variant's notebooks are in staging. Its inputs: the committed config in
-lite/ (jupyter_lite_config.json, jupyter-lite.json, the pinned wheels), npm Pyodide's package.json and file list, the
+lite/ (jupyter_lite_config.json, jupyter-lite.json, overrides.json: every cell drawn, the pinned wheels), npm Pyodide's package.json and file list, the
 installed JupyterLite versions (lite_fingerprint: no jupyterlite import, so a build with nothing to do stays fast),
 and the notebooks it ships. It builds in one fixed folder per variant, .course-cache/lite/<variant>/, removed whole
 before each run (JupyterLite's doit database then never skips a real change), and only when that folder's key
 differs from the inputs; the result is hard-linked into the site. The Pyodide runtime lies once in each lite/, shared
 by every lesson.
 
-Each notebook lies at <stem>/v-<version>/<stem>.ipynb: the file is named as students hand it in, and its folder
-names the release. JupyterLite keeps a student's saved copy in the browser under that path, where it would hide a
-newer file of the same path; a new release gets a new path, so it never hides behind, nor replaces, the work saved
-in an older one (course.site.lite_page tells the student on the lesson page).
+Each notebook lies at the top of lite/'s files as <stem>.ipynb, the name students hand it in under: JupyterLite's
+File → Download names the file after its whole path, so a notebook in a folder would download as
+"<folder>_<stem>.ipynb". JupyterLite keeps a student's saved copy in the browser under that path, where it hides a
+newer release of the same file, never replaced by it; course.js tells the student on the lesson page when the
+saved copy's read-only cells differ from the release's and offers to keep it under another name.
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ from course.errors import CourseError
 from course.site.plan import BuildPlan
 
 LITE = "lite"  # the folder in each site, and the committed config's folder in the project
-CONFIG = ("jupyter_lite_config.json", "jupyter-lite.json", "pyodide-wheels.txt")
-VERSION_CHARS = 12
+COPIED = ("jupyter_lite_config.json", "jupyter-lite.json", "overrides.json")  # lite/ files the build reads as they are
+PINS = "pyodide-wheels.txt"  # the wheels the kernel loads, pinned by hash (course.tools.jupyterlite)
 FILE_NOTE = (  # what lite/'s own pages show when opened from disk, where JupyterLite cannot start
     "<div lang=\"zh-CN\" style=\"font:16px/1.7 sans-serif;max-width:40em;margin:3em auto;padding:0 1em\">"
     "<h1 style=\"font-size:1.3em\">需要通过网址打开</h1><p>浏览器中的 notebook（JupyterLite）只能从网址（http:// 或 "
@@ -40,7 +41,7 @@ def lite_fingerprint(plan: BuildPlan) -> str:
     from course.tools.jupyterlite import versions
 
     h = hashlib.sha256(json.dumps(versions(), sort_keys=True).encode())
-    for name in CONFIG:
+    for name in (*COPIED, PINS):
         path = plan.root / LITE / name
         h.update(f"\0{name}\0".encode() + (path.read_bytes() if path.is_file() else b"-"))
     runtime = plan.root / "node_modules" / "pyodide"
@@ -51,16 +52,9 @@ def lite_fingerprint(plan: BuildPlan) -> str:
     return h.hexdigest()
 
 
-def release_version(notebook: bytes) -> str:
-    """The release a notebook file is: a digest of its cells' text and grading metadata (not of outputs or ids)."""
-    cells = json.loads(notebook).get("cells", [])
-    kept = [(c.get("cell_type"), "".join(c.get("source", "")), c.get("metadata", {}).get("nbgrader")) for c in cells]
-    return hashlib.sha256(json.dumps(kept, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:VERSION_CHARS]
-
-
-def lite_path(stem: str, notebook: bytes) -> str:
-    """Where the lesson's notebook lies in JupyterLite: <stem>/v-<version>/<stem>.ipynb."""
-    return f"{stem}/v-{release_version(notebook)}/{stem}.ipynb"
+def lite_path(stem: str) -> str:
+    """Where the lesson's notebook lies in JupyterLite: <stem>.ipynb, at the top."""
+    return f"{stem}.ipynb"
 
 
 def storage_name(plan: BuildPlan, variant: str) -> str:
@@ -70,7 +64,7 @@ def storage_name(plan: BuildPlan, variant: str) -> str:
 
 def build_lite(plan: BuildPlan, variant: str, out: Path, notebooks: dict[str, Path]) -> dict[str, str]:
     """Build OUT/lite/ holding NOTEBOOKS (stem → the site's notebook file in OUT); return stem → its lite path."""
-    paths = {stem: lite_path(stem, nb.read_bytes()) for stem, nb in notebooks.items()}
+    paths = {stem: lite_path(stem) for stem in notebooks}
     work = plan.cache_dir / LITE / variant
     key = _key(plan, variant, notebooks, paths)
     if not (work / ".key").is_file() or (work / ".key").read_text("utf-8") != key:
@@ -96,12 +90,12 @@ def _rebuild(plan: BuildPlan, variant: str, work: Path, notebooks: dict[str, Pat
     shutil.rmtree(work, ignore_errors=True)
     lite_dir, contents = work / "lite", work / "contents"
     lite_dir.mkdir(parents=True)
-    for name in CONFIG[:2]:
+    for name in COPIED:
         shutil.copyfile(plan.root / LITE / name, lite_dir / name)
     settings = json.loads((lite_dir / "jupyter-lite.json").read_text("utf-8"))
     settings["jupyter-config-data"]["contentsStorageName"] = storage_name(plan, variant)
     (lite_dir / "jupyter-lite.json").write_text(json.dumps(settings, ensure_ascii=False, indent=1), "utf-8")
-    write_runtime(plan.root, plan.root / LITE / CONFIG[2], lite_dir / "static" / "pyodide", lite_dir / "pypi")
+    write_runtime(plan.root, plan.root / LITE / PINS, lite_dir / "static" / "pyodide", lite_dir / "pypi")
     for stem, notebook in notebooks.items():
         target = contents / paths[stem]
         target.parent.mkdir(parents=True)
