@@ -1,12 +1,13 @@
 """The lesson's assignment in the browser (JupyterLite, course.site.lite_site): in headless Chromium, from a loopback
 HTTP server, every request that would leave the machine aborted.
 
-For each graded lesson whose notebook runs in Pyodide: the lesson page's "在浏览器中运行" link opens the assignment
-with a running kernel; Run All on the blank notebook stops at the blanks; with the reference solutions typed in,
-every visible check passes; the work survives a reload (browser storage); File → Download gives the notebook that
-`course grade` and stock `nbgrader autograde` both grade to full marks. Opened from file://, the page and the lite
-entry say in Chinese that they need a web address. A re-release opens at a new path and tells the student that the
-work saved under the old one is still there. One browser and one server per module (kernel start ≈ 20 s).
+For each graded lesson whose notebook runs in Pyodide, on the student site as `course preview` serves it: the lesson
+page's "在浏览器中运行" link opens the assignment with a running kernel; Run All on the blank notebook stops at the
+blanks; with the reference solutions typed in, every visible check passes; the work survives a reload (browser
+storage); File → Download gives <stem>.ipynb, which `course grade` and stock `nbgrader autograde` both grade to full
+marks. Opened from file://, the page and the lite entry say in Chinese that they need a web address. After a
+re-release the saved work is neither replaced nor hiding the news: the page says a new version is out, and its button
+keeps the old work under another name and opens the new one. One browser per module (kernel start ≈ 20-30 s).
 """
 
 from __future__ import annotations
@@ -116,23 +117,27 @@ ERRORS = ".jp-NotebookPanel .jp-OutputArea-output[data-mime-type='application/vn
 
 
 @pytest.fixture(scope="module")
-def worked(built_site, serve, browser, tmp_path_factory):
-    """Per lesson, once: a student's session in the browser, from the lesson page to the downloaded notebook."""
-    base = serve(built_site)
+def worked(built_site, browser, tmp_path_factory):
+    """Per lesson, once: a student's session in the browser, from the lesson page to the downloaded notebook, on
+    the student site as `course preview` serves it."""
+    from course.site.serve_preview import PreviewServer
+
     done = {}
+    with PreviewServer(built_site / "student", 0) as server:
+        base = server.url.rstrip("/")
 
-    def work(stem: str) -> dict:
-        if stem not in done:
-            done[stem] = _work(browser, base, stem, built_site / "student", tmp_path_factory.mktemp(f"lite-{stem}"))
-        return done[stem]
+        def work(stem: str) -> dict:
+            if stem not in done:
+                done[stem] = _work(browser, base, stem, built_site / "student", tmp_path_factory.mktemp(f"lite-{stem}"))
+            return done[stem]
 
-    return work
+        yield work
 
 
 def _work(browser, base: str, stem: str, site: Path, tmp: Path) -> dict:
     """Open the lesson page, follow its link, run the blank notebook, type the solutions, run, save, download."""
     page, remote = guarded(browser, base)
-    page.goto(f"{base}/student/{stem}.html")
+    page.goto(f"{base}/{stem}.html")
     link = page.locator(".lite-launch a.lite-link")
     seen = {"link": link.count(), "href": link.first.get_attribute("href")}
     started = time.monotonic()

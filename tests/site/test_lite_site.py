@@ -133,3 +133,22 @@ def test_a_lite_config_edit_rebuilds_the_in_browser_site_and_no_page(built_site,
     assert '"kernelShutdown": true' in (site / "lite" / "jupyter-lite.json").read_text("utf-8")
     start = time.perf_counter()
     assert build_course(proj, variants=["student"]).up_to_date and time.perf_counter() - start < 1.0
+
+
+@pytest.mark.slow
+def test_course_publish_puts_the_in_browser_site_on_the_student_branch(built_site, tmp_path):
+    from course.workflows.publish import publish_variants
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True, text=True).stdout
+
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    (tmp_path / "lessons").mkdir()
+    (tmp_path / "lessons" / "lesson01.qmd").write_text("---\ntitle: t\nlesson: 1\n---\n", "utf-8")
+    shutil.copytree(built_site / "student", tmp_path / "_site" / "student", copy_function=os.link)
+    git("init", "-q", "-b", "main")
+    publish_variants(tmp_path, variants=("student",))
+    tree = set(git("ls-tree", "-r", "--name-only", "student").split())
+    built = {p.relative_to(built_site / "student").as_posix() for p in (built_site / "student" / "lite").rglob("*")
+             if p.is_file()}
+    assert built <= tree and {"lite/api/contents/all.json", "lite/static/pyodide/pyodide.asm.wasm"} <= built
