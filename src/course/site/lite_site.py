@@ -98,7 +98,7 @@ def _rebuild(plan: BuildPlan, variant: str, work: Path, notebooks: dict[str, Pat
     write_runtime(plan.root, plan.root / LITE / PINS, lite_dir / "static" / "pyodide", lite_dir / "pypi")
     for stem, notebook in notebooks.items():
         target = contents / paths[stem]
-        target.parent.mkdir(parents=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(notebook, target)
     contents.mkdir(exist_ok=True)
     build(lite_dir, contents, work / "output")
