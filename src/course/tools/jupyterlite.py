@@ -61,6 +61,9 @@ def pyodide_folder(project_root: Path) -> Path:
 def pinned_wheels(requirements: Path) -> dict[str, set[str]]:
     """Each pinned wheel's normalised name → the sha256 hashes the requirements file allows for it."""
     pins: dict[str, set[str]] = {}
+    if not requirements.is_file():
+        raise CourseError(f"{requirements} not found: it pins the wheels the in-browser notebooks' kernel loads "
+                          "(`name==version --hash=sha256:…` per line; the course repository has one)")
     for number, line in enumerate(requirements.read_text("utf-8").splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
