@@ -67,7 +67,7 @@ def build_lite(plan: BuildPlan, variant: str, out: Path, notebooks: dict[str, Pa
     paths = {stem: lite_path(stem) for stem in notebooks}
     work = plan.cache_dir / LITE / variant
     key = _key(plan, variant, notebooks, paths)
-    if not (work / ".key").is_file() or (work / ".key").read_text("utf-8") != key:
+    if not (work / ".key").is_file() or (work / ".key").read_text("utf-8") != key or not (work / "output").is_dir():
         _rebuild(plan, variant, work, notebooks, paths)
         (work / ".key").write_text(key, "utf-8")
     _link_tree(work / "output", out / LITE)
