@@ -111,6 +111,14 @@ def type_into(page, index: int, code: str) -> None:
     page.keyboard.insert_text(code)
 
 
+# Whether the browser's JupyterLite storage (IndexedDB) holds the file with this text: saved, not just typed.
+SAVED = """async ([name, path, text]) => {
+  const db = await new Promise(r => { const q = indexedDB.open(name); q.onsuccess = () => r(q.result); });
+  if (!db.objectStoreNames.contains('files')) { db.close(); return false; }
+  const saved = await new Promise(r => { const q = db.transaction('files').objectStore('files').get(path);
+                                         q.onsuccess = () => r(q.result); });
+  db.close();
+  return !!saved && JSON.stringify(saved.content).includes(text); }"""
 ALL_RAN = """() => { const p = [...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputPrompt')];
   return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.innerText)); }"""
 ERRORS = ".jp-NotebookPanel .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
@@ -276,7 +284,7 @@ def test_a_re_release_does_not_replace_the_saved_work_and_the_page_says_a_new_ve
         built_site, serve, browser, tmp_path):
     """Work saved on release 1 stays in the browser; after release 2 the page says so, and its button keeps that
     work under another name and opens release 2."""
-    from course.site.lite_site import build_lite
+    from course.site.lite_site import build_lite, storage_name
     from course.site.plan import make_plan
 
     stem = next(s for s in GRADED if browser_run(s).path)
@@ -284,13 +292,17 @@ def test_a_re_release_does_not_replace_the_saved_work_and_the_page_says_a_new_ve
     shutil.copytree(built_site / "student", site, copy_function=os.link)
     base = serve(site)
     page, remote = guarded(browser, base)
+    logs = []
+    page.on("console", lambda m: logs.append(m.text[:200]) if m.type == "error" else None)
+    page.on("pageerror", lambda e: logs.append(str(e)))
     page.goto(f"{base}/{stem}.html")
     page.locator(".lite-launch a.lite-link").click()
     page.wait_for_selector(".jp-NotebookPanel .jp-CodeCell", timeout=60_000)
     release = site / "lite" / "files" / browser_run(stem).path
     type_into(page, cell_index(release, next(iter(solutions(stem)))), "# 我在第一版里写的进度\n")
     page.keyboard.press("Control+s")
-    page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel.jp-mod-dirty')", timeout=30_000)
+    page.wait_for_function(SAVED, arg=[storage_name(make_plan(ROOT), "student"), release.name, "我在第一版里写的进度"],
+                           timeout=30_000)
     page.goto(f"{base}/{stem}.html")
     page.wait_for_timeout(1500)
     assert page.locator(".lite-new-release").count() == 0  # saved work of the current release: nothing to say
@@ -307,7 +319,10 @@ def test_a_re_release_does_not_replace_the_saved_work_and_the_page_says_a_new_ve
 
     page.goto(f"{base}/{stem}.html")
     button = page.locator(".lite-launch .lite-new-release button.lite-keep-old")
-    button.wait_for(timeout=15_000)
+    try:
+        button.wait_for(timeout=30_000)
+    except PlaywrightTimeout:
+        pytest.fail(f"no new-release note; console: {logs}; block: {page.locator('.lite-launch').inner_html()[-600:]}")
     assert "新版本" in page.locator(".lite-new-release").inner_text()
     kept_as = button.get_attribute("data-keep-as")
     button.click()
