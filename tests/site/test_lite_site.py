@@ -72,11 +72,14 @@ def test_the_no_op_check_fingerprints_the_lite_inputs_without_importing_jupyterl
 
 
 def test_the_npm_pyodide_must_be_the_version_the_kernel_pins(tmp_path):
+    from jupyterlite_pyodide_kernel.constants import PYODIDE_VERSION
+
     from course.tools.jupyterlite import pyodide_folder
 
+    assert pyodide_folder(ROOT) == ROOT / "node_modules" / "pyodide"  # package.json pins the kernel's version
     (tmp_path / "node_modules" / "pyodide").mkdir(parents=True)
     (tmp_path / "node_modules" / "pyodide" / "package.json").write_text('{"version": "314.0.8"}', "utf-8")
-    with pytest.raises(CourseError, match="needs exactly 314.0.6"):
+    with pytest.raises(CourseError, match=f"needs exactly {PYODIDE_VERSION}"):
         pyodide_folder(tmp_path)
 
 
