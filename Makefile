@@ -1,4 +1,5 @@
 # Two commands for a fresh machine: `make` (set up, build both sites, run the demo grading cycle) and `make test`.
+# `make` is safe on a live course: the demo is graded in its own course root (demo/), never in autograder/.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -38,4 +39,5 @@ test: setup
 
 clean:
 	rm -rf _site .course-cache autograder/source autograder/release autograder/submitted autograder/autograded \
-	       autograder/feedback autograder/exchange autograder/gradebook.db autograder/reports .course-hub
+	       autograder/feedback autograder/exchange autograder/gradebook.db autograder/reports .course-hub \
+	       $(filter-out demo/classes,$(wildcard demo/*)) demo/.course-grade demo/.nbgrader.log

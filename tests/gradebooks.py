@@ -144,3 +144,17 @@ def gradebook_db(request, tmp_path_factory, monkeypatch) -> ConfiguredGradebook:
     url = request.getfixturevalue("postgres_server").new_gradebook()
     hub_config(hub, [f"c.CourseDirectory.db_url = {url!r}"])
     return ConfiguredGradebook("postgresql", url)
+
+
+def gradebook_rows(url: str) -> dict[str, list[tuple]]:
+    """Every row of every table of the gradebook at URL, sorted: what 'unchanged' means for a gradebook."""
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(url)
+    try:
+        with engine.connect() as con:
+            tables = sqlalchemy.inspect(con).get_table_names()
+            return {t: sorted((tuple(map(str, row)) for row in con.execute(sqlalchemy.text(f'SELECT * FROM "{t}"'))))
+                    for t in sorted(tables)}
+    finally:
+        engine.dispose()

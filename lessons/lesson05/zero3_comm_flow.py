@@ -1,4 +1,4 @@
-"""图 5-1 companion: one ZeRO-3 (FSDP) training step, layer by layer, as a hand-built SVG.
+"""图 5-4: one ZeRO-3 (FSDP) training step, layer by layer, as a hand-built SVG.
 
 Forward: all-gather a layer's parameters, compute, free them. Backward: all-gather again, compute,
 reduce-scatter the gradients, free. Then each rank updates its own 1/N_d shard locally. The three

@@ -17,7 +17,8 @@ from course import skip_unused_iri_checker
 from course.errors import CourseError
 
 # Each subcommand lives in course/commands/<name>.py with add_arguments(parser) and run(args) -> int.
-COMMANDS = ("build", "preview", "publish", "check", "grade", "report", "similarity", "lab", "demo", "new", "hub")
+COMMANDS = ("build", "preview", "publish", "check", "grade", "report", "similarity", "lab", "demo", "new", "hub",
+            "roster", "extend")
 
 
 def _summary(name: str) -> str | None:
@@ -51,7 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     except CourseError as exc:
         print(f"course {args.command}: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C: no traceback; a command that can resume says how (exc's message)
+        if str(exc):
+            print(f"course {args.command}: {exc}", file=sys.stderr)
         return 130
 
 

@@ -49,6 +49,10 @@ class CourseConfig:
     lessons_dir: str = setting("lessons", "Folder of lesson sources lessonNN.qmd.")
     site_dir: str = setting("_site", "Where `course build` writes the student and answer sites.")
     autograder_dir: str = setting("autograder", "The nbgrader course root.")
+    demo_dir: str = setting(
+        "demo", "The demo course: an nbgrader course root of its own (its nbgrader_config.py, gradebook, reports) "
+        "with each lesson's demo class in classes/<lesson>/; `make` and `course demo` grade there, never in "
+        "autograder_dir.")
     cache_dir: str = setting(".course-cache", "Execution and figure cache, keyed by content.")
     assets_dir: str = setting("assets", "Images and generated figures referenced by lessons.")
     kernel: str = setting("python3", "Jupyter kernel that executes lesson cells.")
@@ -73,6 +77,10 @@ class CourseConfig:
     semester_missing: str = setting(
         "zero", "How a lesson a student has no graded submission for counts, once the lesson is graded for "
         "anyone: `zero` (0 points and not a PASS) or `excluded` (left out of that student's total and pass rule).")
+    due_dates: Table = setting(
+        Table(), "When each lesson is due, a TOML date-time with its UTC offset, e.g. "
+        "{lesson05 = 2026-12-01T23:59:00+08:00}: written as the nbgrader assignment's duedate (release, "
+        "autograde, `course grade`), so stock nbgrader sees it; a lesson not listed keeps the gradebook's.")
     canvas_identity: Table = setting(
         Table({"ID": "lms_user_id", "SIS Login ID": "id"}),
         "Which nbgrader Student field (id, first_name, last_name, email, lms_user_id) fills each of Canvas's "
@@ -150,3 +158,17 @@ def setting_error(root: Path, key: str, message: str, entry: str | None = None) 
     path = Path(root) / "pyproject.toml"
     return CourseError(f"[tool.course] {key}{f'.{entry}' if entry else ''}: {message}",
                        Location(path, setting_line(path, key, entry)))
+
+
+def find_course(start: Path) -> Path | None:
+    """The course repository START is in, as git finds its repository: the nearest folder, START or above, whose
+    pyproject.toml declares [tool.course] (None when there is none)."""
+    start = Path(start).resolve()
+    for folder in (start, *start.parents):
+        try:
+            data = tomllib.loads((folder / "pyproject.toml").read_text("utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue
+        if isinstance(data.get("tool"), dict) and "course" in data["tool"]:
+            return folder
+    return None

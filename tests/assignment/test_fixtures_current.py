@@ -21,8 +21,8 @@ def test_sample_is_current(release_nb, name):
 def test_demo_class_is_current(released, tmp_path):
     course = tmp_path / "autograder"
     shutil.copytree(released, course)
-    shutil.copytree(ROOT / "autograder" / "demo", course / "demo")
-    students = sorted(p.name for p in (course / "demo" / "lesson05").iterdir() if p.is_dir())
+    shutil.copytree(ROOT / "demo" / "classes", course / "classes")  # the demo course's classes, in this root
+    students = sorted(p.name for p in (course / "classes" / "lesson05").iterdir() if p.is_dir())
     assert students == ["lisi", "wangwu", "zhangsan", "zhaoliu"]
     stale = write_submissions(course, "lesson05")  # rewrites only notebooks made from another release
     assert [p.parent.name for p in stale] == [], \

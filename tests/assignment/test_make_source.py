@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
 from course.assignment.make_source import (
-    assignment_name,
     prove,
+    question_prompts,
     source_notebook,
     source_notebook_node,
     write_assignment_sources,
 )
 from course.errors import CourseError
 from course.grading.load_checks import load_checks
-from course.grading.rubric import load_rubric
+from course.grading.rubric import load_rubric, unasked_key_points
 from course.lesson.model import Markdown, exercise_pairs
+from course.lesson.notebook_names import assignment_notebook
 from course.lesson.parse_qmd import parse_lesson
 from course.site.plan import make_plan
 from course.site.select_variant import select_variant
@@ -71,13 +73,42 @@ def test_tests_are_locked_with_hidden_checks_and_answers_are_empty_under_their_q
 
 @each_graded_lesson
 def test_the_release_names_its_own_file_in_words_not_by_a_link_that_dies_when_renamed(stem):
-    """Students hand the assignment in renamed lessonNN.ipynb (on the hub they fetch it under that name)."""
+    """Students open the assignment in Colab, their own Jupyter or the hub's exchange, where a link to its own file
+    leads nowhere."""
     found = discovered_lesson(stem)
     nb = source_notebook_node(found, select_variant(found, "student"),
                               load_checks(ROOT / "lessons" / stem / "checks.yml"),
                               load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml"))
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    assert f"]({assignment_name(stem)}" not in text
+    assert f"]({assignment_notebook(stem)}" not in text
+
+
+@each_graded_lesson
+def test_every_key_point_a_full_answer_needs_is_asked_for_by_its_question(stem):
+    """A question must not grade more than it asks: each 要点 names the words of its question that ask for it."""
+    found = discovered_lesson(stem)
+    rubric = load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml")
+    nb = source_notebook_node(found, select_variant(found, "student"),
+                              load_checks(ROOT / "lessons" / stem / "checks.yml"), rubric)
+    prompts = question_prompts(nb.cells)
+    assert sorted(prompts) == sorted(q.id for q in rubric.questions)
+    for q in rubric.questions:
+        assert len(q.asked_by) == len(q.key_points) and all(phrase.strip() for phrase in q.asked_by)
+        assert unasked_key_points(q, prompts[q.id]) == [], (q.id, prompts[q.id])
+
+
+def test_a_question_that_grades_more_than_it_asks_stops_the_build(lesson):
+    """The original lesson's Q1 asked only for lesson 2's techniques, yet full marks need lesson 6/8's TP and CP."""
+    view = select_variant(lesson, "student")
+    asked = "第 2 课的哪些技术、以及第 6、8 课的哪些并行方式与它正交？"
+    blocks = tuple(Markdown(b.line, b.text.replace(asked, "第 2 课的哪些技术与它正交？")) if isinstance(b, Markdown) else b
+                   for b in view.blocks)
+    assert blocks != view.blocks
+    line = next(n for n, s in enumerate((ROOT / "autograder" / "rubrics" / "lesson05.yml").read_text("utf-8").splitlines(), 1)
+                if s.strip() == "- asked_by: 第 2 课的哪些技术、以及第 6、8 课的哪些并行方式与它正交")
+    with pytest.raises(CourseError, match=rf"rubrics/lesson05.yml, line {line}: expected each key point's asked_by "
+                                          rf"words in its question as lesson05.qmd prints it .*not found: Q1 key point 3 "):
+        build(lesson, view=view.with_blocks(blocks))
 
 
 def test_points_come_from_the_rubric(lesson):
@@ -210,3 +241,48 @@ def test_the_test_cell_shows_a_description_only_when_it_is_marked_for_students()
     by_id = {c.id: c.source for c in nb.cells}
     assert "评分者注意" not in by_id["test-scale"] and by_id["test-scale"].startswith("# 测试 1/2：缩放（2 分）。\n")
     assert by_id["test-rms"].startswith("# 测试 2/2：均方根（1 分）。对平方的平均值开平方。\n")
+
+
+# ---------------------------------------------------------------- questions and rubric must match (issue 34, 5)
+
+
+def _edited_lesson(tmp_path, stem, edit):
+    """lessons/STEM.qmd with EDIT applied to its text, parsed (with the line numbers of the edited text)."""
+    folder = tmp_path / "lessons"
+    folder.mkdir(exist_ok=True)
+    (tmp_path / "solutions").symlink_to(ROOT / "solutions")  # what the lesson includes
+    text = edit((ROOT / "lessons" / f"{stem}.qmd").read_text("utf-8"))
+    (folder / f"{stem}.qmd").write_text(text, "utf-8")
+    return parse_lesson(folder / f"{stem}.qmd"), text
+
+
+def _build(found, stem):
+    return source_notebook_node(found, select_variant(found, "student"),
+                                load_checks(ROOT / "lessons" / stem / "checks.yml"),
+                                load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml"))
+
+
+@each_graded_lesson
+def test_a_question_without_a_rubric_item_stops_the_build_at_its_heading(tmp_path, stem):
+    """`### Q99` added to a lesson built, and students saw a question with no answer cell and no points."""
+    rubric = load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml")
+    last = rubric.questions[-1].id
+    found, text = _edited_lesson(tmp_path, stem, lambda t: re.sub(
+        rf"^(#+)([ \t]+{last}\b.*)$", lambda m: f"{m[1]}{m[2]}\n\n{m[1]} Q99：新加的一题\n\n说明。", t, count=1,
+        flags=re.M))
+    line = text.splitlines().index(next(s for s in text.splitlines() if s.endswith(" Q99：新加的一题"))) + 1
+    with pytest.raises(CourseError, match=rf"^lessons/{stem}\.qmd, line {line}: question Q99 has no rubric item"):
+        _build(found, stem)
+
+
+@each_graded_lesson
+def test_a_rubric_item_without_its_question_stops_the_build_at_the_rubric_line(tmp_path, stem):
+    rubric = load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml")
+    first = rubric.questions[0].id
+    found, _ = _edited_lesson(tmp_path, stem, lambda t: re.sub(rf"^(#+[ \t]+){first}\b", r"\1Question", t,
+                                                               count=1, flags=re.M))
+    rubric_lines = (ROOT / "autograder" / "rubrics" / f"{stem}.yml").read_text("utf-8").splitlines()
+    line = next(n for n, s in enumerate(rubric_lines, 1) if re.match(rf"\s*-?\s*id:\s*{first}\s*$", s))
+    with pytest.raises(CourseError, match=rf"^rubrics/{stem}\.yml, line {line}: questions/0/id: rubric question "
+                                          rf"{first} has no question in lessons/{stem}\.qmd"):
+        _build(found, stem)

@@ -74,3 +74,27 @@ def test_a_student_is_compared_with_the_release_they_received(tmp_path):
     messages = [str(p) for p in preflight(write(tmp_path / "c", edited), "lesson05.ipynb", SOURCE, shown_as="s",
                                           released=received).problems]
     assert messages == ["s/lesson05.ipynb, cell test-b: read-only cell was edited; graded with the original"]
+
+
+def test_a_notebook_with_none_of_the_graded_cells_is_not_the_assignment(tmp_path):
+    """The lesson's reading notebook of before its name changed, handed in as lesson05.ipynb (issue 34, finding 3)."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 第 5 课"), nbformat.v4.new_code_cell("x = 1")])
+    result = check(write(tmp_path, nb))
+    assert result.notebook is None and "not the assignment notebook" in str(result.problems[0])
+    assert "download the assignment lesson05.ipynb" in result.problems[0].fix
+
+
+def test_stripped_metadata_and_cell_ids_still_make_the_assignment(tmp_path):
+    nb = released(source_notebook())
+    for c in nb.cells:
+        c.metadata, c.id = nbformat.NotebookNode(), f"x{id(c)}"[:20]
+    assert check(write(tmp_path, nb)).notebook is not None  # its read-only cells are found by their text
+
+
+def test_the_reading_notebook_and_another_lessons_are_named_as_such(tmp_path):
+    notes = released(source_notebook())
+    notes.metadata["course"] = {"lesson": "lesson05", "variant": "student", "notebook": "notes"}
+    assert "the lesson's reading notebook (lesson05-notes.ipynb)" in str(check(write(tmp_path / "a", notes)).problems[0])
+    other = released(source_notebook())
+    other.metadata["course"] = {"lesson": "lesson06"}
+    assert "this is lesson06's notebook, not lesson05's" in str(check(write(tmp_path / "b", other)).problems[0])

@@ -44,6 +44,6 @@ def test_written_answers_start_empty_right_under_their_question(release_nb):
 
 
 def test_students_can_validate_with_stock_nbgrader(released):
-    demo = ROOT / "autograder" / "demo" / "lesson05" / "zhangsan" / "lesson05.ipynb"
+    demo = ROOT / "demo" / "classes" / "lesson05" / "zhangsan" / "lesson05.ipynb"
     proc = run_nbgrader(released, "validate", str(demo))
     assert "Success! Your notebook passes all the tests." in proc.stdout, proc.stdout[-2000:]

@@ -1,6 +1,6 @@
 """One grading path for damaged and repaired submissions: stock `nbgrader autograde` and `course grade` give the
 same gradebook (a damaged file scores 0 with its reason, never a missing row), the same flags and the same reasons
-in the grade report that `course report` shows."""
+in the grade report that `course report` shows (INCOMPLETE for a file grading could not take)."""
 
 from __future__ import annotations
 
@@ -109,7 +109,8 @@ def test_the_report_reads_the_same_result_and_reason_from_both(both):
     reports = [make_report(root.parent, "lesson05") for root in (stock, ours)]
     assert reports[0].csv.read_text("utf-8") == reports[1].csv.read_text("utf-8")
     results = {s.submission.student: s.result for s in reports[0].students}
-    assert all(results[case] == "FAIL" for case in DAMAGED), results  # 0 with a reason, never INCOMPLETE
+    # 0 in the gradebook with a reason, and undecided until the student hands in a file grading can take
+    assert all(results[case] == "INCOMPLETE" for case in DAMAGED), results
     html = reports[0].html.read_text("utf-8")
     assert all(reason in html for reason in DAMAGED.values())
     assert reports[0].html.read_text("utf-8") == reports[1].html.read_text("utf-8")

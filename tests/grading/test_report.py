@@ -140,7 +140,7 @@ def test_demo_class_results_follow_the_rules(course):
     assert rows["wang-fang"]["Q3"] == "0.5" and rows["wang-fang"]["total"] == "7.5"
     assert list(rows["li-lei"]) == ["student", "formulas", "fp32-accum", "comm-volume", "dp1-cross-check",
                                     "Q1", "Q2", "Q3", "total", "vetoes", "veto_hints", "result", "flags",
-                                    "similar_pair"]
+                                    "similar_pair", "late_penalty", "late"]
 
 
 def test_demo_class_html_explains_each_result(course):

@@ -182,6 +182,9 @@ MALFORMED = {
                                "partial_credit"),
     "veto-on-unknown-question": (_edit("    questions: [Q2, Q3]", "    questions: [Q2, Q4]"), ("[Q2, Q4]", 1),
                                  "vetoes/2/questions/1: expected one of the questions Q1, Q2, Q3, got 'Q4'"),
+    "key-point-without-asked-by": (_edit("      - asked_by: 会把内存瓶颈留在哪里\n        point:", "      - point:"),
+                                   ("      - point:", 1), "questions/0/key_points/1: missing key 'asked_by'; expected "
+                                                          "asked_by, point"),
     "wrong-version": (_edit("version: 1", "version: 2"), ("version: 2", 1), "version: expected 1, got 2"),
     "lesson-not-the-file": (_edit("lesson: lesson05", "lesson: lesson06"), ("lesson: lesson06", 1),
                             "lesson: expected 'lesson05' (the file name), got 'lesson06'"),
@@ -235,3 +238,21 @@ def test_the_html_report_shows_rubric_text_as_render_text_writes_it(tmp_path):
     page = render_html(rubric, (student,), Hints({}, {}), {}, {})
     point = rubric.questions[0].key_points[0]
     assert f"<li>{render_text(point, 'html')}</li>" in page and "e^(x−m) &lt;b&gt;不&lt;/b&gt;是 *N_d*" in page
+
+
+def test_each_key_point_keeps_the_words_of_its_question_that_ask_for_it():
+    """asked_by pairs with key_points one to one, with the line it stands on (the build's error names it)."""
+    rubric = load_rubric(RUBRIC)
+    text = RUBRIC.read_text("utf-8").splitlines()
+    for q in rubric.questions:
+        assert len(q.asked_by) == len(q.asked_by_lines) == len(q.key_points)
+        for phrase, line in zip(q.asked_by, q.asked_by_lines):
+            assert text[line - 1].strip() == f"- asked_by: {phrase}"
+
+
+def test_a_key_point_is_unasked_when_its_words_are_not_in_the_question():
+    from course.grading.rubric import Question, unasked_key_points
+
+    q = Question("Q1", "t", 2, ("a", "b", "c"), "p", asked_by=("为什么 返回新列表", "代价是什么", "哪些技术"))
+    prompt = "### Q1\n\n为什么\n返回新列表？代价   是什么？"  # wrapped and spaced differently: still asked
+    assert unasked_key_points(q, prompt) == [2]

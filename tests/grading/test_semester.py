@@ -238,8 +238,8 @@ def test_a_student_the_lms_cannot_find_stops_the_report_with_nothing_written(sem
         make_semester_report(root)
     assert str(err.value) == (
         f"{configured_gradebook(root / 'autograder').location().path}: student chen-jing: no email in nbgrader's "
-        "Student table, so the LMS cannot find them; fill it (`nbgrader db student add chen-jing --email …`) or "
-        "choose other fields with [tool.course] moodle_id_field")
+        "Student table, so the LMS cannot find them; fill it (`nbgrader db student add chen-jing --email …`; for the "
+        "whole class, `course roster import FILE.csv`) or choose other fields with [tool.course] moodle_id_field")
     assert not (root / "autograder" / "reports").exists()
 
 

@@ -461,7 +461,7 @@ def test_voices_found_while_growing_the_tuning_set(text, question, expected):
     assert ids(text, question) == expected
 
 
-# --- causes found on the demo class's full-marks answers (autograder/demo/lesson05/zhangsan) ------------------
+# --- causes found on the demo class's full-marks answers (demo/classes/lesson05/zhangsan) ------------------
 
 @pytest.mark.parametrize(("text", "expected"), [
     # a clause that only states the number ('，通信量约 Ψ') belongs to the operation the clause before named
@@ -482,7 +482,7 @@ def test_whose_and_which_party_are_read_from_the_clause_before(text, expected):
 def test_the_demo_classs_full_marks_answers_get_no_hint():
     """zhangsan's answers are the demo's model answers: a hint there would send a grader after a correct student."""
     import nbformat
-    notebook = nbformat.read(ROOT / "autograder" / "demo" / "lesson05" / "zhangsan" / "lesson05.ipynb", as_version=4)
+    notebook = nbformat.read(ROOT / "demo" / "classes" / "lesson05" / "zhangsan" / "lesson05.ipynb", as_version=4)
     answers = {c.metadata["nbgrader"]["grade_id"].removeprefix("answer-"): c.source for c in notebook.cells
                if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("answer-")}
     assert set(answers) == {"Q1", "Q2", "Q3"}

@@ -52,9 +52,11 @@ def test_traffic_rules():
     assert formulas.traffic_elements("all_reduce", 400, 4) == 600
     assert formulas.traffic_elements("all_gather", 400, 4) == 300
     assert formulas.traffic_elements("reduce_scatter", 400, 4) == 300
-    assert formulas.traffic_elements("broadcast", 400, 4) == 300
     with pytest.raises(ValueError, match="unknown collective 'gather'"):
         formulas.traffic_elements("gather", 400, 4)
+    with pytest.raises(ValueError, match="unknown collective 'broadcast'"):
+        formulas.traffic_elements("broadcast", 400, 4)  # not the same on every rank: broadcast_received
+    assert [formulas.broadcast_received(400, rank, root=1) for rank in range(4)] == [400, 0, 400, 400]
 
 
 @pytest.mark.parametrize("layers", [[16_575, 65_024, 16_065], [7], [16_250, 62_750, 15_813]])

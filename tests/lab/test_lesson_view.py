@@ -138,3 +138,56 @@ def test_gpu_table_without_a_measurement_says_how_to_make_one(tmp_path):
     with pytest.raises(CourseError, match=r"gpu_memory\.json: no GPU measurement here; run `python -m course\.lab\.decoder_memory`"):
         gpu_memory_table(tmp_path / "gpu_memory.json")
 
+
+
+def _edited_report(lab_report: dict, tmp_path, edit) -> str:
+    """The run's report with one FSDP2 row (N = 4) changed by EDIT, written where the lesson's view reads it."""
+    import copy
+
+    report = copy.deepcopy(lab_report)
+    row = next(r for r in report["rows"] if r["implementation"] == "fsdp2_reshard" and r["ranks"] == 4
+               and r["model"] == "main")
+    edit(row)
+    path = tmp_path / "zero_measured.json"
+    path.write_text(json.dumps(report, ensure_ascii=False), "utf-8")
+    return path
+
+
+@pytest.mark.torch
+def test_the_fsdp_note_states_what_the_lab_measured_between_steps(lab_report_path, lab_report, tmp_path):
+    """The trainer drops FSDP2's gradients after each step (zero_grad): the report says so and the note follows it."""
+    from course.lab.lesson_view import fsdp_refinement
+
+    row = next(r for r in lab_report["rows"] if r["implementation"] == "fsdp2_reshard" and r["ranks"] == 4
+               and r["model"] == "main")
+    psi, n = row["psi"], row["ranks"]
+    kept = row["memory_bytes"]["between_steps"]
+    assert kept["measured"] * n == 12 * psi and kept["gradient_tensors"] == [0] * n  # FP32 shard + m + v
+    assert row["memory_bytes"]["measured"] * n == 16 * psi  # after backward, before the optimizer step
+    note = fsdp_refinement(lab_report_path)
+    assert "步与步之间（优化器更新与 zero_grad 之后、下一步前向之前）每卡状态为 12Ψ/N" in note
+    assert "梯度被置为 None（实测各卡留下的梯度张量为 0 个）" in note and "16Ψ/N，与 ZeRO-3 公式之比为 1.000" in note
+
+    # A trainer that kept its gradients would be described as keeping them: the phrase is read, not typed.
+    def keeps_gradients(r):
+        r["memory_bytes"]["between_steps"] = {"per_rank": [16 * psi // n] * n, "measured": 16 * psi // n,
+                                              "gradient_tensors": [3] * n}
+    kept_note = fsdp_refinement(_edited_report(lab_report, tmp_path, keeps_gradients))
+    assert "每卡状态为 16Ψ/N，与反向结束时相同：梯度在步与步之间保留" in kept_note and "12Ψ/N" not in kept_note
+
+
+@pytest.mark.torch
+def test_every_number_of_the_fsdp_note_comes_from_the_report(lab_report_path, lab_report, tmp_path):
+    from course.lab.lesson_view import fsdp_refinement
+
+    note = fsdp_refinement(lab_report_path)
+    zero = next(r for r in lab_report["rows"] if r["implementation"] == "zero_redundancy_optimizer" and r["ranks"] == 4)
+    ratios = [x / zero["comm_elements"]["formula"] for x in zero["comm_elements"]["per_rank"]]
+    assert f"{min(ratios):.3f}–{max(ratios):.3f} 倍（各卡平均 {sum(ratios) / len(ratios):.3f} 倍）" in note
+    assert len(set(ratios)) > 1  # unequal shards: ranks receive unequal broadcasts, none averaged away
+
+    def more_traffic(r):
+        r["comm_elements"].update(measured=r["comm_elements"]["measured"] * 2, ratio=2.0)
+    changed = fsdp_refinement(_edited_report(lab_report, tmp_path, more_traffic))
+    assert "每步每卡通信为 4.50Ψ，与 ZeRO-3 公式 $3\\frac{N-1}{N}\\Psi$ 之比为 2.000" in changed
+    assert "2.25Ψ" in note and "2.25Ψ" not in changed

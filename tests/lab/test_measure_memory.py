@@ -58,5 +58,21 @@ def test_a_snapshot_carries_the_allocator_reading_beside_the_count():
         def held(self):
             return []
 
-    assert snapshot(Holder()) == {"parameters": 20, "gradients": 0, "optimizer": 0, "optimizer_scalars": 0, "held": 0}
+    assert snapshot(Holder()) == {"parameters": 20, "gradients": 0, "optimizer": 0, "optimizer_scalars": 0, "held": 0,
+                                  "gradient_tensors": 0}
     assert snapshot(Holder(), allocated=lambda: 512)["allocator"] == 512
+
+
+def test_a_snapshot_counts_the_gradients_that_exist_so_a_dropped_gradient_is_seen():
+    """zero_grad() sets gradients to None: the snapshot says how many gradient tensors remain, not only their bytes."""
+    from course.lab.measure_steps import snapshot
+
+    class Dropped:
+        def resident(self):
+            return {"parameters": [torch.zeros(4), torch.zeros(2)], "gradients": [None, torch.zeros(2)]}
+
+        def held(self):
+            return []
+
+    counted = snapshot(Dropped())
+    assert counted["gradient_tensors"] == 1 and counted["gradients"] == 8

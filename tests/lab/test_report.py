@@ -22,10 +22,11 @@ def _run(spec: MlpSpec, world: int, stage: int, steps: int = 2) -> dict:
     """What a correct rank of a hand-written stage reports: the formulas at Ψ_pad."""
     psi_pad = padded_total(spec.layer_numels, world)
     memory = {k: int(v) for k, v in memory_breakdown(psi_pad, world, stage).items()}
-    snapshot = {**memory, "optimizer_scalars": 0, "held": 0}
+    snapshot = {**memory, "optimizer_scalars": 0, "held": 0, "gradient_tensors": len(spec.layers)}
     traffic = comm_breakdown(psi_pad, world, stage)
     comm = {k: {"calls": 1, "numel": int(v * world / (world - 1)), "traffic": v} for k, v in traffic.items()}
-    return {"after_forward": [dict(snapshot)] * steps, "after_backward": [dict(snapshot)] * steps, "comm": [comm] * steps}
+    return {"after_forward": [dict(snapshot)] * steps, "after_backward": [dict(snapshot)] * steps,
+            "between_steps": [dict(snapshot)] * steps, "comm": [comm] * steps}
 
 
 def test_exact_measurements_give_ratio_one():
@@ -48,6 +49,15 @@ def test_extra_state_bytes_fail():
     assert not row["ok"]
     assert any(p.startswith("rank 1: state bytes") for p in row["problems"])
     assert any("memory_bytes ratio" in p for p in row["problems"])
+
+
+def test_a_hand_written_stage_that_drops_state_between_steps_fails():
+    """The formulas describe what a stage keeps from step to step: the lab checks that, not only the peak."""
+    runs = [_run(EVEN, 2, 2) for _ in range(2)]
+    runs[0]["between_steps"] = [dict(s, gradients=0, gradient_tensors=0) for s in runs[0]["between_steps"]]
+    row = manual_row(EVEN, 2, 2, runs)
+    assert not row["ok"] and any(p.startswith("rank 0: state kept between steps") for p in row["problems"])
+    assert row["memory_bytes"]["between_steps"]["gradient_tensors"] == [0, len(EVEN.layers)]
 
 
 def test_all_reduce_in_zero_1_fails():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import json
 
 import pytest
@@ -70,9 +72,19 @@ def test_pytorch_references_are_present_and_differ_as_explained(lab_report):
         assert reshard["memory_bytes"]["per_rank"][0]["gradients"] == 4 * psi // n  # FP32 gradient shards
         assert max(keep["memory_bytes"]["held_after_forward"]) == 2 * psi
         assert keep["comm_elements"]["ratio"] == pytest.approx(2 / 3)
-        assert zero["comm_elements"]["ratio"] == pytest.approx(1.5)
         optimizer = [s["optimizer"] for s in zero["memory_bytes"]["per_rank"]]
         assert sum(optimizer) == 8 * psi and len(set(optimizer)) > 1
+        # Each rank receives by broadcast the parameters it does not own (Adam keeps 8 bytes per owned element):
+        # unequal per rank, 1.5 × the ZeRO-1 formula only on average over the ranks.
+        ring = Fraction(n - 1, n)
+        assert zero["comm_elements"]["per_rank"] == [2 * ring * psi + psi - o // 8 for o in optimizer]
+        assert sum(zero["comm_elements"]["per_rank"]) == pytest.approx(1.5 * n * zero["comm_elements"]["formula"])
+        assert zero["comm_elements"]["ratio"] == pytest.approx(max(zero["comm_elements"]["per_rank"]) / (2 * ring * psi))
+        # Between steps FSDP2 has dropped its gradients (zero_grad): FP32 shard + m + v = 12Ψ/N, no gradient tensor.
+        for row in (reshard, keep):
+            assert row["memory_bytes"]["between_steps"]["per_rank"] == [12 * psi // n] * n
+            assert row["memory_bytes"]["between_steps"]["gradient_tensors"] == [0] * n
+        assert zero["memory_bytes"]["between_steps"]["per_rank"] == [8 * psi + o for o in optimizer]
 
 
 def test_report_file_is_what_was_returned(lab_report_path, lab_report):

@@ -13,8 +13,8 @@ from course.lesson.scaffold import scaffold_lesson
 ROOT = Path(__file__).resolve().parents[2]
 FILES = ["lessons/lesson06.qmd", "lessons/lesson06/checks.yml", "lessons/lesson06/figures.py",
          "lessons/lesson06/scale_chart.py", "solutions/lesson06.py",
-         "autograder/rubrics/lesson06.yml", "autograder/demo/lesson06/students.yml",
-         "autograder/demo/lesson06/graders.yml"]
+         "autograder/rubrics/lesson06.yml", "demo/classes/lesson06/students.yml",
+         "demo/classes/lesson06/graders.yml"]
 
 
 def test_the_scaffold_writes_a_valid_lesson_checks_rubric_and_demo_class(tmp_path):

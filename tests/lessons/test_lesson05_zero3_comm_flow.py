@@ -83,3 +83,14 @@ def test_same_arguments_same_bytes_and_written_atomically(tmp_path):
 def test_impossible_shapes_are_refused(kwargs):
     with pytest.raises(ValueError, match="layers >= 1 and dp >= 2"):
         zero3_comm_flow_svg(**kwargs)
+
+
+def test_the_module_names_its_figure_as_the_lesson_captions_it():
+    """The lesson captions the SVG 图 5-4 (图 5-1 is the mermaid diagram); the drawing code must say the same."""
+    import re
+
+    text = (ROOT / "lessons" / "lesson05.qmd").read_text("utf-8")
+    caption = re.search(r"zero3_comm_flow\.svg\)[^\n]*\n\n(图 5-\d+)：", text)
+    assert caption is not None
+    assert flow.__doc__.startswith(f"{caption.group(1)}:")
+    assert "图 5-1" not in flow.__doc__

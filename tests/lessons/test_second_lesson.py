@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from course.lesson.notebook_names import notes_notebook
 from tests.lessons.scratch import ROOT, scratch_project
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
@@ -75,8 +76,8 @@ def monkeypatch_module():
 
 def test_both_variants_are_built_and_the_answer_stays_out_of_the_student_site(course):
     root, build, _ = course
-    student = (root / "_site" / "student" / f"{LESSON}.ipynb").read_text("utf-8")
-    answer = (root / "_site" / "answer" / f"{LESSON}.ipynb").read_text("utf-8")
+    student = (root / "_site" / "student" / notes_notebook(LESSON)).read_text("utf-8")
+    answer = (root / "_site" / "answer" / notes_notebook(LESSON)).read_text("utf-8")
     assert "base + (1 if s < extra else 0)" in answer and "base + (1 if s" not in student
     assert "return ______" in student and "气泡占比" in student
     assert (root / "_site" / "student" / f"{LESSON}.html").is_file() and (root / "_site" / "answer" / "index.html").is_file()

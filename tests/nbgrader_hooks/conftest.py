@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import ROOT, submit
 
-DEMO = ROOT / "autograder" / "demo" / "lesson05"
+DEMO = ROOT / "demo" / "classes" / "lesson05"
 ANSWERED_BY = ("zhangsan", "wangwu")  # all right; ZeRO-2 shards the parameters and Q1 says activations shard too
 
 

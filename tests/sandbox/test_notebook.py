@@ -15,6 +15,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -465,46 +466,84 @@ def test_exit_ends_the_shell_after_its_cell_as_it_ends_a_kernel(bwrap: Path, tmp
 # ------------------------------------------------------------- the runner as a whole
 
 
-def _sandbox_pid_ns_processes(wait_s: float = 2.0) -> list[str]:
-    """Runner or kernel processes alive in another pid namespace after up to WAIT_S (a killed sandbox takes time)."""
+def _sandbox_pid_ns_processes(within: Path, wait_s: float = 2.0) -> list[str]:
+    """Runner or kernel processes alive after up to WAIT_S (a killed sandbox takes time) in a sandbox made for work
+    files under WITHIN."""
     deadline = time.monotonic() + wait_s
-    while (found := _sandbox_processes_now()) and time.monotonic() < deadline:
+    while (found := _sandbox_processes_now(within)) and time.monotonic() < deadline:
         time.sleep(0.1)
     return found
 
 
-def _sandbox_processes_now() -> list[str]:
-    """Command lines of runner or kernel processes alive in some other pid namespace than ours right now, other
-    than those of another test process grading at the same time (make test runs test files side by side)."""
+def _sandbox_processes_now(within: Path | None) -> list[str]:
+    """Command lines of runner or kernel processes alive in some other pid namespace than ours right now, in a
+    sandbox made for work files under WITHIN (None: anyone's). Only those: make test runs test files side by side,
+    and another checkout's grader on the same machine runs sandboxes of its own."""
     own = os.readlink("/proc/self/ns/pid")
     found = []
     for entry in Path("/proc").iterdir():
         try:
             if entry.name.isdigit() and os.readlink(entry / "ns/pid") != own:
                 cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                if ("ipykernel_launcher" in cmd or "course sandbox" in cmd) and not _from_a_sibling(int(entry.name)):
+                if ("ipykernel_launcher" in cmd or "course sandbox" in cmd) and \
+                        (within is None or _sandboxed_for(int(entry.name), within)):
                     found.append(cmd[:120])
         except OSError:
             continue
     return found
 
 
-def _from_a_sibling(pid: int) -> bool:
-    """Whether PID descends from a sibling of this process (another pytest-xdist worker), not from this process or
-    from nobody (an orphan reparented to init is one that outlived its sandbox)."""
-    parent_of_ours = os.getppid()
+def _sandboxed_for(pid: int, within: Path) -> bool:
+    """Whether PID runs in a sandbox made for work files under WITHIN: the bubblewrap process it descends from binds
+    them in by their host paths (a sandbox cannot outlive its bubblewrap: --die-with-parent, pid 1 of its namespace)."""
+    marker = f" {within.resolve()}/"
     while pid > 1:
-        parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        if parent == parent_of_ours:
-            return pid != os.getpid()
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError):
+            return False
+        if Path(cmd.split(" ", 1)[0]).name == "bwrap":
+            return marker in cmd
         pid = parent
     return False
+
+
+FOREIGN_GRADER = """
+import os, sys
+from pathlib import Path
+from course.sandbox.limits import Limits
+from course.sandbox.notebook import execute_notebook_sandboxed
+if os.fork():
+    os._exit(0)  # the grader goes on in a process tree of its own, as another checkout's would
+Path(sys.argv[2]).parent.joinpath("grader.pid").write_text(str(os.getpid()))
+execute_notebook_sandboxed(Path(sys.argv[1]), workdir=Path(sys.argv[2]), engine="kernel",
+                           limits=Limits(cell_timeout_s=120, submission_timeout_s=120, memory_bytes=512 * 2**20))
+"""
+
+
+@pytest.fixture
+def foreign_grader(tmp_path_factory) -> Path:
+    """Another grader on the machine, not of this test's process tree, with a sandbox running (an endless cell); the
+    folder its sandbox's work files are in. Stopped afterwards."""
+    work = tmp_path_factory.mktemp("foreign") / "w"
+    subprocess.run([sys.executable, "-c", FOREIGN_GRADER, str(HOSTILE / "infinite-loop-cell.ipynb"), str(work)],
+                   check=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not _sandbox_processes_now(work.parent):
+        assert time.monotonic() < deadline, "the foreign grader's sandbox did not start"
+        time.sleep(0.2)
+    yield work.parent
+    os.kill(int((work.parent / "grader.pid").read_text()), signal.SIGKILL)  # its sandbox dies with it
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.sandbox
 @pytest.mark.slow
-def test_submission_wall_clock_kills_the_whole_sandbox(bwrap: Path, tmp_path: Path, engine: str) -> None:
+def test_submission_wall_clock_kills_the_whole_sandbox(bwrap: Path, tmp_path: Path, engine: str,
+                                                      foreign_grader: Path) -> None:
+    """Another grader's sandbox runs all along (make test failed here while another checkout graded): only this
+    test's own sandbox must be gone."""
     limits = Limits(cell_timeout_s=60, submission_timeout_s=5, memory_bytes=512 * MiB)
     begin = time.monotonic()
     notebook = HOSTILE / "infinite-loop-cell.ipynb"
@@ -513,13 +552,14 @@ def test_submission_wall_clock_kills_the_whole_sandbox(bwrap: Path, tmp_path: Pa
     assert run.status == "timeout" and "5 s" in run.reason
     assert "innocent before: 42" in _text(_code(run)[0])
     assert [(i.cell_index, i.kind) for i in run.incidents] == [(2, "stopped"), (3, "not-run")]
-    assert _sandbox_pid_ns_processes() == []
+    assert _sandbox_pid_ns_processes(tmp_path) == []
+    assert _sandbox_processes_now(foreign_grader)  # the other grader's sandbox, still running, is not counted
 
 
 @pytest.mark.sandbox
 @pytest.mark.slow
-def test_no_sandbox_process_outlives_the_batch(hostile: dict) -> None:
-    assert _sandbox_pid_ns_processes() == []
+def test_no_sandbox_process_outlives_the_batch(hostile: dict, course_root: Path) -> None:
+    assert _sandbox_pid_ns_processes(course_root / ".grading") == []
 
 
 @pytest.mark.sandbox

@@ -106,7 +106,7 @@ def test_diagrams_and_figures_fit_the_text_column_at_1280px(built_site, browser,
 
 def test_lesson5_student_page_links_the_assignment_at_the_exercise(built_site, browser):
     page, _, _ = _open(browser, built_site / "student" / "lesson05.html")
-    link = page.locator("a[href='lesson05-assignment.ipynb']")
+    link = page.locator("a[href='lesson05.ipynb']")
     assert link.count() == 1 and link.is_visible()
     heading_y = page.locator("h2", has_text="代码填空题").bounding_box()["y"]
     exercise_y = page.locator("#cell-ex-zero-memory").bounding_box()["y"]

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 
 import pytest
 
+from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.lesson.scaffold import scaffold_lesson
 from tests.loopback import free_port
 from tests.project_copy import copy_project
@@ -173,7 +174,7 @@ def test_the_index_lists_each_lessons_title_prerequisites_and_notebooks(three_le
         assert items.count() == 3
         for i, stem in enumerate(LESSONS):
             hrefs = items.nth(i).locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
-            assert hrefs[0] == f"{stem}.html" and f"{stem}.ipynb" in hrefs and f"{stem}-assignment.ipynb" in hrefs
+            assert hrefs[0] == f"{stem}.html" and notes_notebook(stem) in hrefs and assignment_notebook(stem) in hrefs
         assert "前置：无" in items.nth(0).inner_text()
         assert items.nth(1).locator("a.lesson-ref").get_attribute("href") == "lesson03.html"
         assert items.nth(2).locator("a.lesson-ref").get_attribute("href") == "lesson04.html"

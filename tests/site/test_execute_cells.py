@@ -39,3 +39,11 @@ def test_a_raising_cell_names_file_line_and_cell(tmp_path):
     with pytest.raises(CourseError, match=r"lesson01.qmd, line 11, cell broken: cell raised ValueError: bad number"):
         ex.execute_cells(parse_lesson(path), cache_dir=tmp_path / "cache", kernel="python3", timeout=60)
     assert not (tmp_path / "cache" / "exec").exists() or not any((tmp_path / "cache" / "exec").iterdir())
+
+
+def test_the_build_kernel_starts_without_warning_of_plain_text_transport(tmp_path, capfd):
+    """ipykernel 7 warned on every build that its connection was unencrypted TCP (issue 34, finding 7)."""
+    lesson = select_variant(parse_lesson(FIXTURE), "answer")
+    ex.execute_cells(lesson, cache_dir=tmp_path, kernel="python3", timeout=60)
+    err = capfd.readouterr().err
+    assert "WARNING" not in err and "without encryption" not in err, err

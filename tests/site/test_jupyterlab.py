@@ -23,6 +23,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from tests.loopback import free_port
 from tests.lesson_cases import each_lesson, has_assignment
 
@@ -117,7 +118,7 @@ def _attachment_images(path: Path) -> int:
 @pytest.mark.parametrize("client", ["lab/tree", "notebooks"])  # JupyterLab 4 and Notebook 7, on the same server
 def test_the_client_shows_every_image_of_the_students_notebooks(jupyterlab, browser, client, stem):
     base, token, work = jupyterlab
-    names = [f"{stem}.ipynb"] + ([f"{stem}-assignment.ipynb"] if has_assignment(stem) else [])
+    names = [notes_notebook(stem)] + ([assignment_notebook(stem)] if has_assignment(stem) else [])
     for name in names:
         expected = _attachment_images(work / name)
         images, errors = _images_in_client(browser, f"{base}/{client}/{name}?token={token}", base, expected)

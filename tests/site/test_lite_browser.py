@@ -84,11 +84,11 @@ def guarded(browser, base: str):
 
 def browser_run(stem: str):
     """Whether the built site offers STEM's assignment in the browser (course.site.lite_page decides)."""
-    from course.assignment.make_source import assignment_name
+    from course.lesson.notebook_names import assignment_notebook
     from course.site.lite_page import browser_run as decide
     from course.site.plan import make_plan
 
-    return decide(make_plan(ROOT), lesson(stem), ROOT / "_site" / "student" / assignment_name(stem))
+    return decide(make_plan(ROOT), lesson(stem), ROOT / "_site" / "student" / assignment_notebook(stem))
 
 
 def menu(page, top: str, command: str) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from course.lesson.model import Markdown, walk
+from course.lesson.notebook_names import notes_notebook
 from course.site.select_variant import select_variant
 from tests.lesson_cases import LESSONS, ROOT, each_lesson, lesson, solutions
 
@@ -75,7 +76,7 @@ def test_lesson5_has_answer_only_material_to_look_for_and_its_answer_page_shows_
     snippets = answer_only_snippets("lesson05")
     assert len(snippets) > 30 and len(snippets) - len(answer_only_snippets("lesson05", key_points=False)) >= 10
     page = visible_text(built_site / "answer" / "lesson05.html")
-    assert not [s for s in snippets if s not in page and s not in visible_text(built_site / "answer" / "lesson05.ipynb")]
+    assert not [s for s in snippets if s not in page and s not in visible_text(built_site / "answer" / "lesson05-notes.ipynb")]
 
 
 @each_lesson
@@ -91,7 +92,7 @@ def test_snippets_are_found_in_the_lessons_answer_files(built_site, stem):
 def test_the_lessons_student_files_hold_none_of_its_answers(built_site, stem):
     snippets = answer_only_snippets(stem)
     files = lesson_files(built_site / "student", stem)
-    assert {p.name for p in files} >= {f"{stem}.html", f"{stem}.ipynb"}
+    assert {p.name for p in files} >= {f"{stem}.html", notes_notebook(stem)}
     hits = [f"{p.name}: {s}" for p in files for s in snippets if s in visible_text(p)]
     assert not hits
 

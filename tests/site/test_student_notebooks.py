@@ -16,6 +16,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.site.select_variant import select_variant
 from tests.lesson_cases import ROOT, each_graded_lesson, each_lesson, has_assignment, lesson, solutions
 
@@ -80,7 +81,7 @@ def test_the_probe_fails_where_course_is_installed(built_site, tmp_path):
 @each_lesson
 def test_no_offered_notebook_imports_course(built_site, stem):
     notebooks = sorted(built_site.glob(f"*/{stem}*.ipynb"))
-    assert {p.name for p in notebooks} >= {f"{stem}.ipynb"} | ({f"{stem}-assignment.ipynb"} if has_assignment(stem) else set())
+    assert {p.name for p in notebooks} >= {notes_notebook(stem)} | ({assignment_notebook(stem)} if has_assignment(stem) else set())
     for path in notebooks:
         code = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
         assert not [s for s in code if "from course" in s or "import course" in s], path
@@ -88,26 +89,26 @@ def test_no_offered_notebook_imports_course(built_site, stem):
 
 @each_lesson
 def test_answer_notebook_runs_without_course(built_site, plain_kernel, tmp_path, stem):
-    nb = run_plain(nbformat.read(built_site / "answer" / f"{stem}.ipynb", as_version=4), tmp_path)
+    nb = run_plain(nbformat.read(built_site / "answer" / notes_notebook(stem), as_version=4), tmp_path)
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
 
 
 def test_lesson5_answer_notebook_prints_its_tables_without_course(built_site, plain_kernel, tmp_path):
-    nb = run_plain(nbformat.read(built_site / "answer" / "lesson05.ipynb", as_version=4), tmp_path)
+    nb = run_plain(nbformat.read(built_site / "answer" / "lesson05-notes.ipynb", as_version=4), tmp_path)
     out = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     assert "38.5     26.2     14.0" in out and "dp=1 时三档相等 ✓" in out
 
 
 @each_lesson
 def test_student_lesson_notebook_runs_without_course_once_solved(built_site, plain_kernel, tmp_path, stem):
-    nb = nbformat.read(built_site / "student" / f"{stem}.ipynb", as_version=4)
+    nb = nbformat.read(built_site / "student" / notes_notebook(stem), as_version=4)
     run_plain(solved(nb, stem, label_of=lesson_label), tmp_path)  # an error in any cell raises here
 
 
 @each_graded_lesson
 def test_assignment_runs_without_course_and_its_checks_pass_once_solved(built_site, plain_kernel, tmp_path, stem):
-    nb = nbformat.read(built_site / "student" / f"{stem}-assignment.ipynb", as_version=4)
+    nb = nbformat.read(built_site / "student" / assignment_notebook(stem), as_version=4)
     from course.grading.rubric import load_rubric
 
     rubric = load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml")
@@ -118,7 +119,7 @@ def test_assignment_runs_without_course_and_its_checks_pass_once_solved(built_si
 
 @each_graded_lesson
 def test_assignment_checks_fail_in_the_plain_kernel_while_blanks_are_empty(built_site, plain_kernel, tmp_path, stem):
-    nb = nbformat.read(built_site / "student" / f"{stem}-assignment.ipynb", as_version=4)
+    nb = nbformat.read(built_site / "student" / assignment_notebook(stem), as_version=4)
     with pytest.raises(Exception, match="NameError|AssertionError|TypeError"):
         run_plain(nb, tmp_path)
 
@@ -137,7 +138,7 @@ def test_notebooks_carry_every_image_of_their_lesson(built_site, stem):
             assert "](assets/" not in markdown and "](../assets/" not in markdown and '{width="' not in markdown, path
             # JupyterLab and Notebook 7 show an attachment only as one of these (an SVG one is a broken image)
             assert set(attached.values()) <= {"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"}, path
-            if path.name == f"{stem}.ipynb":
+            if path.name == notes_notebook(stem):
                 assert expected <= {Path(name).stem for name in attached}, path
 
 
@@ -147,12 +148,12 @@ def test_lesson5_notebooks_carry_its_figures_and_the_measured_figures_caption(bu
         markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
         attached = {name for c in nb.cells for name in c.get("attachments", {})}
         assert "train_zero_memory.png" in attached and any(n.startswith("zero3_comm_flow") for n in attached), path
-        if path.name == "lesson05.ipynb":
+        if path.name == "lesson05-notes.ipynb":
             assert "图 5-5：实测与教材公式" in markdown and 'alt="<' not in markdown, path
 
 
 def test_lesson5s_published_assignment_is_graded_like_the_release(built_site, released, tmp_path):
-    """What a student downloads from the site, solved and handed in as lesson05.ipynb, gets full code marks."""
+    """What a student downloads from the site, lesson05.ipynb, solved and handed in unrenamed, gets full code marks."""
     import shutil
 
     from course.workflows.grade import grade_assignment
@@ -160,7 +161,7 @@ def test_lesson5s_published_assignment_is_graded_like_the_release(built_site, re
 
     root = tmp_path / "autograder"
     shutil.copytree(released, root)
-    nb = nbformat.read(built_site / "student" / "lesson05-assignment.ipynb", as_version=4)
+    nb = nbformat.read(built_site / "student" / "lesson05.ipynb", as_version=4)
     handed_in = tmp_path / "lesson05.ipynb"
     nbformat.write(solved(nb, "lesson05", label_of=grade_id), handed_in)
     submit(root, "student-from-site", handed_in)

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from course.errors import CourseError
+from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.workflows.build_site import build_course
 from tests.lesson_cases import each_lesson
 from tests.project_copy import copy_project
@@ -18,10 +19,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.long(65)]
 @each_lesson
 @pytest.mark.parametrize("variant", ["student", "answer"])
 def test_each_variant_has_index_page_and_notebook(built_site, variant, stem):
-    for name in ("index.html", f"{stem}.html", f"{stem}.ipynb"):
+    for name in ("index.html", f"{stem}.html", notes_notebook(stem)):
         assert (built_site / variant / name).stat().st_size > 500, name
-    nb = json.loads((built_site / variant / f"{stem}.ipynb").read_text("utf-8"))
-    assert nb["metadata"]["course"] == {"lesson": stem, "variant": variant}
+    nb = json.loads((built_site / variant / notes_notebook(stem)).read_text("utf-8"))
+    assert nb["metadata"]["course"] == {"lesson": stem, "variant": variant, "notebook": "notes"}
     assert f'href="{stem}.html"' in (built_site / variant / "index.html").read_text("utf-8")
 
 
@@ -32,7 +33,7 @@ def test_answer_page_shows_the_executed_7b_table(built_site):
 
 
 def test_answer_notebook_carries_the_solution_output(built_site):
-    nb = json.loads((built_site / "answer" / "lesson05.ipynb").read_text("utf-8"))
+    nb = json.loads((built_site / "answer" / "lesson05-notes.ipynb").read_text("utf-8"))
     solution = [c for c in nb["cells"] if c["metadata"].get("course", {}).get("course_role") == "solution"]
     assert "".join(solution[0]["outputs"][0]["text"]).count("21.0") == 3
 
@@ -87,17 +88,51 @@ def test_both_variants_teach_the_measurements_figure_first_full_table_collapsed(
     assert "</details>" not in collapsed  # the full table sits inside a closed <details>
 
 
+@pytest.mark.parametrize("variant", ["student", "answer"])
+def test_both_variants_state_fsdp2s_between_steps_state_as_the_lab_measured_it(built_site, variant):
+    """The 实测 note's between-steps sentence is the one lesson_view derives from the report the build used."""
+    from course.lab.lesson_view import between_steps_phrase, fsdp_refinement
+    from course.lab.report_file import read_report
+    from course.site.check_markup import _VisibleText
+
+    measured = built_site.parent / "assets" / "lab" / "zero_measured.json"
+    report = read_report(measured)
+    n = max(r["ranks"] for r in report["rows"])
+    row = next(r for r in report["rows"] if r["implementation"] == "fsdp2_reshard" and r["ranks"] == n)
+    parser = _VisibleText()
+    parser.feed((built_site / variant / "lesson05.html").read_text("utf-8"))
+    text = "".join(parser.parts)
+    stated = between_steps_phrase(report, row).split("：")[0]  # up to the reason, which holds code the page styles
+    assert stated in text and stated.endswith("每卡状态为 12Ψ/N")
+    assert "步与步之间每卡状态恰为" not in text
+    assert "实测（N = " in fsdp_refinement(measured) and f"实测（N = {n}）" in text
+
+
+@pytest.mark.parametrize("variant", ["student", "answer"])
+def test_both_variants_drop_the_status_leftover_and_list_the_readings(built_site, variant):
+    from course.site.check_markup import _VisibleText
+
+    page = (built_site / variant / "lesson05.html").read_text("utf-8")
+    parser = _VisibleText()
+    parser.feed(page)
+    text = "".join(parser.parts)
+    assert "状态：" not in text and "未开始" not in text
+    readings = text.rsplit("官方主参考", 1)[1]  # the section, not the table of contents
+    assert "Ultra-Scale Playbook" in readings and "PyTorch distributed documentation" in readings
+    assert 'href="https://huggingface.co/spaces/nanotron/ultrascale-playbook"' in page
+
+
 def test_student_site_offers_the_released_assignment(built_site):
     index = (built_site / "student" / "index.html").read_text("utf-8")
-    assert 'href="lesson05-assignment.ipynb"' in index and "提交作业" in index
-    nb = json.loads((built_site / "student" / "lesson05-assignment.ipynb").read_text("utf-8"))
+    assert 'href="lesson05.ipynb"' in index and 'href="lesson05-notes.ipynb"' in index and "提交作业" in index
+    nb = json.loads((built_site / "student" / "lesson05.ipynb").read_text("utf-8"))
     graded = [c["metadata"]["nbgrader"] for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade")]
     assert sorted(g["grade_id"] for g in graded) == sorted(
         ["test-formulas", "test-fp32-accum", "test-comm-volume", "test-dp1-cross-check", "answer-Q1", "answer-Q2",
          "answer-Q3"])
     assert all("checksum" in g for g in graded)  # stock nbgrader released it
-    assert not (built_site / "answer" / "lesson05-assignment.ipynb").exists()
-    assert "lesson05-assignment.ipynb" not in (built_site / "answer" / "index.html").read_text("utf-8")
+    assert not (built_site / "answer" / "lesson05.ipynb").exists()
+    assert 'href="lesson05.ipynb"' not in (built_site / "answer" / "index.html").read_text("utf-8")
 
 
 def test_unconverted_markup_stops_the_build_naming_the_line(built_site, tmp_path):
@@ -140,7 +175,7 @@ def test_an_edit_rebuilds_its_lesson_alone_and_a_title_edit_rebuilds_every_lesso
     assert {p: p.stat().st_ino for p in kept} == kept and not set(kept) & set(result.pages)
     assert "新加的一句" in (site / "answer" / f"{ADDED}.html").read_text("utf-8")
     index = (site / "student" / "index.html").read_text("utf-8")
-    assert all(f'href="{s}-assignment.ipynb"' in index for s in ("lesson05", ADDED))
+    assert all(f'href="{assignment_notebook(s)}"' in index for s in ("lesson05", ADDED))
     assert build_course(proj).up_to_date
     qmd.write_text(qmd.read_text("utf-8").replace("测试添加的一课", "改了标题的一课", 1), "utf-8")
     assert build_course(proj, variants=["student"]).rebuilt == {"student": ["lesson05", ADDED]}

@@ -1,9 +1,11 @@
-"""The demo cycle on a fresh copy of the project: release → submissions → grade → feedback → export."""
+"""The demo cycle on a fresh copy of the project, in the demo course (demo/): release → submissions → grade →
+feedback → export → report, never touching the real course (autograder/) or its gradebook."""
 
 from __future__ import annotations
 
 import csv
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -13,28 +15,19 @@ from tests.assignment.make_submissions import ROOT
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning"), pytest.mark.long(30)]
 
 
+from tests.workflows.live_course import demo_project
+
 def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys, gradebook_db):
     from course.grading.gradebook import configured_gradebook, gradebook
-    from course.workflows.draw_figures import ensure_figures
 
-    ensure_figures(ROOT)
-    for folder in ("lessons", "solutions", "assets", "autograder/rubrics", "autograder/demo"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
-    for file in ("pyproject.toml", "autograder/nbgrader_config.py", ".course-cache/figures.json"):
-        (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / file, tmp_path / file)
-    stale = tmp_path / "autograder" / "gradebook.db"
-    if gradebook_db.url:  # a gradebook.db left from an earlier `make`: on PostgreSQL the demo never touches it
-        with gradebook(f"sqlite:///{stale}") as gb:
-            gb.add_assignment("lesson05")
-            gb.add_student("stale-only")
-        before = stale.read_bytes()
-    course = run_cycle(tmp_path, "lesson05")
+    project = demo_project(tmp_path)
+    course = run_cycle(project, "lesson05")
     out = capsys.readouterr().out
+    assert course == project / "demo"
     for command in ("nbgrader generate_assignment lesson05", "course grade lesson05",
                     "nbgrader generate_feedback lesson05", "nbgrader export", "course similarity lesson05"):
-        assert f"$ {command}" in out
-    assert "cd autograder && jupyter lab  # Nbgrader ▸ Formgrader" in out  # a server extension, not `nbgrader formgrader`
+        assert f"$ {command}" in out or f"$ cd demo && {command}" in out
+    assert "cd demo && jupyter lab  # Nbgrader ▸ Formgrader" in out  # a server extension, not `nbgrader formgrader`
     students = ["lisi", "wangwu", "zhangsan", "zhaoliu"]
     assert sorted(p.parts[-3] for p in (course / "feedback").glob("*/lesson05/lesson05.html")) == students
     with open(course / "reports" / "grades.csv", encoding="utf-8") as f:
@@ -51,18 +44,30 @@ def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys, gradeboo
     assert (course / "reports" / "lesson05-similarity.json").is_file()  # what formgrader shows beside the answers
     assert "zhaoliu" in report["lisi"]["similar_pair"]  # zhaoliu's Q3 is lisi's, lightly reworded
     assert "zhangsan" not in report["lisi"]["similar_pair"] + report["zhaoliu"]["similar_pair"]
-    with gradebook(configured_gradebook(course).url) as gb:  # the graders' points went to the configured gradebook
+    demo_db = configured_gradebook(course)
+    assert demo_db.url == f"sqlite:///{course / 'gradebook.db'}"  # its own, whatever db_url a hub config sets
+    with gradebook(demo_db.url) as gb:  # the graders' points went to the demo's gradebook
         assert gb.find_grade("answer-Q1", "lesson05", "lesson05", "zhangsan").manual_score is not None
+    # finding 1 of issue 34: the demo graded its class in the real course's gradebook (autograder/gradebook.db, or
+    # the database a hub's db_url names), so the real reports and LMS exports counted the demo students
+    real = project / "autograder"
+    assert not any((real / folder).exists() for folder in ("gradebook.db", "submitted", "autograded", "feedback",
+                                                          "release", "reports", "vetoes"))
     if gradebook_db.url:
-        assert configured_gradebook(course).url == gradebook_db.url and stale.read_bytes() == before
+        from tests.gradebooks import gradebook_rows
+
+        assert configured_gradebook(real).url == gradebook_db.url
+        rows = gradebook_rows(gradebook_db.url)
+        assert rows["student"] == [] and rows["submitted_assignment"] == [] and rows["grade"] == []
+    assert "autograder/ (the course) left alone: release none, 0 submitted notebook(s)" in out
 
 
 def test_a_lesson_without_a_demo_class_is_named(tmp_path):
     from course.errors import CourseError
 
-    for folder in ("lessons", "autograder/demo"):
+    for folder in ("lessons", "demo/classes"):
         shutil.copytree(ROOT / folder, tmp_path / folder)
-    with pytest.raises(CourseError, match=r"no demo class for lesson09: expected demo/lesson09/students.yml "
+    with pytest.raises(CourseError, match=r"no demo class for lesson09: expected classes/lesson09/students.yml "
                                           r"\(lessons with one: lesson05\)"):
         run_cycle(tmp_path, "lesson09")
 
@@ -70,12 +75,40 @@ def test_a_lesson_without_a_demo_class_is_named(tmp_path):
 def test_demo_notebooks_made_from_an_older_release_are_rewritten(released, tmp_path):
     from course.workflows.demo_cycle import write_submissions
 
-    root = tmp_path / "autograder"
+    root = tmp_path / "demo"
     shutil.copytree(released, root)
-    shutil.copytree(ROOT / "autograder" / "demo", root / "demo")
+    shutil.copytree(ROOT / "demo" / "classes", root / "classes")
     assert write_submissions(root, "lesson05") == []  # the committed demo class is made from this very release
-    stale = root / "demo" / "lesson05" / "lisi" / "lesson05.ipynb"
+    stale = root / "classes" / "lesson05" / "lisi" / "lesson05.ipynb"
     stale.write_text(stale.read_text("utf-8").replace("✓", "ok"), "utf-8")  # a test cell as an older release had it
     assert write_submissions(root, "lesson05") == [stale]
-    committed = ROOT / "autograder" / "demo" / "lesson05" / "lisi" / "lesson05.ipynb"
+    committed = ROOT / "demo" / "classes" / "lesson05" / "lisi" / "lesson05.ipynb"
     assert stale.read_text("utf-8") == committed.read_text("utf-8")
+
+
+def course_files(course: Path) -> dict[str, bytes]:
+    """Every file under the course root with its bytes."""
+    return {str(p.relative_to(course)): p.read_bytes() for p in sorted(course.rglob("*")) if p.is_file()}
+
+
+def test_the_demo_leaves_a_live_course_alone(tmp_path, capsys):
+    """Finding 2 of issue 34: `make` on a live course re-released with --force, regraded the class, entered the demo
+    graders' scores and recorded their veto again, in the real course."""
+    from course.cli import main
+    from course.grading.gradebook import configured_gradebook
+    from course.grading.report import make_report, record_veto
+    from tests.gradebooks import gradebook_rows
+    from tests.workflows.live_course import full_marks, grade_class
+
+    project = demo_project(tmp_path)
+    course = grade_class(project, {"2026001": full_marks()}, {"2026001": {"Q1": 2, "Q2": 2, "Q3": 1}})
+    record_veto(project, "lesson05", student="2026001", question="Q1", veto="activation-shard", note="原话")
+    make_report(project, "lesson05")
+    url = configured_gradebook(course).url
+    before, rows = course_files(course), gradebook_rows(url)
+    capsys.readouterr()
+    assert main(["demo", "lesson05", "--root", str(project)]) == 0  # what `make`'s demo target runs
+    out = capsys.readouterr().out
+    assert course_files(course) == before and gradebook_rows(url) == rows  # not a byte of the course changed
+    assert ("autograder/ (the course) left alone: release lesson05, 1 submitted notebook(s), gradebook "
+            f"sqlite:///{course / 'gradebook.db'} with 1 student(s), veto records and reports untouched") in out

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.site.plan import make_plan
 from course.site.serve_preview import VERSION_PATH
 from course.workflows.build_site import build_course
@@ -109,7 +110,7 @@ def test_an_edit_is_served_within_5_s_and_rebuilds_only_the_edited_lesson(projec
         assert VERSION_PATH in page and VERSION_PATH not in (site / "student" / f"{ADDED}.html").read_text("utf-8")
         version = preview.get(VERSION_PATH)
         kept = {name: stat for name, stat in files_of(site / "student").items() if name.startswith(KEPT)}
-        assert sorted(kept) == [f"{KEPT}-assignment.ipynb", f"{KEPT}.html", f"{KEPT}.ipynb"]
+        assert sorted(kept) == sorted([f"{KEPT}.html", notes_notebook(KEPT), assignment_notebook(KEPT)])
         answer = files_of(site / "answer")
         logged = len(preview.lines)
         marker = f"PREVIEW-EDIT-{time.time_ns()}"
@@ -129,11 +130,11 @@ def test_an_edit_is_served_within_5_s_and_rebuilds_only_the_edited_lesson(projec
         assert f"rebuilt {ADDED} (1 of 2 lesson(s))" in quick and f"assignment of {ADDED} released when" in quick
         # once the edits pause, stock nbgrader releases the edited lesson's assignment (seconds), and only its
         preview.wait_for(f"released the assignments and rebuilt {ADDED} (1 of 2", timeout=90, after=logged)
-        assert marker in preview.get(f"/{ADDED}-assignment.ipynb")
+        assert marker in preview.get(f"/{assignment_notebook(ADDED)}")
         assert {n: s for n, s in files_of(site / "student").items() if n.startswith(KEPT)} == kept
         assert files_of(site / "answer") == answer
         index = preview.get("/")
-        assert f'href="{KEPT}-assignment.ipynb"' in index and f'href="{ADDED}.html"' in index
+        assert f'href="{assignment_notebook(KEPT)}"' in index and f'href="{ADDED}.html"' in index
         assert preview.interrupt() == 130
 
 

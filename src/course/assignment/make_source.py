@@ -22,6 +22,7 @@ from course.errors import CourseError, Location
 from course.fileio import replace_dir_atomically, write_atomic
 from course.grading.checks import AssignmentSpec
 from course.lesson.model import Lesson
+from course.lesson.notebook_names import assignment_notebook
 from course.site.plan import BuildPlan
 
 SOURCE_DIR = "source"
@@ -167,11 +168,6 @@ def _student_outputs(view: Lesson, project_root: Path) -> dict:
                          timeout=config.cell_timeout)
 
 
-def assignment_name(stem: str) -> str:
-    """The file name the student site gives a lesson's assignment, next to the lesson notebook."""
-    return f"{stem}-assignment.ipynb"
-
-
 def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rubric, *, outputs: dict | None = None):
     """The lesson notebook of VIEW with the exercises and the questions turned into nbgrader cells.
 
@@ -181,15 +177,16 @@ def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rub
     import nbformat
 
     from course.grading.load_checks import check_against_lesson, check_against_rubric
-    from course.grading.rubric import question_grade_id
+    from course.grading.rubric import check_questions, question_grade_id
     from course.site.make_notebook import make_notebook
     from course.site.unlink_self import unlink_self
 
+    check_questions(lesson, rubric)
     check_against_rubric(spec, rubric)
     pairs = check_against_lesson(spec, lesson)
     prove(lesson, pairs, spec, rubric)
     nb = make_notebook(view, outputs or {}, freeze_hidden_code=True)
-    unlink_self(nb, assignment_name(lesson.stem))  # the release is that file, renamed lessonNN.ipynb when handed in
+    unlink_self(nb, assignment_notebook(lesson.stem))  # the release is that very file
     cells, helpers = [], True
     for cell in nb.cells:
         label = cell.metadata.get("course", {}).get("label") if cell.cell_type == "code" else None
@@ -208,6 +205,7 @@ def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rub
                           f"rubric question exactly once; not found once: {', '.join(missing)} (a question's heading "
                           f"is its rubric id, alone or followed by a title: `### Q1` or `### Q1：…`)",
                           Location(lesson.path))
+    check_questions_ask(rubric, cells, lesson.path)
     for i, cell in enumerate(cells):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         cell.id = grade_id or f"{lesson.stem}-{i:03d}"
@@ -294,6 +292,31 @@ def question_cells(text: str, questions) -> list:
     if text[start:].strip():
         cells.append(nbformat.v4.new_markdown_cell(text[start:].strip()))
     return cells
+
+
+def question_prompts(cells) -> dict[str, str]:
+    """Question id → the read-only prompt cell students read (what question_cells made)."""
+    prompts = {}
+    for cell in cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "")
+        if grade_id.startswith("question-"):
+            prompts[grade_id.removeprefix("question-")] = cell.source
+    return prompts
+
+
+def check_questions_ask(rubric, cells, lesson_path: Path) -> None:
+    """Every rubric key point is asked for by its question: a question must not grade more than it asks."""
+    from course.grading.rubric import unasked_key_points
+    from course.lesson.validate import display_path
+
+    prompts = question_prompts(cells)
+    problems = [(q.asked_by_lines[i], f"{q.id} key point {i + 1} asked_by {q.asked_by[i]!r}")
+                for q in rubric.questions for i in unasked_key_points(q, prompts.get(q.id, ""))]
+    if problems:
+        raise CourseError(f"expected each key point's asked_by words in its question as {Path(lesson_path).name} prints "
+                          f"it (a full answer needs every key point, so the question must ask for it); not found: "
+                          f"{'; '.join(p for _, p in problems)}. Reword the question, or the key point and its "
+                          f"asked_by", Location(display_path(rubric.path), problems[0][0]))
 
 
 def question_heading(qid: str) -> re.Pattern:

@@ -1,6 +1,6 @@
 """Write a student's notebook from the released one: blanks filled, code added, written answers typed in.
 
-The test fixtures (tests/assignment/make_submissions.py) and the demo class (autograder/demo/) are made with
+The test fixtures (tests/assignment/make_submissions.py) and the demo class (demo/classes/) are made with
 this, so each sample is the release plus a small, named edit.
 """
 

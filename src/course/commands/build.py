@@ -6,18 +6,20 @@ import argparse
 import time
 from pathlib import Path
 
+from course.commands.where import ROOT_HELP, course_root
 from course.workflows.build_site import build_course
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `course build`."""
-    parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current folder)")
+    parser.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
     parser.add_argument("--variant", action="append", choices=["student", "answer"],
                         help="build only this variant (repeatable; default: both)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Build and print what was written."""
+    args.root = course_root(args.root, "build")
     start = time.perf_counter()
     result = build_course(args.root, variants=args.variant)
     if result.up_to_date:

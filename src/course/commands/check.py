@@ -17,15 +17,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print one line per graded item; exit 1 when a visible check fails."""
+    """Print what grading would take otherwise than expected (with the fix), then one line per graded item; exit 1
+    when anything would score lower than the notebook shows."""
     from course.workflows.check_notebook import check_notebook
 
-    results = check_notebook(args.notebook, course_root=args.autograder, unsafe=args.unsafe)
-    for title, verdict in results:
+    result = check_notebook(args.notebook, course_root=args.autograder, unsafe=args.unsafe)
+    print(f"course check: the course's nbgrader folder {result.course_root}")
+    for problem in result.problems:
+        print(f"  ✗ {problem}")
+        if problem.fix:
+            print(f"      修正：{problem.fix}")
+    for title, verdict in result.items:
         print(f"  {'✓' if verdict.passed else '✗'} {title}: {verdict.reason}")
         for found in verdict.diagnoses:
             print(f"      诊断：{found.name}——{found.explanation}")
-    passed = sum(v.passed for _, v in results)
-    print(f"course check: {passed}/{len(results)} items pass their visible checks; "
+    if not result.gradable:
+        print("course check: grading could not grade this file (scored 0): fix the above first")
+        return 1
+    passed = sum(v.passed for _, v in result.items)
+    print(f"course check: {passed}/{len(result.items)} items pass their visible checks; "
           "grading also runs hidden checks with other inputs")
-    return 0 if passed == len(results) else 1
+    if result.problems:
+        print(f"course check: {len(result.problems)} problem(s) above would cost points at grading; fix them "
+              "before you hand it in")
+    return 0 if result.ok else 1

@@ -9,8 +9,9 @@ from pathlib import Path
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `course grade`."""
     parser.add_argument("assignment", help="assignment id, e.g. lesson05 (grades autograder/submitted/*/lesson05)")
-    parser.add_argument("--autograder", type=Path, default=Path("autograder"),
-                        help="the nbgrader course root (default: ./autograder)")
+    parser.add_argument("--autograder", type=Path, default=None,
+                        help="the nbgrader course root (default: the autograder/ of the course repository the current "
+                             "folder is in, as git finds its repository)")
     parser.add_argument("--jobs", type=int, default=None, help="submissions graded at once (default: CPU cores)")
     # Each option overrides one GradingSandbox setting of the course's nbgrader_config.py for this run.
     parser.add_argument("--memory", type=int, default=None,
@@ -34,7 +35,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Grade, then print the per-student summary."""
+    from course.commands.where import course_root
+    from course.config import load_config
     from course.workflows.grade import grade_assignment, summary
+
+    if args.autograder is None:
+        root = course_root(None, "grade")
+        args.autograder = root / load_config(root).autograder_dir
+    else:
+        print(f"course grade: the nbgrader course root {args.autograder.resolve()}", flush=True)
 
     given = {"memory_bytes": args.memory and args.memory * 2**20, "cell_timeout_s": args.cell_timeout,
              "submission_timeout_s": args.timeout, "recheck_call_timeout_s": args.call_timeout,

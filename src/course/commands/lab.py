@@ -23,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="be one rank started by `torchrun --standalone --nproc-per-node=N -m course lab --torchrun` "
         "(N from torchrun; NCCL with a GPU per rank, else gloo; rank 0 writes --out)",
     )
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"report file (default: {DEFAULT_OUT})")
+    parser.add_argument("--out", type=Path, default=None,
+                        help=f"report file (default: {DEFAULT_OUT} of the course the current folder is in)")
     parser.add_argument("--steps", type=int, default=4, help="training steps per run, warm-up included (default: 4)")
     parser.add_argument("--warmup", type=int, default=2, help="first steps left out of the measurement (default: 2)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one N's ranks (default: 120)")
@@ -37,6 +38,10 @@ def run(args: argparse.Namespace) -> int:
         if exc.name != "torch":
             raise
         raise ToolMissing("the lab needs torch: pip install '.[lab]' (torch>=2.4; `make` pins torch==2.13.0, the CPU wheel)") from exc
+    if args.out is None:
+        from course.config import find_course
+
+        args.out = (find_course(Path.cwd()) or Path.cwd()) / DEFAULT_OUT
     options = {"out": args.out, "steps": args.steps, "warmup": args.warmup, "timeout": args.timeout}
     if args.torchrun:
         if args.ranks:

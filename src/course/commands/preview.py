@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from course.commands.where import ROOT_HELP, course_root
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `course preview`."""
-    parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current folder)")
+    parser.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
     parser.add_argument("--variant", choices=["student", "answer"], default="student",
                         help="the site to serve (default: student)")
     parser.add_argument("--port", type=int, default=8000,
@@ -17,6 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Preview until Ctrl-C (which the CLI turns into exit status 130)."""
+    args.root = course_root(args.root, "preview")
     from course.workflows.preview_site import preview
 
     preview(args.root, variant=args.variant, port=args.port)

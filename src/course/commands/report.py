@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from course.commands.where import ROOT_HELP, course_root
 from course.errors import CourseError
 
 
@@ -13,7 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `course report`."""
     parser.add_argument("assignment", nargs="?", help="lesson / nbgrader assignment, e.g. lesson05; without one, "
                         "the semester report (reports/semester.csv, semester.html, canvas.csv, moodle.csv)")
-    parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current folder)")
+    parser.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
     parser.add_argument("--veto", nargs=3, metavar=("STUDENT", "ITEM", "VETO_ID"),
                         help="first record a veto (一票否决) for STUDENT's answer to a question (ITEM: a question "
                              "id of the lesson's rubric, e.g. Q1) or their code (ITEM: a code item id), then write "
@@ -23,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Record the veto if one is given, then write the report and print the class summary."""
+    args.root = course_root(args.root, "report")
     from course.grading.report import make_report, record_veto
 
     if args.assignment is None:

@@ -5,16 +5,19 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from course.commands.where import ROOT_HELP, course_root
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `course similarity`."""
     parser.add_argument("assignment", help="lesson / nbgrader assignment, e.g. lesson05")
-    parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current folder)")
+    parser.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
     parser.add_argument("--top", type=int, default=20, help="how many pairs to print (all are written)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Write the similarity CSV and HTML and print the strongest pairs with their reasons."""
+    args.root = course_root(args.root, "similarity")
     from course.workflows.similarity_report import write_similarity
 
     result = write_similarity(args.root, args.assignment)

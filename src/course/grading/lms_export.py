@@ -140,16 +140,23 @@ def canvas_csv(identity: Identity, lessons: dict[str, float], rows: list[Row], m
 
 def moodle_csv(identity: Identity, lessons: dict[str, float], rows: list[Row], missing: str,
                where: GradebookAt) -> str:
-    """Moodle's CSV grade import: the identifier column, one column per lesson, the semester."""
+    """Moodle's CSV grade import: the identifier column, one column per lesson (followed by `lessonNN feedback`
+    where a lesson's points carry a note, such as a late penalty's reason: the import maps it to the item's
+    feedback), the semester."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow([identity.moodle_column, *lessons, SEMESTER_COLUMN])
+    noted = {lesson for lesson in lessons for _, marks, _ in rows if marks.get(lesson) and marks[lesson].note}
+    columns = [c for lesson in lessons for c in (lesson, *([f"{lesson} feedback"] if lesson in noted else []))]
+    writer.writerow([identity.moodle_column, *columns, SEMESTER_COLUMN])
     for person, marks, standing in rows:
         if not person.field(identity.moodle_field):
             raise _no_identity(where, person, [identity.moodle_field], "moodle_id_field")
-        writer.writerow([person.field(identity.moodle_field),
-                         *(exported(marks.get(lesson), missing) for lesson in lessons),
-                         semester_value(standing)])
+        cells = []
+        for lesson in lessons:
+            cells.append(exported(marks.get(lesson), missing))
+            if lesson in noted:
+                cells.append(marks[lesson].note if marks.get(lesson) else "")
+        writer.writerow([person.field(identity.moodle_field), *cells, semester_value(standing)])
     return out.getvalue()
 
 
@@ -157,5 +164,6 @@ def _no_identity(where: GradebookAt, person: Person, fields: list[str], key: str
     """A student the LMS could not find: which fields are empty and how to fill them."""
     fixes = "; ".join(f"`nbgrader db student add {person.id} {OPTION[f]} …`" for f in fields if f in OPTION)
     return CourseError(f"student {person.id}: no {' or '.join(fields)} in nbgrader's Student table, so the LMS "
-                       f"cannot find them; fill it ({fixes or 'every student has an id'}) or choose other fields "
-                       f"with [tool.course] {key}", where.location())
+                       f"cannot find them; fill it ({fixes or 'every student has an id'}; for the whole class, "
+                       f"`course roster import FILE.csv`) or choose other fields with [tool.course] {key}",
+                       where.location())

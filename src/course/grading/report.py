@@ -1,7 +1,8 @@
 """`course report`: from graders' marks in nbgrader's gradebook, the rubric and the veto records to a
 final, explained grade per student (autograder/reports/lessonNN.csv and .html).
 
-Result rules: any veto → FAIL whatever the points; any item still waiting for a grader → INCOMPLETE;
+Result rules: a submission grading could not take (mis-named, not the assignment notebook, damaged) → INCOMPLETE
+with the reason; any veto → FAIL whatever the points; any item still waiting for a grader → INCOMPLETE;
 otherwise the total against the rubric's pass line. Scores are nbgrader's own (Grade.score,
 SubmittedAssignment.score), never recomputed. Veto hints come from the answers' sentences and from the code:
 the mistakes the re-check diagnosed (reports/<lesson>-grade.json, written by every autograde run) with their
@@ -12,10 +13,11 @@ never decisions; a grader confirms one with `course report lesson05 --veto STUDE
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 
@@ -27,7 +29,8 @@ from nbgrader.api import Gradebook, MissingEntry
 from course.config import load_config
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
-from course.grading.gradebook import GradebookAt, check_gradebook, configured_gradebook, gradebook
+from course.grading.gradebook import GradebookAt, check_gradebook, configured_gradebook, gradebook, nbgrader_config
+from course.grading.late_policy import policy_in_words
 from course.grading.rubric import (Rubric, code_grade_id, format_points, load_rubric, question_grade_id, render_text,
                                    rubric_path)
 from course.hints.find import VetoHint, find_veto_hints
@@ -52,14 +55,42 @@ class ItemScore:
 
 
 @dataclass(frozen=True)
+class Late:
+    """A submission nbgrader found late: by how much, against which due date, and the penalty it stored."""
+
+    seconds: float
+    penalty: float  # nbgrader's late_submission_penalty (the course's late policy, applied at autograde)
+    due: datetime.datetime  # the student's own due date (UTC): the lesson's, moved by any extension
+    submitted: datetime.datetime
+    extension: datetime.timedelta | None
+
+    def reason(self, policy: str) -> str:
+        """The penalty explained, as the report and the exports show it."""
+        hours, rest = divmod(round(self.seconds), 3600)
+        moved = f"（含延期 {_span(self.extension.total_seconds())}）" if self.extension else ""
+        return (f"迟交 {hours} 小时 {rest // 60} 分（截止 {self.due:%Y-%m-%d %H:%M} UTC{moved}，提交于 "
+                f"{self.submitted:%Y-%m-%d %H:%M} UTC）：按迟交规则（{policy}）扣 {format_points(self.penalty)} 分")
+
+
+def _span(seconds: float) -> str:
+    """A duration in words: 2 天 3 小时."""
+    days, rest = divmod(round(seconds), 86400)
+    return " ".join(filter(None, [days and f"{days} 天", rest // 3600 and f"{rest // 3600} 小时",
+                                  rest % 3600 // 60 and f"{rest % 3600 // 60} 分"])) or "0 分"
+
+
+@dataclass(frozen=True)
 class Submission:
-    """One student's graded submission: rubric items in rubric order and nbgrader's total."""
+    """One student's graded submission: rubric items in rubric order and nbgrader's total (its score less any
+    late penalty, as nbgrader's export computes it)."""
 
     student: str
     code: tuple[ItemScore, ...]
     questions: tuple[ItemScore, ...]
     total: float
     answers: dict[str, str] | None  # question id → answer text, None without an autograded notebook
+    late: Late | None = None
+    late_policy: str = ""  # the course's late policy in words, for the reasons
 
     def pending(self) -> tuple[ItemScore, ...]:
         """Items nbgrader still marks as needing a grader."""
@@ -130,9 +161,11 @@ class CoursePaths:
     grade_report: Path  # written by `course grade`: per student the re-check's verdicts and diagnoses
 
 
-def course_paths(course_root: Path, assignment: str, out_dir: Path | None = None) -> CoursePaths:
-    """Locate the rubric, veto records, gradebook and report folder under the nbgrader course root."""
-    autograder = Path(course_root) / load_config(Path(course_root)).autograder_dir
+def course_paths(course_root: Path, assignment: str, out_dir: Path | None = None, *,
+                 autograder: Path | None = None) -> CoursePaths:
+    """Locate the rubric, veto records, gradebook and report folder under the nbgrader course root (AUTOGRADER:
+    another course root than the project's, e.g. the demo course)."""
+    autograder = Path(autograder or Path(course_root) / load_config(Path(course_root)).autograder_dir)
     return CoursePaths(
         rubric=rubric_path(autograder, assignment),
         vetoes=veto_path(autograder, assignment),
@@ -144,13 +177,13 @@ def course_paths(course_root: Path, assignment: str, out_dir: Path | None = None
 
 
 def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = None,
-                similarity: SimilarityInReport | None = None) -> ReportResult:
+                similarity: SimilarityInReport | None = None, autograder: Path | None = None) -> ReportResult:
     """Read rubric, gradebook and vetoes, decide each student, write CSV and HTML.
 
     Every check runs before either file is written, and each file is replaced atomically, so bad input
     leaves earlier reports untouched.
     """
-    paths = course_paths(course_root, assignment, out_dir)
+    paths = course_paths(course_root, assignment, out_dir, autograder=autograder)
     rubric, students = decide_lesson(paths)
     vocabulary = lesson_vocabulary(Path(course_root) / load_config(Path(course_root)).lessons_dir, rubric.lesson)
     outcomes = read_grade_report(paths.grade_report, rubric)
@@ -169,13 +202,16 @@ def decide_lesson(paths: CoursePaths) -> tuple[Rubric, tuple[StudentReport, ...]
     rubric = load_rubric(paths.rubric)
     submissions = read_gradebook(paths.gradebook, rubric, paths.autograded)
     vetoes = load_vetoes(paths.vetoes, rubric, {s.student for s in submissions})
-    return rubric, tuple(decide(rubric, s, tuple(v for v in vetoes if v.student == s.student)) for s in submissions)
+    outcomes = read_grade_report(paths.grade_report, rubric)
+    return rubric, tuple(decide(rubric, s, tuple(v for v in vetoes if v.student == s.student),
+                                ungradable=outcomes.get(s.student, {}).get("ungradable") or None)
+                         for s in submissions)
 
 
 def record_veto(course_root: Path, assignment: str, *, student: str, question: str, veto: str,
-                note: str) -> VetoRecord:
+                note: str, autograder: Path | None = None) -> VetoRecord:
     """Append one grader's veto record after checking it against the rubric and the gradebook."""
-    paths = course_paths(course_root, assignment)
+    paths = course_paths(course_root, assignment, autograder=autograder)
     rubric = load_rubric(paths.rubric)
     students = {s.student for s in read_gradebook(paths.gradebook, rubric, paths.autograded)}
     return add_veto(paths.vetoes, rubric, students, VetoRecord(student, question, veto, note))
@@ -197,8 +233,26 @@ def read_gradebook(db: GradebookAt, rubric: Rubric, autograded: Path) -> tuple[S
             raise CourseError(f"expected the gradebook of {rubric.lesson}, but it holds {held}",
                               db.location()) from None
         notebook_of = _check_cells(db, rubric, assignment)
-        return tuple(_submission(gb, db, rubric, notebook_of, autograded, s.student.id, s.score)
-                     for s in sorted(assignment.submissions, key=lambda s: s.student.id))
+        policy = policy_in_words(nbgrader_config(db.course_root))
+        return tuple(replace(_submission(gb, db, rubric, notebook_of, autograded, s.student.id,
+                                         s.score - (s.late_submission_penalty or 0)), late=_late(s), late_policy=policy)
+                     for s in sorted(assignment.submissions, key=lambda s: s.student.id) if _handed_in(s))
+
+
+def _handed_in(submission) -> bool:
+    """Whether nbgrader graded anything of it: a student given an extension before handing in has a submission
+    row (where nbgrader keeps the extension) with no score yet."""
+    return any(g.auto_score is not None or g.manual_score is not None or g.needs_manual_grade
+               for nb in submission.notebooks for g in nb.grades)
+
+
+def _late(submission) -> Late | None:
+    """What nbgrader knows about the submission's lateness, if it was late."""
+    seconds = submission.total_seconds_late
+    if not seconds or seconds <= 0:
+        return None
+    return Late(seconds, submission.late_submission_penalty or 0.0, submission.duedate, submission.timestamp,
+                submission.extension)
 
 
 def _check_cells(db: GradebookAt, rubric: Rubric, assignment) -> dict[str, str]:
@@ -270,10 +324,25 @@ def _answers(autograded: Path, rubric: Rubric, student: str, notebooks: set[str]
 # ---------------------------------------------------------------- deciding
 
 
-def decide(rubric: Rubric, submission: Submission, vetoes: tuple[VetoRecord, ...]) -> StudentReport:
-    """Apply the result rules: veto → FAIL; anything ungraded → INCOMPLETE; else total vs pass line."""
+def decide(rubric: Rubric, submission: Submission, vetoes: tuple[VetoRecord, ...], *,
+           ungradable: str | None = None) -> StudentReport:
+    """Apply the result rules: a file grading could not take (UNGRADABLE: why) → INCOMPLETE, never a silent 0;
+    veto → FAIL; anything ungraded → INCOMPLETE; else total vs pass line."""
+    report = _decide(rubric, submission, vetoes, ungradable)
+    if submission.late:
+        return replace(report, reasons=(*report.reasons, submission.late.reason(submission.late_policy)))
+    return report
+
+
+def _decide(rubric: Rubric, submission: Submission, vetoes: tuple[VetoRecord, ...],
+            ungradable: str | None) -> StudentReport:
+    """The result rules on the total after any late penalty."""
     waiting = submission.pending()
     total = f"{format_points(submission.total)}/{format_points(rubric.total)}"
+    if ungradable:
+        return StudentReport(submission, vetoes, INCOMPLETE, (
+            f"提交的文件无法评分（{ungradable}），按 0 分记入 gradebook；"
+            "学生按原因改正并重新提交、重新评分之前不能判定结果",))
     if vetoes:
         reasons = [f"一票否决：{v.veto}（{v.question}）{rubric.veto(v.veto).text} 评分者记录：{v.note}" for v in vetoes]
         if waiting:
@@ -354,14 +423,16 @@ def render_csv(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["student", *(c.id for c in rubric.code_items), *(q.id for q in rubric.questions),
-                     "total", "vetoes", "veto_hints", "result", "flags", "similar_pair"])
+                     "total", "vetoes", "veto_hints", "result", "flags", "similar_pair", "late_penalty", "late"])
     for s in students:
         items = s.submission.code + s.submission.questions
         writer.writerow([s.submission.student, *("" if i.score is None else format_points(i.score) for i in items),
                          format_points(s.submission.total), ";".join(sorted({v.veto for v in s.vetoes})),
                          ";".join(hints.veto_ids(s.submission.student)), s.result,
                          " | ".join(problems.get(s.submission.student, ())),
-                         similarity.strongest.get(s.submission.student, "") if similarity else ""])
+                         similarity.strongest.get(s.submission.student, "") if similarity else "",
+                         format_points(s.submission.late.penalty) if s.submission.late else "",
+                         s.submission.late.reason(s.submission.late_policy) if s.submission.late else ""])
     return out.getvalue()
 
 
@@ -410,7 +481,8 @@ def histogram_svg(totals: list[float], total: float, pass_line: float, title_id:
     tallest = max(bins + [1])
     width = left * 2 + len(bins) * (bar + gap)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + bottom}" '
-             f'role="img" aria-labelledby="{title_id}"><title id="{title_id}">总分分布（已完成评分 {len(totals)} 人）</title>']
+             f'viewBox="0 0 {width} {top + height + bottom}" role="img" aria-labelledby="{title_id}">'
+             f'<title id="{title_id}">总分分布（已完成评分 {len(totals)} 人）</title>']
     for score, count in enumerate(bins):
         x = left + score * (bar + gap)
         h = height * count / tallest

@@ -41,13 +41,19 @@ class CodeItem:
 
 @dataclass(frozen=True)
 class Question:
-    """One manually graded question with its scoring points (要点)."""
+    """One manually graded question with its scoring points (要点).
+
+    asked_by[i] is the phrase of the question (as the lesson prints it) that asks for key_points[i]: a full answer
+    needs every key point, so the question must ask for each (unasked_key_points); asked_by_lines locate them.
+    """
 
     id: str
     title: str
     points: float
     key_points: tuple[str, ...]
     partial_credit: str
+    asked_by: tuple[str, ...] = ()
+    asked_by_lines: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -157,8 +163,11 @@ def _build(doc: YamlDocument) -> Rubric:
         pass_line=d["pass_line"],
         code_items=tuple(CodeItem(c["id"], c["title"], c["points"], c["description"],
                                   c.get("description_for_students", False)) for c in d["code_items"]),
-        questions=tuple(Question(q["id"], q["title"], q["points"], tuple(q["key_points"]), q["partial_credit"])
-                        for q in d["questions"]),
+        questions=tuple(Question(q["id"], q["title"], q["points"], tuple(k["point"] for k in q["key_points"]),
+                                 q["partial_credit"], tuple(k["asked_by"] for k in q["key_points"]),
+                                 tuple(doc.line(("questions", i, "key_points", j, "asked_by"))
+                                       for j in range(len(q["key_points"]))))
+                        for i, q in enumerate(d["questions"])),
         vetoes=tuple(Veto(v["id"], v["text"], tuple(v["questions"])) for v in d["vetoes"]),
     )
 
@@ -197,6 +206,15 @@ def _check_unique(doc: YamlDocument, entries: list[tuple[str, int, str]]) -> Non
         first[item_id] = path
 
 
+def unasked_key_points(question: Question, prompt: str) -> list[int]:
+    """Indexes of QUESTION's key points whose asked_by words are not in PROMPT (the question as students read it).
+
+    White space is left out on both sides, so a question wrapped over lines (Chinese has no spaces to keep) matches.
+    """
+    shown = "".join(prompt.split())
+    return [i for i, phrase in enumerate(question.asked_by) if "".join(phrase.split()) not in shown]
+
+
 def standard_markdown(rubric: Rubric) -> str:
     """The body of the lesson's 检查与通过标准 section, worded as the course has always stated it."""
     code_points = sum(c.points for c in rubric.code_items)
@@ -220,3 +238,42 @@ def _questions_phrase(questions: tuple[Question, ...]) -> str:
     if len(points) == 1 and len(questions) in CHINESE_COUNT:
         return f"{CHINESE_COUNT[len(questions)]}题各 {format_points(points.pop())} 分"
     return "、".join(f"{q.id} {format_points(q.points)} 分" for q in questions)
+
+
+# ---------------------------------------------------------------- the lesson's questions
+
+QUESTION_HEADING = re.compile(r"^(#{1,6})[ \t]+(Q\d+)(?![A-Za-z0-9_])", re.M)
+
+
+def lesson_questions(lesson) -> dict[str, int]:
+    """Question id → the line of its heading (`### Q2`, `### Q2：…`) in the lesson file (the first one wins)."""
+    from course.lesson.model import Markdown, walk
+
+    found: dict[str, int] = {}
+    for block in walk(lesson.blocks):
+        if isinstance(block, Markdown):
+            for m in QUESTION_HEADING.finditer(block.text):
+                found.setdefault(m[2], block.line + block.text.count("\n", 0, m.start()))
+    return found
+
+
+def check_questions(lesson, rubric: Rubric) -> None:
+    """Every question heading of the lesson has its rubric item and every rubric question its heading: a question
+    without points would be shown and never graded, an item without a question would wait for an answer forever."""
+    from course.errors import CourseError, Location
+    from course.lesson.validate import display_path
+
+    headings = lesson_questions(lesson)
+    known = [q.id for q in rubric.questions]
+    for qid, line in headings.items():
+        if qid not in known:
+            raise CourseError(f"question {qid} has no rubric item: expected an entry with id {qid} (title, points, "
+                              f"key_points, partial_credit) under questions: in {display_path(rubric.path)} "
+                              f"(it has {', '.join(known) or 'none'}), or no heading {qid}",
+                              Location(display_path(lesson.path), line))
+    for i, q in enumerate(rubric.questions):
+        if q.id not in headings:
+            doc = load_yaml(rubric.path)
+            raise doc.error(("questions", i, "id"), f"rubric question {q.id} has no question in "
+                                                     f"{display_path(lesson.path)}: expected a heading `### {q.id}` "
+                                                     f"(or `### {q.id}：…`) there, or no rubric item {q.id}")

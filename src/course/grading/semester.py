@@ -51,7 +51,9 @@ class Lesson:
         found = next((s for s in self.students if s.submission.student == student), None)
         if found is None:
             return Mark(None, self.rubric.total, None)
-        return Mark(found.submission.total, self.rubric.total, found.result)
+        late = found.submission.late
+        return Mark(found.submission.total, self.rubric.total, found.result,
+                    late.reason(found.submission.late_policy) if late else "")
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,9 @@ def read_lesson(root: Path, name: str) -> Lesson:
     rubric, students = decide_lesson(paths)
     problems = read_grading_problems(read_grade_report(paths.grade_report, rubric), rubric)
     flags = {s.submission.student: (*(f"一票否决 {v.veto}（{v.question}）" for v in s.vetoes),
-                                    *problems.get(s.submission.student, ())) for s in students}
+                                    *problems.get(s.submission.student, ()),
+                                    *([s.submission.late.reason(s.submission.late_policy)] if s.submission.late
+                                      else [])) for s in students}
     return Lesson(name, rubric, students, flags)
 
 

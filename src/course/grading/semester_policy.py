@@ -61,6 +61,7 @@ class Mark:
     score: float | None
     max_score: float
     result: str | None
+    note: str = ""  # why the points are less than the graders gave (a late penalty), for the LMS's feedback
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import torch
 import torch.distributed as dist
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from course.lab.formulas import json_number, traffic_elements
+from course.lab.formulas import broadcast_received, json_number, traffic_elements
 
 # c10d op name -> (collective kind, the argument that holds the full, un-sharded tensor(s)).
 COLLECTIVES = {
@@ -51,7 +51,11 @@ def _bound_arguments(func, args, kwargs) -> dict:
 
 
 class CommCounter(TorchDispatchMode):
-    """Records, per step, the calls, full element counts and per-rank traffic of every collective."""
+    """Records, per step, the calls, full element counts and per-rank traffic of every collective.
+
+    Traffic is computed, not measured: the tensor sizes each collective was called with, priced by the ring
+    formulas of course.lab.formulas (a broadcast: what this rank receives). Nothing here times the network.
+    """
 
     def __init__(self):
         super().__init__()
@@ -83,12 +87,15 @@ class CommCounter(TorchDispatchMode):
         if name not in COLLECTIVES:
             raise UncountedCollective(f"c10d::{name} ran inside a measured step; the lab has no traffic rule for it")
         kind, full_arg = COLLECTIVES[name]
-        world = dist.ProcessGroup.unbox(bound["process_group"]).size()
+        group = dist.ProcessGroup.unbox(bound["process_group"])
         numel = _numel(bound[full_arg])
         entry = self._current[kind]
         entry["calls"] += 1
         entry["numel"] += numel
-        entry["traffic"] += traffic_elements(kind, numel, world)
+        if kind == "broadcast":
+            entry["traffic"] += broadcast_received(numel, group.rank(), bound["root_rank"])
+        else:
+            entry["traffic"] += traffic_elements(kind, numel, group.size())
 
 
 def preload() -> None:

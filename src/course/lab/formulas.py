@@ -8,8 +8,10 @@ Memory is in bytes with BF16 parameters and gradients and k = 12 bytes of FP32 o
     ZeRO-2  2Ψ + (2Ψ + 12Ψ)/N      = 2Ψ + 14Ψ/N
     ZeRO-3  (2Ψ + 2Ψ + 12Ψ)/N      = 16Ψ/N
 
-Communication is in elements sent/received per rank per step, with the bandwidth-optimal ring costs
-all-reduce 2(N−1)/N·n and all-gather / reduce-scatter (N−1)/N·n (n = the full, un-sharded size):
+Communication is in elements received per rank per step (a ring collective sends as many as it receives),
+with the bandwidth-optimal ring costs all-reduce 2(N−1)/N·n and all-gather / reduce-scatter (N−1)/N·n
+(n = the full, un-sharded size); a broadcast delivers n to every rank but its source. These are costs the
+lab computes from the collectives it records, not bytes it measures on a wire:
 
     ZeRO-0/1/2  2(N−1)/N·Ψ        ZeRO-3  3(N−1)/N·Ψ
 """
@@ -31,9 +33,8 @@ SHARDED = {
     3: (True, True, True),
 }
 
-# Per-rank traffic of one collective on a full size n, as a multiple of (N−1)/N·n. A broadcast is
-# counted like the all-gather it replaces: each of the N−1 receiving ranks gets n, averaged per rank.
-TRAFFIC_MULTIPLE = {"all_reduce": 2, "all_gather": 1, "reduce_scatter": 1, "broadcast": 1}
+# Per-rank traffic of one ring collective on a full size n, as a multiple of (N−1)/N·n (the same on every rank).
+TRAFFIC_MULTIPLE = {"all_reduce": 2, "all_gather": 1, "reduce_scatter": 1}
 
 
 def check_stage(stage: int) -> int:
@@ -85,6 +86,15 @@ def traffic_elements(kind: str, numel: int, world: int) -> Fraction:
         raise ValueError(f"unknown collective {kind!r}; expected one of {sorted(TRAFFIC_MULTIPLE)}")
     check_world(world)
     return TRAFFIC_MULTIPLE[kind] * Fraction(world - 1, world) * numel
+
+
+def broadcast_received(numel: int, rank: int, root: int) -> int:
+    """Elements one rank receives from a broadcast of numel elements: all of them, unless it is the source.
+
+    Not averaged over ranks: ZeroRedundancyOptimizer's owners hold unequal shares, so ranks receive unequal
+    amounts (each gets every parameter it does not own).
+    """
+    return 0 if rank == root else numel
 
 
 def comm_breakdown(psi: int, world: int, stage: int) -> dict[str, Fraction]:

@@ -1,15 +1,18 @@
-"""What the lesson's 实测 section shows from assets/lab/zero_measured.json (a figure, a summary, the full table)
-and from a committed one-GPU measurement (gpu_memory_table, with its provenance).
+"""What the lesson's 实测 section shows from assets/lab/zero_measured.json (a figure, a summary, the note refining
+“FSDP 就是 ZeRO-3”, the full table) and from a committed one-GPU measurement (gpu_memory_table, with its provenance).
 
 The section teaches in that order: the figure, then a compact table (one N, one line per stage or PyTorch
-implementation, in units of Ψ) with one sentence per deviation saying its cause, and last the full table for
-readers who want every measured row. Everything is read from the lab's report, so the lesson never states a
-number the lab did not measure. Tables are Markdown strings that also display as Markdown in Jupyter; the
+implementation, in units of Ψ) with one sentence per deviation saying its cause, the FSDP note (fsdp_refinement,
+whose between-steps sentence follows the report's between-steps snapshot), and last the full table for readers
+who want every measured row. Everything is read from the lab's report, so the lesson never states a number the
+lab did not produce (memory is counted from live tensors; traffic is computed from the recorded collectives with
+the ring formulas, and the text says so). Tables are Markdown strings that also display as Markdown in Jupyter; the
 figure is a matplotlib Figure (no pyplot state) that displays as PNG and whose text form is its alt text.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import matplotlib
@@ -133,9 +136,11 @@ def _footnotes(report: dict) -> list[str]:
     first = report["warmup"] + 1
     measured_steps = f"第 {first}–{report['steps']} 步" if report["steps"] > first else f"第 {first} 步"
     notes = [
-        f"测量：每卡显存 = 存活的参数、梯度、优化器状态张量底层存储的 numel × 元素字节数（反向结束、优化器更新前采样，不含激活与 Adam 的 step 计数标量）；"
-        f"“前向后额外持有”是前向结束时仍存活的完整参数副本。通信 = c10d 算子层面统计的每卡元素数：all-reduce 记 2(N−1)/N·n，"
-        f"all-gather、reduce-scatter 与 broadcast 记 (N−1)/N·n（n 为完整张量大小）。跳过前 {report['warmup']} 步预热，取{measured_steps}，各步完全相同。",
+        f"测量：每卡显存 = 存活的参数、梯度、优化器状态张量底层存储的 numel × 元素字节数（{sample_point(report, 'after_backward')}采样，"
+        f"不含激活与 Adam 的 step 计数标量）；“前向后额外持有”是{sample_point(report, 'after_forward')}仍存活的完整参数副本。"
+        f"通信不是在网络上测得的：在 c10d 算子层记录每次集合通信及其张量大小，再按环形算法公式折算为每卡接收的元素数——"
+        f"all-reduce 记 2(N−1)/N·n，all-gather、reduce-scatter 记 (N−1)/N·n，broadcast 非源卡记 n、源卡记 0（n 为完整张量大小）。"
+        f"跳过前 {report['warmup']} 步预热，取{measured_steps}，各步完全相同。",
     ]
     manual = [r for r in report["rows"] if r["implementation"] == "manual" and r["stage"] == 0]
     padded = [r for r in manual if r["psi_padded"] != r["psi"]]
@@ -201,8 +206,11 @@ def _deviations(row: dict) -> list[str]:
                     f"少掉一个 (N−1)/N·Ψ；代价是这段时间每卡多持有完整 BF16 参数 2Ψ（实测 "
                     f"{_n(max(mem['held_after_forward']))} B）。")
     if impl == "zero_redundancy_optimizer" and not matches_formula(row, "comm_elements"):
-        said.append(f"通信是公式的 {comm['ratio']:.3f} 倍：梯度仍由 DDP 整体 all-reduce（2(N−1)/N·Ψ），更新后再由持有者 "
-                    "broadcast 参数（(N−1)/N·Ψ），而不是 reduce-scatter + all-gather。")
+        low, high, mean = _comm_ratio_range(row)
+        received = "、".join(_n(x) for x in _broadcast_received(row))
+        said.append(f"通信是公式的 {low:.3f}–{high:.3f} 倍（各卡平均 {mean:.3f} 倍）：梯度仍由 DDP 整体 all-reduce（每卡 2(N−1)/N·Ψ），"
+                    f"更新后再由持有者 broadcast 参数，每卡收到自己不持有的那部分（N={n} 时各卡 {received} 个元素），"
+                    "而不是 reduce-scatter + all-gather；优化器状态分得不均，各卡的通信也就不等。")
     if impl == "zero_redundancy_optimizer" and not matches_formula(row, "memory_bytes"):
         shares = "、".join(_n(s["optimizer"]) for s in mem["per_rank"])
         said.append(f"显存是公式的 {mem['ratio']:.3f} 倍：模型是 FP32，每卡常驻 FP32 参数 4Ψ 与 DDP 梯度桶 4Ψ，"
@@ -212,6 +220,93 @@ def _deviations(row: dict) -> list[str]:
         raise CourseError(f"row {row['label']} (N={n}) differs from its formula and the lesson has no explanation "
                           "for it; add one to course.lab.lesson_view", None)
     return said
+
+
+def _comm_ratio_range(row: dict) -> tuple[float, float, float]:
+    """Smallest, largest and mean per-rank traffic over the row's formula (ranks differ when shards are unequal)."""
+    per_rank = [Fraction(x) / Fraction(row["comm_elements"]["formula"]) for x in row["comm_elements"]["per_rank"]]
+    return float(min(per_rank)), float(max(per_rank)), float(sum(per_rank) / len(per_rank))
+
+
+def _broadcast_received(row: dict) -> list[float]:
+    """Elements each rank received by broadcast in one step (the per-rank traffic less its other collectives)."""
+    traffic, kinds = row["comm_elements"]["per_rank"], row["comm_elements"]["by_collective"]
+    others = sum(e["traffic"] for kind, e in kinds.items() if kind != "broadcast")  # the same on every rank
+    return [t - others for t in traffic]
+
+
+# The report's sample points (course.lab.measure_steps.SAMPLE_POINTS) as the lesson names them.
+SAMPLE_POINT_TEXT = {
+    "after_forward": "前向结束时",
+    "after_backward": "反向结束、优化器更新前",
+    "between_steps": "优化器更新与 zero_grad 之后、下一步前向之前",
+}
+
+
+def sample_point(report: dict, key: str) -> str:
+    """Where the lab took a snapshot, in the lesson's words; a sample point the lesson cannot name is an error."""
+    if key not in report["sample_points"] or key not in SAMPLE_POINT_TEXT:
+        raise CourseError(f"the lab's report has no sample point {key!r} the lesson can name "
+                          f"(report: {sorted(report['sample_points'])}); update course.lab.lesson_view", None)
+    return SAMPLE_POINT_TEXT[key]
+
+
+def _over_n(bytes_: float, psi: int, world: int) -> str:
+    """Bytes per rank as a multiple of Ψ/N: '12Ψ/N', or two decimals when not whole."""
+    k = Fraction(bytes_) * world / psi
+    return f"{k.numerator}Ψ/N" if k.denominator == 1 else f"{float(k):.2f}Ψ/N"
+
+
+def _times_psi(x: float, psi: int) -> str:
+    """A per-rank quantity as a multiple of Ψ: '2Ψ', or two decimals when not whole."""
+    k = Fraction(x) / psi
+    return f"{k.numerator}Ψ" if k.denominator == 1 else f"{float(k):.2f}Ψ"
+
+
+def between_steps_phrase(report: dict, row: dict) -> str:
+    """What ROW keeps from one step to the next, derived from the between-steps snapshot and its gradient count."""
+    mem, n, psi = row["memory_bytes"], row["ranks"], row["psi"]
+    kept = mem["between_steps"]
+    said = f"步与步之间（{sample_point(report, 'between_steps')}）每卡状态为 {_over_n(kept['measured'], psi, n)}"
+    if not any(kept["gradient_tensors"]):
+        dropped = mem["measured"] - kept["measured"]
+        return (said + f"：训练循环每步更新后调用 `zero_grad()`，梯度被置为 None（实测各卡留下的梯度张量为 0 个），"
+                       f"少了 {_over_n(dropped, psi, n)} 的梯度分片，到下一步反向时才重新分配")
+    if kept["measured"] == mem["measured"]:
+        return said + "，与反向结束时相同：梯度在步与步之间保留"
+    return said + f"，梯度保留（各卡 {'、'.join(map(str, kept['gradient_tensors']))} 个梯度张量）"
+
+
+def _row(report: dict, implementation: str) -> dict:
+    """The row of one implementation on the main model at the largest N."""
+    n = max(r["ranks"] for r in report["rows"])
+    main = next(iter(report["models"]))
+    return next(r for r in report["rows"] if r["implementation"] == implementation and r["ranks"] == n and r["model"] == main)
+
+
+def fsdp_refinement(path: Path | str) -> MarkdownText:
+    """The callout refining “FSDP 就是 ZeRO-3”: every number and the between-steps phrase read from the lab's report."""
+    report = read_report(Path(path))
+    fsdp, keep, zero = (_row(report, name) for name in ("fsdp2_reshard", "fsdp2_no_reshard", "zero_redundancy_optimizer"))
+    n, psi = fsdp["ranks"], fsdp["psi"]
+    state = fsdp["memory_bytes"]["per_rank"][0]
+    low, high, mean = _comm_ratio_range(zero)
+    text = (
+        f"实测（N = {n}）表明，“FSDP 就是 ZeRO-3”只在总量上成立：FSDP2 在 `reshard_after_forward=True` 时每步每卡通信为 "
+        f"{_times_psi(fsdp['comm_elements']['measured'], psi)}，与 ZeRO-3 公式 $3\\frac{{N-1}}{{N}}\\Psi$ 之比为 {fsdp['comm_elements']['ratio']:.3f}；"
+        f"{sample_point(report, 'after_backward')}每卡状态为 {_over_n(fsdp['memory_bytes']['measured'], psi, n)}，"
+        f"与 ZeRO-3 公式之比为 {fsdp['memory_bytes']['ratio']:.3f}。但构成与教材不同：FSDP2 不常驻 BF16 参数和梯度，而是保存 FP32 参数分片"
+        f"（兼作 master 权重）{_over_n(state['parameters'], psi, n)}、FP32 梯度分片 {_over_n(state['gradients'], psi, n)} 与 Adam 的 "
+        f"$m$、$v$ 共 {_over_n(state['optimizer'], psi, n)}，BF16 参数只在 all-gather 时临时生成。{between_steps_phrase(report, fsdp)}。"
+        f"\n\n把 `reshard_after_forward` 设为 False 后，{sample_point(report, 'after_backward')}的状态仍是 "
+        f"{_over_n(keep['memory_bytes']['measured'], psi, n)}，但从前向结束到反向结束每卡多持有完整的 BF16 参数 "
+        f"{_times_psi(max(keep['memory_bytes']['held_after_forward']), psi)}，反向不再 all-gather，通信降为 ZeRO-3 公式的 "
+        f"{keep['comm_elements']['ratio']:.3f} 倍，一步之内更像 ZeRO-2。所以更准确的说法是：FSDP 默认按 ZeRO-3 全分片，并可用 "
+        f"`reshard_after_forward` 在 ZeRO-3 与 ZeRO-2 之间用显存换通信。同样，PyTorch 的 ZeroRedundancyOptimizer 虽只分片优化器状态，"
+        f"却用 all-reduce 加 broadcast，且按整个参数张量分配优化器状态，各卡并不均等；每卡收到的是自己不持有的参数，"
+        f"通信是 ZeRO-1 公式的 {low:.3f}–{high:.3f} 倍（各卡平均 {mean:.3f} 倍）。"
+    )
+    return MarkdownText(text + "\n")
 
 
 def measured_summary(path: Path | str) -> MarkdownText:

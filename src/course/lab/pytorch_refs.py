@@ -133,14 +133,17 @@ def make_reference(name: str, spec: MlpSpec, *, seed: int, lr: float, device: to
     return Fsdp2Trainer(spec, reshard_after_forward=reshard, seed=seed, lr=lr, device=device)
 
 
-def expected_model(name: str, psi: int, world: int) -> dict[str, Fraction]:
+def expected_model(name: str, psi: int, world: int) -> dict[str, Fraction | bool]:
     """Per-rank bytes and elements the lesson's explanation predicts for a reference (before measuring it).
 
-    FSDP2: FP32 parameter shard 4Ψ/N + FP32 gradient shard 4Ψ/N + Adam m, v 8Ψ/N = 16Ψ/N either way;
-    reshard_after_forward=False keeps the 2Ψ BF16 parameters from forward to backward and skips the
+    FSDP2: after backward, FP32 parameter shard 4Ψ/N + FP32 gradient shard 4Ψ/N + Adam m, v 8Ψ/N = 16Ψ/N
+    either way; between steps 12Ψ/N, because Fsdp2Trainer.optimizer_step calls zero_grad() (gradients set to
+    None); reshard_after_forward=False keeps the 2Ψ BF16 parameters from forward to backward and skips the
     backward all-gather. ZeroRedundancyOptimizer: full FP32 parameters 4Ψ and DDP buckets 4Ψ on every
-    rank, Adam's 8Ψ split by whole parameters (so only the sum over ranks is fixed); DDP all-reduces the
-    gradients and every owner broadcasts its updated parameters.
+    rank, kept between steps (zero_grad(set_to_none=False)), Adam's 8Ψ split by whole parameters (so only
+    the sum over ranks is fixed); DDP all-reduces the gradients (2(N−1)/N·Ψ per rank) and every owner
+    broadcasts its updated parameters, so each rank receives the Ψ − Ψ_r elements it does not own
+    ((N−1)Ψ summed over ranks).
     """
     if name not in REFERENCES:
         raise ValueError(f"unknown PyTorch reference {name!r}; expected one of {sorted(REFERENCES)}")
@@ -152,7 +155,10 @@ def expected_model(name: str, psi: int, world: int) -> dict[str, Fraction]:
             "gradients": Fraction(4 * psi),
             "optimizer_sum_over_ranks": Fraction(8 * psi),
             "held_after_forward": Fraction(0),
-            "comm": 3 * ring * psi,
+            "kept_between_steps": Fraction(8 * psi),  # plus this rank's share of Adam's state
+            "gradients_kept": True,
+            "comm_all_reduce": 2 * ring * psi,
+            "comm_sum_over_ranks": Fraction(3 * (world - 1) * psi),
         }
     reshard = REFERENCES[name][1]
     return {
@@ -160,5 +166,7 @@ def expected_model(name: str, psi: int, world: int) -> dict[str, Fraction]:
         "gradients": 4 * per_rank,
         "optimizer": 8 * per_rank,
         "held_after_forward": Fraction(0) if reshard else Fraction(2 * psi),
+        "kept_between_steps": 12 * per_rank,
+        "gradients_kept": False,
         "comm": (3 if reshard else 2) * ring * psi,
     }

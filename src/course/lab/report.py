@@ -49,6 +49,7 @@ def _per_rank(runs: list[dict], problems: list[str]) -> dict[str, list]:
     return {
         "after_forward": [_steady(r["after_forward"], "memory after forward", i, problems) for i, r in enumerate(runs)],
         "after_backward": [_steady(r["after_backward"], "memory after backward", i, problems) for i, r in enumerate(runs)],
+        "between_steps": [_steady(r["between_steps"], "memory between steps", i, problems) for i, r in enumerate(runs)],
         "comm": [_steady(r["comm"], "communication", i, problems) for i, r in enumerate(runs)],
     }
 
@@ -79,6 +80,11 @@ def _row_base(spec: MlpSpec, world: int, label: str, stage: int, seen: dict[str,
         "memory_bytes": {
             "per_rank": seen["after_backward"],
             "held_after_forward": [s["held"] for s in seen["after_forward"]],
+            "between_steps": {
+                "per_rank": [state_bytes(s) for s in seen["between_steps"]],
+                "measured": max(state_bytes(s) for s in seen["between_steps"]),
+                "gradient_tensors": [s["gradient_tensors"] for s in seen["between_steps"]],
+            },
             "measured": max(memory),
             "min_rank": min(memory),
             "formula": json_number(memory_bytes(psi, world, stage)),
@@ -116,6 +122,9 @@ def manual_row(spec: MlpSpec, world: int, stage: int, runs: list[dict]) -> dict:
         got_mem = {k: bwd[k] for k in STATE}
         if got_mem != expect_mem:
             problems.append(f"rank {rank}: state bytes {got_mem} != formula at Ψ_pad {expect_mem}")
+        kept = {k: seen["between_steps"][rank][k] for k in STATE}
+        if kept != got_mem:
+            problems.append(f"rank {rank}: state kept between steps {kept} != state after backward {got_mem}")
         if fwd["held"] or bwd["held"]:
             problems.append(
                 f"rank {rank}: transient buffers still alive (after forward {fwd['held']} B, after backward {bwd['held']} B)"
@@ -155,20 +164,32 @@ def reference_row(spec: MlpSpec, world: int, name: str, runs: list[dict]) -> dic
     stage = REFERENCES[name][0]
     model = expected_model(name, spec.psi, world)
     sharded_optimizer = "optimizer_sum_over_ranks" in model
-    for rank, (fwd, bwd) in enumerate(zip(seen["after_forward"], seen["after_backward"])):
+    for rank, (fwd, bwd, kept) in enumerate(zip(seen["after_forward"], seen["after_backward"], seen["between_steps"])):
         for category in STATE:
             if category in model:
                 _explained(problems, f"rank {rank} {category} bytes", bwd[category], model[category])
         _explained(problems, f"rank {rank} bytes held after forward", fwd["held"], model["held_after_forward"])
+        expect_kept = bwd["optimizer"] + model["kept_between_steps"] if sharded_optimizer else model["kept_between_steps"]
+        _explained(problems, f"rank {rank} state bytes kept between steps", state_bytes(kept), expect_kept)
+        _explained(problems, f"rank {rank} gradient tensors kept between steps", kept["gradient_tensors"],
+                   bwd["gradient_tensors"] if model["gradients_kept"] else 0)
     if sharded_optimizer:
         total = sum(b["optimizer"] for b in seen["after_backward"])
         _explained(problems, "optimizer bytes summed over ranks", total, model["optimizer_sum_over_ranks"])
-    for rank, comm in enumerate(seen["comm"]):
-        _explained(problems, f"rank {rank} elements per step", total_traffic(comm), model["comm"])
+        for rank, (bwd, comm) in enumerate(zip(seen["after_backward"], seen["comm"])):
+            # Adam keeps m and v (FP32, 8 bytes) for the elements this rank owns; it receives every other one.
+            owned = Fraction(bwd["optimizer"], 8)
+            _explained(problems, f"rank {rank} elements per step", total_traffic(comm),
+                       model["comm_all_reduce"] + spec.psi - owned)
+        total = sum(total_traffic(c) for c in seen["comm"])
+        _explained(problems, "elements per step summed over ranks", total, model["comm_sum_over_ranks"])
+    else:
+        for rank, comm in enumerate(seen["comm"]):
+            _explained(problems, f"rank {rank} elements per step", total_traffic(comm), model["comm"])
     row = _row_base(spec, world, REFERENCE_LABELS[name], stage, seen, problems)
     row.update(
         implementation=name,
-        expected={k: json_number(v) for k, v in model.items()},
+        expected={k: v if isinstance(v, bool) else json_number(v) for k, v in model.items()},
         tolerance=None,
         ok=not problems,
     )

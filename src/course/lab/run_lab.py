@@ -8,6 +8,7 @@ from pathlib import Path
 from course.errors import CourseError
 from course.lab.count_comm import preload
 from course.lab.launch import Backend, choose_backend, run_ranks
+from course.lab.measure_steps import SAMPLE_POINTS
 from course.lab.mlp import MlpSpec
 from course.lab.pytorch_refs import REFERENCES
 from course.lab.rank_worker import rank_worker
@@ -81,6 +82,7 @@ def build_report(per_world: dict[int, list[dict]], *, backend: Backend, launcher
         "launcher": launcher,
         "steps": steps,
         "warmup": warmup,
+        "sample_points": SAMPLE_POINTS,
         "models": {s.name: {"dims": list(s.dims), "layer_numels": s.layer_numels, "psi": s.psi} for s in SPECS},
         "rows": rows,
         "final_parameters": finals,

@@ -177,7 +177,9 @@ questions:
     title: 为什么返回新列表
     points: 2
     key_points:
-      - 调用者的原列表不被改动，函数没有副作用。
+      # asked_by: the words of the question (under ### Q1 in the lesson) that ask for this point.
+      - asked_by: 为什么 `scale` 返回新列表
+        point: 调用者的原列表不被改动，函数没有副作用。
     partial_credit: 2 分：说清副作用及其后果；1 分：只说“不修改原列表”；0 分：其他。
 
 vetoes:
@@ -228,8 +230,8 @@ def scaffold_lesson(project_root: Path, name: str, title: str) -> list[Path]:
         lessons / name / "scale_chart.py": CHART,
         root / "solutions" / f"{name}.py": SOLUTION,
         autograder / "rubrics" / f"{name}.yml": RUBRIC,
-        autograder / "demo" / name / "students.yml": STUDENTS,
-        autograder / "demo" / name / "graders.yml": GRADERS,
+        root / config.demo_dir / "classes" / name / "students.yml": STUDENTS,
+        root / config.demo_dir / "classes" / name / "graders.yml": GRADERS,
     }
     existing = [path for path in files if path.exists()]
     if existing:

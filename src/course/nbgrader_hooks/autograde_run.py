@@ -31,6 +31,7 @@ from nbgrader.converters import Autograde, NbGraderException
 
 from course.assignment.preflight import Problem, preflight
 from course.assignment.versions import assignment_version, released_version
+from course.grading.deadlines import apply_due_date
 from course.grading.gradebook import gradebook
 from course.nbgrader_hooks.batch_lock import BatchBusy, batch_lock
 from course.nbgrader_hooks.manual_grades import remember_autograded_answers
@@ -60,7 +61,7 @@ def grade_unreadable(coursedir, assignment: str, student: str, problem: Problem)
         gb.db.commit()
     write_stand_in(coursedir, assignment, student, problem)
     version = assignment_version(Path(coursedir.root), assignment)
-    outcome = StudentGrade(student, verdicts, [], [problem], version=version or "")
+    outcome = StudentGrade(student, verdicts, [], [problem], version=version or "", ungradable=str(problem))
     folder = coursedir.format_path(coursedir.submitted_directory, student, assignment)
     stamp = graded_stamp(coursedir.db_url, assignment, student, folder, version)
     save_outcome(coursedir.root, assignment, outcome, stamp, current_students(coursedir, assignment))
@@ -129,6 +130,8 @@ class CourseAutogradeExporter(NotebookExporter):
         try:
             with batch_lock(Path(coursedir.root), f"nbgrader autograde {coursedir.assignment_id}"):
                 self.require_current_release(coursedir)
+                for assignment in sorted({a for _, a in submission_folders(coursedir).values()}):
+                    apply_due_date(coursedir.root, coursedir.db_url, assignment)  # what the late check reads
                 for student, assignment in submission_folders(coursedir).values():
                     notebook = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
                     remember_autograded_answers(coursedir.root, assignment, student, notebook / f"{assignment}.ipynb")

@@ -41,6 +41,21 @@ def configure(c, root: Path) -> None:
     set_defaults(c, course, inherited)
 
 
+def configure_demo(c, root: Path) -> None:
+    """The demo course: the course's settings as defaults, but its own identity whatever any other config sets.
+
+    A hub's db_url, course root, course id and exchange name the real class; the demo course sets its own so
+    that nothing it does (release, grade, scores, vetoes, exports) can reach the real class's gradebook or files.
+    """
+    root = Path(root).resolve()
+    configure(c, root)
+    c.CourseDirectory.root = str(root)
+    c.CourseDirectory.course_id = f"{COURSE_ID}-demo"
+    c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
+    c.Exchange.root = str(root / "exchange")
+    c.CsvExportPlugin.to = str(root / "reports" / "grades.csv")
+
+
 def set_defaults(c, course, inherited) -> None:
     """Copy each COURSE value into C whose key INHERITED does not set, section by section (nested ones too)."""
     from traitlets.config import Config
@@ -62,6 +77,7 @@ def course_settings(c, root: Path) -> None:
     from course.nbgrader_hooks.autograde_run import CourseAutogradeExporter
     from course.nbgrader_hooks.feedback import HideHiddenTests, PendingGrades
     from course.nbgrader_hooks.formgrader import use_course_templates
+    from course.nbgrader_hooks.late_penalty import CourseLatePenalty
     from course.nbgrader_hooks.manual_grades import SaveAutoGradesKeepingGraded
     from course.nbgrader_hooks.release_run import CourseReleaseExporter
     from course.nbgrader_hooks.restore import RestoreGradedCells
@@ -79,6 +95,7 @@ def course_settings(c, root: Path) -> None:
     c.GenerateAssignment.preprocessors = [ClearSolutionsWithStubs if p is ClearSolutions else p for p in stock]
     c.GenerateAssignment.exporter_class = CourseReleaseExporter  # refuse before deleting; keep each version
     c.Autograde.exporter_class = CourseAutogradeExporter
+    c.AssignLatePenalties.plugin_class = CourseLatePenalty  # the declared late policy (c.CourseLatePenalty.*)
     sanitize = Autograde.class_traits()["sanitize_preprocessors"].default()
     c.Autograde.sanitize_preprocessors = [RestoreGradedCells, *sanitize]
     steps = Autograde.class_traits()["autograde_preprocessors"].default()

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Dict
+from traitlets import Dict, List
 
 from course.grading.cells import HIDDEN_FAILED, HIDDEN_REGION, is_test, nbgrader_meta
 from course.grading.rubric import code_grade_id, format_points, load_rubric, question_grade_id, rubric_path
@@ -65,7 +65,15 @@ def diagnosis_lines(grade_report: Path, student: str) -> dict[str, list[str]]:
             for item, verdict in verdicts.items() if not verdict.get("passed")}
 
 
-class HideHiddenTests(NbGraderPreprocessor):
+class FeedbackStep(NbGraderPreprocessor):
+    """A feedback preprocessor: nbconvert's HTML exporter configures display_data_priority for every step, which
+    nbgrader's base class redeclares unconfigurable, so traitlets would warn once per step and run; it is declared
+    configurable here, as nbgrader's own GetGrades does."""
+
+    display_data_priority = List(NbGraderPreprocessor.class_traits()["display_data_priority"].default(), config=True)
+
+
+class HideHiddenTests(FeedbackStep):
     """Replace hidden tests and test outputs with a status line (and any diagnosis); drop display outputs."""
 
     diagnoses = Dict(help="Test cell grade id → diagnosis lines of the notebook being processed (set per notebook).")
@@ -98,7 +106,7 @@ PENDING_NOTE = ('<div class="pending-grade" style="border-left: 4px solid #9e9e9
                 '这里不算 0 分；评完后会重新发布反馈。</div>')
 
 
-class PendingGrades(NbGraderPreprocessor):
+class PendingGrades(FeedbackStep):
     """Grade cells nbgrader still marks as needing a grader read 待评分, never 0; the page's total names them."""
 
     def preprocess(self, nb, resources):

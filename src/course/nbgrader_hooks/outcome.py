@@ -34,6 +34,7 @@ class StudentGrade:
     notes: list[str] = field(default_factory=list)  # said in the row, no reason to flag (e.g. the engine used)
     memory_limit: str = ""  # which memory limit the sandbox applied
     version: str = ""  # the assignment version graded against (course.assignment.versions)
+    ungradable: str = ""  # why the submission could not be graded at all (scored 0; the report says INCOMPLETE)
 
     @property
     def flagged(self) -> bool:
@@ -44,14 +45,15 @@ class StudentGrade:
         """The outcome as plain data (problems as their messages), for reports, records and state files."""
         return {"flagged": self.flagged, "verdicts": {k: asdict(v) for k, v in self.verdicts.items()},
                 "changes": [asdict(c) for c in self.changes], "problems": [str(p) for p in self.problems],
-                "notes": self.notes, "memory_limit": self.memory_limit, "version": self.version}
+                "notes": self.notes, "memory_limit": self.memory_limit, "version": self.version,
+                "ungradable": self.ungradable}
 
     @classmethod
     def from_json(cls, student: str, data: dict) -> "StudentGrade":
         """An outcome written by to_json."""
         return cls(student, {k: ItemVerdict(**v) for k, v in data["verdicts"].items()},
                    [Change(**c) for c in data["changes"]], list(data["problems"]), list(data.get("notes", [])),
-                   data.get("memory_limit") or "", data.get("version") or "")
+                   data.get("memory_limit") or "", data.get("version") or "", data.get("ungradable") or "")
 
 
 def record_path(course_root: Path | str, assignment: str, student: str) -> Path:

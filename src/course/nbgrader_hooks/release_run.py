@@ -25,6 +25,7 @@ from nbgrader.converters import GenerateAssignment, NbGraderException
 
 from course.assignment.versions import archive_release
 from course.grading.cells import nbgrader_meta
+from course.grading.deadlines import apply_due_date
 from course.grading.gradebook import gradebook
 
 
@@ -115,6 +116,8 @@ class CourseReleaseExporter(NotebookExporter):
                                      os.path.relpath(release, coursedir.root))
                 raise
         for assignment in assignments:
+            if not converter.no_database:
+                apply_due_date(coursedir.root, coursedir.db_url, assignment)  # [tool.course] due_dates
             version = archive_release(Path(coursedir.root), assignment)
             if version:
                 self.log.info("%s released as version %s (kept in release-history/%s/)", assignment, version,

@@ -4,8 +4,10 @@ Runs first among Autograde's sanitize preprocessors. Cells whose nbgrader metada
 (matched by cell id or read-only text); every matched cell's nbgrader flags are reset to the source's, so a
 test cell cannot be turned into an ungraded one; a deleted read-only or graded cell (test, helpers, question,
 written answer) is re-inserted from the source after its predecessor, so nothing waits for manual grading
-forever (jupyter/nbgrader#1682). OverwriteCells then restores edited test code and hidden tests from the
-gradebook as usual. A deleted code answer cell is not re-inserted: the student's other code cells still run.
+forever (jupyter/nbgrader#1682). A read-only cell the student left as received gets its source text back
+(hidden tests included), so OverwriteCells, which restores edited test code from the gradebook, warns
+"Attribute 'checksum' … has changed!" only for a cell a student really edited (RecheckOutOfProcess's warning
+names the student too). A deleted code answer cell is not re-inserted: the student's other code cells still run.
 What was repaired is reported (and the submission flagged) by RecheckOutOfProcess, which checks the submitted
 file the way `course grade` does.
 """
@@ -37,7 +39,10 @@ class RestoreGradedCells(NbGraderPreprocessor):
         graded = [c for c in source.cells if grade_id(c)]
         for cell in graded:
             if grade_id(cell) in match.index:
-                nb.cells[match.index[grade_id(cell)]].metadata["nbgrader"] = copy.deepcopy(nbgrader_meta(cell))
+                submitted = nb.cells[match.index[grade_id(cell)]]
+                submitted.metadata["nbgrader"] = copy.deepcopy(nbgrader_meta(cell))
+                if nbgrader_meta(cell).get("locked") and grade_id(cell) not in match.edited:
+                    submitted.source = cell.source  # as received: with its hidden tests back, OverwriteCells is quiet
         self._reinsert(nb, graded, set(match.missing))
         return nb, resources
 

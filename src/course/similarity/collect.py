@@ -99,8 +99,10 @@ def read_notebook(path: Path):
         raise CourseError(f"cannot read this notebook: {exc}", Location(str(path))) from None
 
 
-def collect(project_root: Path, assignment: str, *, with_gradebook: bool = True) -> ClassWork:
-    """The class's works and boilerplate, from nbgrader's submitted/release/source folders and the gradebook."""
+def collect(project_root: Path, assignment: str, *, with_gradebook: bool = True,
+            autograder: Path | None = None) -> ClassWork:
+    """The class's works and boilerplate, from nbgrader's submitted/release/source folders and the gradebook
+    (of AUTOGRADER, another course root than the project's, when given)."""
     from nbgrader.coursedir import CourseDirectory
 
     from course.config import load_config
@@ -109,7 +111,7 @@ def collect(project_root: Path, assignment: str, *, with_gradebook: bool = True)
     from course.grading.rubric import load_rubric, rubric_path
 
     config = load_config(Path(project_root))
-    course_root = Path(project_root) / config.autograder_dir
+    course_root = Path(autograder) if autograder else Path(project_root) / config.autograder_dir
     nb_config = nbgrader_config(course_root)
     coursedir = CourseDirectory(config=nb_config)
     rubric_file = rubric_path(course_root, assignment)

@@ -64,7 +64,7 @@ def _run(lesson: Lesson, cells: list[CodeCell], *, kernel: str, timeout: int) ->
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(c.source) for c in cells]
     client = NotebookClient(nb, kernel_name=kernel, timeout=timeout, allow_errors=False,
-                            resources={"metadata": {"path": str(lesson.path.parent)}})
+                            resources={"metadata": {"path": str(lesson.path.parent)}}, config=_kernel_config())
     outputs: Outputs = {}
     with client.setup_kernel(env=_kernel_env()):
         for index, (cell, nb_cell) in enumerate(zip(cells, nb.cells)):
@@ -77,6 +77,15 @@ def _run(lesson: Lesson, cells: list[CodeCell], *, kernel: str, timeout: int) ->
                 raise CourseError(f"cell did not finish: {type(exc).__name__}: {exc}", where) from None
             outputs[cell.label] = [_plain(o) for o in nb_cell.outputs]
     return outputs
+
+
+def _kernel_config():
+    """Encrypt the build's kernel connection where the kernel supports it (ipykernel's kernelspec declares CurveZMQ):
+    ipykernel 7 otherwise warns on every start that it talks over TCP in plain text."""
+    import zmq
+    from traitlets.config import Config
+
+    return Config({"KernelManager": {"transport_encryption": "auto" if zmq.has("curve") else "disabled"}})
 
 
 def _kernel_env() -> dict[str, str]:

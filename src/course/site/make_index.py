@@ -4,15 +4,16 @@
 from __future__ import annotations
 
 from course.lesson.model import Lesson
+from course.lesson.notebook_names import notes_notebook
 
 INTRO = {
-    "student": "本站为**学生版**：含完整讲解、代码填空题与问答题，不含参考答案。每课的 notebook 是整课讲义，"
-               "可在任意 Python 3 的 Jupyter 或 Colab 中打开；作业 notebook 是要完成并提交评分的那一份。",
+    "student": "本站为**学生版**：含完整讲解、代码填空题与问答题，不含参考答案。每课的讲义 notebook 是整课讲义，"
+               "只供阅读和试验，不评分；作业 notebook（如 `lesson05.ipynb`）是要完成并原名提交评分的那一份。",
     "answer": "本站为**参考答案版**：含完整代码实现与问答题参考解析，供助教与完成练习后的同学核对。",
 }
 SUBMIT = (
     "**提交作业**：课程若在 JupyterHub 上运行 nbgrader，在 Assignments 页签中取回作业、完成后点 Submit；"
-    "否则把完成的作业 notebook 按课程编号命名（如 `lesson05.ipynb`）交给助教。"
+    "否则把完成的作业 notebook 以下载时的文件名（如 `lesson05.ipynb`，不要改名）交给助教。"
 )
 
 
@@ -29,6 +30,6 @@ def index_markdown(lessons: list[Lesson], variant: str, assignments: dict[str, s
 def _entry(lesson: Lesson, assignment: str | None, browser: str | None = None) -> str:
     """One lesson's list item: its title (a link to its page), then its prerequisites and notebooks on a line."""
     before = "、".join(f"第 {n} 课" for n in lesson.prerequisites) or "无"
-    files = [f"[讲义 notebook]({lesson.stem}.ipynb)"] + ([f"[作业 notebook]({assignment})"] if assignment else [])
+    files = [f"[讲义 notebook]({notes_notebook(lesson.stem)})"] + ([f"[作业 notebook]({assignment})"] if assignment else [])
     files += [browser] if browser else []
     return f"- **[{lesson.title}]({lesson.stem}.html)**\\\n  前置：{before} · {' · '.join(files)}"

@@ -1,4 +1,4 @@
-"""Turn an executed variant lesson into the lesson notebook (lessonNN.ipynb) offered on the site."""
+"""Turn an executed variant lesson into the lesson's reading notebook (lessonNN-notes.ipynb) offered on the site."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 import nbformat
 
 from course.lesson.model import Block, CodeCell, Diagram, Div, Lesson, Markdown, StaticCode, exercise_pairs
+from course.lesson.notebook_names import notes_notebook
 from course.site.execute_cells import Outputs
 from course.site.write_page_markdown import asis_text, fence
 
@@ -119,8 +120,8 @@ def _numbered(output: dict, count: int) -> dict:
 
 
 def _link_lessons(text: str, lesson_dir: Path) -> str:
-    """Links to other lessons point at their notebooks, or become plain text if not published yet."""
+    """Links to other lessons point at their reading notebooks, or become plain text if not published yet."""
     def sub(m: re.Match) -> str:
         exists = (lesson_dir / f"{m['stem']}.qmd").exists()
-        return f"[{m['text']}]({m['stem']}.ipynb)" if exists else m["text"]
+        return f"[{m['text']}]({notes_notebook(m['stem'])})" if exists else m["text"]
     return LESSON_LINK.sub(sub, text)

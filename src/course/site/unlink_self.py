@@ -1,8 +1,8 @@
 """A notebook's links to its own file become words: the file changes its name, and the link would point at nothing.
 
-The student site offers the assignment as lessonNN-assignment.ipynb and students hand it in renamed lessonNN.ipynb;
-a link in it to lessonNN-assignment.ipynb (the lesson page's download link, carried into the notebook) then leads
-nowhere, so inside that notebook it reads "…（即本 notebook）" instead.
+The student site offers the assignment as lessonNN.ipynb, the file students hand in; a link in it to
+lessonNN.ipynb (the lesson page's download link, carried into the notebook) would lead a student who opened it
+elsewhere (Colab, a hub's exchange) nowhere, so inside that notebook it reads "…（即本 notebook）" instead.
 """
 
 from __future__ import annotations

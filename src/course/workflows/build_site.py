@@ -75,7 +75,8 @@ def _build(plan: BuildPlan, variants: list[str], release: bool) -> BuildResult:
         resolve_resources(lesson, plan.root)  # a missing image fails before anything runs
     web_assets = locate_web_assets(plan.root)
     result = BuildResult(plan=plan, lessons=parsed, rebuilt=stale)
-    from course.assignment.make_source import assignment_name, write_assignment_sources
+    from course.assignment.make_source import write_assignment_sources
+    from course.lesson.notebook_names import assignment_notebook
     from course.workflows.release_assignment import assignment_lessons, released_assignments
 
     changed = {stem for stems in stale.values() for stem in stems}
@@ -90,7 +91,7 @@ def _build(plan: BuildPlan, variants: list[str], release: bool) -> BuildResult:
             staging = stack.enter_context(replace_dir_atomically(site))
             unreleased = result.unreleased if variant == "student" else []
             for stem in unreleased:
-                _keep(site / assignment_name(stem), staging / assignment_name(stem))
+                _keep(site / assignment_notebook(stem), staging / assignment_notebook(stem))
             written = build_variant(plan, parsed, variant, staging, web_assets,
                                     assignments if variant == "student" else {}, rebuild=set(stems), old=site)
             result.pages += [site / p.relative_to(staging) for p in written]
@@ -130,12 +131,12 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
     from course.site.select_variant import select_variant
     from course.site.unlink_self import unlink_self
     from course.site.write_page_markdown import write_page_markdown
-    from course.assignment.make_source import assignment_name
+    from course.lesson.notebook_names import assignment_notebook, notes_notebook
     from course.site.lite_page import browser_run, index_link, page_markdown
     from course.site.lite_site import build_lite
 
     assignments = assignments or {}
-    in_browser = {lesson.stem: assignment_name(lesson.stem) if variant == "student" else f"{lesson.stem}.ipynb"
+    in_browser = {lesson.stem: (assignment_notebook if variant == "student" else notes_notebook)(lesson.stem)
                   for lesson in lessons}  # the notebook lite/ offers: the assignment students hand in, or the answers
     written = []
     for lesson in lessons:
@@ -143,15 +144,16 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
         for image in images:
             _copy(plan.root / image.project_path, out / image.project_path)
         if rebuild is not None and lesson.stem not in rebuild:
-            for name in (f"{lesson.stem}.html", f"{lesson.stem}.ipynb", assignment_name(lesson.stem)):
+            for name in (f"{lesson.stem}.html", notes_notebook(lesson.stem), assignment_notebook(lesson.stem)):
                 _keep(old / name, out / name)
             continue
         outputs = execute_cells(view, cache_dir=plan.cache_dir, kernel=plan.config.kernel,
                                 timeout=plan.config.cell_timeout)
         lesson_nb = make_notebook(view, outputs, freeze_hidden_code=True, note_blanks=True)
-        notebooks = {f"{lesson.stem}.ipynb": lesson_nb}
+        lesson_nb.metadata.course["notebook"] = "notes"  # handed in by mistake, grading and `course check` say so
+        notebooks = {notes_notebook(lesson.stem): lesson_nb}
         if lesson.stem in assignments:
-            notebooks[assignment_name(lesson.stem)] = assignments[lesson.stem]
+            notebooks[assignment_notebook(lesson.stem)] = assignments[lesson.stem]
         for name, nb in notebooks.items():
             embed_images(nb, plan.root, notebook=name)
             unlink_self(nb, name)
@@ -164,8 +166,8 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
                            sidebar=sidebar_html(lessons, lesson.stem), pager=pager_html(lessons, lesson.stem))
         check_markup(leftover_in_html(page), source=lesson.path, what=f"{variant}/{lesson.stem}.html")
         written.append(write_atomic(out / f"{lesson.stem}.html", page))
-    offered = {lesson.stem: assignment_name(lesson.stem) for lesson in lessons
-               if (out / assignment_name(lesson.stem)).is_file()}  # made now or kept from the old site
+    offered = {lesson.stem: assignment_notebook(lesson.stem) for lesson in lessons
+               if (out / assignment_notebook(lesson.stem)).is_file()}  # made now or kept from the old site
     runs = {lesson.stem: browser_run(plan, lesson, out / in_browser[lesson.stem]) for lesson in lessons}
     index = render_page(index_markdown(lessons, variant, offered, {s: index_link(r) for s, r in runs.items()}),
                         plan=plan, variant=variant,

@@ -1,4 +1,6 @@
-"""`course check lesson05.ipynb`: a student's own check before submitting — visible checks only, per item.
+"""`course check lesson05.ipynb`: a student's own check before submitting — what grading would take otherwise than
+the student expects (a wrong file name, not the assignment notebook, locked cells changed or deleted, questions left
+empty), each with its fix, then the visible checks, per item.
 
 The student's code runs in the same bubblewrap sandbox as grading (a notebook that reads the course's files or
 patches the checker gets no further here than at grading), in a separate process, and the visible checks of each
@@ -12,8 +14,11 @@ package is installed from.
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
+from course.assignment.preflight import Problem
 from course.errors import CourseError, Location, ToolMissing
 from course.grading.recheck import ItemVerdict, recheck_submission
 
@@ -77,9 +82,26 @@ def require_sandbox(notebook: Path) -> None:
                       "code without a sandbox on purpose", Location(notebook))
 
 
-def check_notebook(path: Path, *, course_root: Path | None = None,
-                   unsafe: bool = False) -> list[tuple[str, ItemVerdict]]:
-    """(item title, verdict on its visible checks) for every rubric code item of the notebook's lesson.
+@dataclass(frozen=True)
+class CheckResult:
+    """What `course check` found: the course it checked against, what grading would score lower than the student
+    expects (each with its fix), and the visible checks of each code item (none when grading could not grade it)."""
+
+    course_root: Path
+    lesson: str
+    problems: tuple[Problem, ...]
+    items: tuple[tuple[str, ItemVerdict], ...]
+    gradable: bool
+
+    @property
+    def ok(self) -> bool:
+        """Whether grading would give what the student sees: a gradable file, every visible check passing."""
+        return self.gradable and not self.problems and all(v.passed for _, v in self.items)
+
+
+def check_notebook(path: Path, *, course_root: Path | None = None, unsafe: bool = False) -> CheckResult:
+    """Check PATH as grading would take it: the file name, the notebook, its locked and answer cells, then the
+    visible checks of every rubric code item.
 
     COURSE_ROOT defaults to the one find_course_root finds; UNSAFE runs the code without the sandbox.
     """
@@ -88,12 +110,66 @@ def check_notebook(path: Path, *, course_root: Path | None = None,
 
     lesson = notebook_lesson(path)
     course_root = find_course_root(lesson, course_root, path)
-    places = (course_checks_path(course_root, lesson), checks_path(Path(course_root).resolve().parent, lesson))
-    if not any(p.is_file() for p in places):
+
+    def graded(candidate: str) -> bool:
+        return any(p.is_file() for p in (course_checks_path(course_root, candidate),
+                                          checks_path(Path(course_root).resolve().parent, candidate)))
+
+    named = re.fullmatch(r"(lesson\d+)\.ipynb", Path(path).name)  # handed in as that lesson's, whatever it holds
+    if not graded(lesson) and named and graded(named[1]):
+        lesson = named[1]
+    if not graded(lesson):
         raise CourseError(f"no graded exercise for {lesson}; expected a lesson notebook such as lessonNN.ipynb of a "
                           f"lesson with checks", Location(path))
+    rubric = load_rubric(rubric_path(course_root, lesson))
+    problems, gradable = handed_in_problems(Path(path), lesson, course_root, rubric)
+    if not gradable:
+        return CheckResult(Path(course_root), lesson, problems, (), False)
     if not unsafe:
         require_sandbox(path)
-    rubric = load_rubric(rubric_path(course_root, lesson))
     verdicts = recheck_submission(Path(path), rubric, hidden=False, unsafe=unsafe)
-    return [(item.title, verdicts[item.id]) for item in rubric.code_items]
+    return CheckResult(Path(course_root), lesson, problems,
+                       tuple((item.title, verdicts[item.id]) for item in rubric.code_items), True)
+
+
+def handed_in_problems(path: Path, lesson: str, course_root: Path, rubric) -> tuple[tuple[Problem, ...], bool]:
+    """What grading would do with PATH that the student does not expect (harmless repairs left out), and whether
+    it could grade the file at all: the checks grading's preflight makes, plus the file's name and empty answers."""
+    import nbformat
+
+    from course.assignment.make_source import released_notebook, source_notebook
+    from course.assignment.preflight import preflight_file
+    from course.assignment.versions import released_texts
+    from course.grading.cells import match_cells, nbgrader_meta
+    from course.grading.rubric import question_grade_id
+    from course.lesson.notebook_names import assignment_notebook
+
+    name = assignment_notebook(lesson)
+    problems = []
+    other = re.fullmatch(r"(lesson\d+)\.ipynb", path.name)
+    if other and other[1] != lesson:
+        problems.append(Problem(Location(path.name), f"this is {lesson}'s notebook, named as {other[1]}'s: handed "
+                                                     f"in for {other[1]} it is not graded (scored 0)",
+                                f"hand in {other[1]}'s own assignment as {path.name}, and this one as {name}"))
+    elif path.name != name:
+        problems.append(Problem(Location(path.name), f"grading takes only {name}: this file would not be graded "
+                                                     "(scored 0 until it is handed in under that name)",
+                                f"hand it in named {name} (rename it, or save it as {name})"))
+    given = next((p for p in (source_notebook(course_root, lesson), released_notebook(course_root, lesson))
+                  if p.is_file()), None)
+    source_cells = nbformat.read(given, as_version=4).cells if given else []
+    released = released_texts(course_root, lesson) if given else []
+    checked = preflight_file(path, lesson, source_cells, where=Location(path.name), released=released)
+    problems += [p for p in checked.problems if not p.harmless]
+    if checked.notebook is None:
+        return tuple(problems), False
+    cells = nbformat.read(path, as_version=4).cells
+    match = match_cells(cells, source_cells, released)
+    blank = {nbgrader_meta(c).get("grade_id"): c.source.strip() for c in source_cells}
+    for question in rubric.questions:
+        grade_id = question_grade_id(question.id)
+        if grade_id in match.index and cells[match.index[grade_id]].source.strip() in ("", blank.get(grade_id)):
+            problems.append(Problem(Location(path.name, cell=grade_id),
+                                    f"{question.id} is not answered: an empty answer scores 0",
+                                    f"write your answer in the cell under ### {question.id}"))
+    return tuple(problems), True

@@ -24,6 +24,8 @@ from course.errors import CourseError, Location
 from course.grading.gradebook import configured_gradebook, course_gradebook
 from course.nbgrader_hooks.outcome import StudentGrade
 
+FORCED = "asked for with --force"
+RESUMED = "an interrupted --force run had not regraded them yet"
 EXCEPTION_LINE = re.compile(r"^\s*[\w.]+(Error|Exception): ")
 
 
@@ -89,13 +91,15 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     with the current version of the assignment, are skipped, so a killed batch resumes where it stopped and a
     finished one changes nothing when run again; a source notebook or checks changed since the release are released
     first (stock generate_assignment) and everyone graded with the old version is graded again. FORCE regrades
-    everyone (True) or the students named.
+    everyone (True) or the students named; a forced run that was stopped is finished by the next run, forced or not.
+    Ctrl-C stops the batch with KeyboardInterrupt("interrupted after N of M; …") and leaves it resumable.
     """
     import time
 
     import nbformat
 
     from course.assignment.versions import assignment_version, released_texts
+    from course.grading.deadlines import apply_due_date
     from course.grading.rubric import load_rubric, rubric_path
     from course.nbgrader_hooks.batch_lock import batch_lock
     from course.nbgrader_hooks.outcome import merge_into_report
@@ -112,6 +116,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
         raise CourseError(f"not released yet: run `nbgrader generate_assignment {assignment}` in {root} first",
                           Location(root / "release" / assignment))
     require_assignment_in_gradebook(root, assignment)
+    apply_due_date(root, configured_gradebook(root).url, assignment)  # what nbgrader's late check reads
     source_cells = nbformat.read(source, as_version=4).cells
     folders = sorted(p for p in (root / "submitted").glob(f"*/{assignment}") if p.is_dir())
     if not folders:
@@ -125,26 +130,36 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     if unknown:
         raise CourseError(f"--force names students without a submission: {', '.join(unknown)}",
                           Location(root / "submitted"))
-    with batch_lock(root, f"course grade {assignment}"):
-        released = rerelease_if_changed(root, assignment)
-        version = assignment_version(root, assignment)
-        state = GradeState(root, assignment)
-        rows = gradebook_rows(root, assignment, config=config)
-        work = [SubmissionWork(f.parent.name, f, state.digest(f)) for f in folders]
-        why = {w.student: "asked for with --force" if force is True or w.student in forced
-               else state.why_grade(w, rows, version) for w in work}
-        todo = [w for w in work if why[w.student]]
-        jobs = jobs or os.cpu_count() or 1
-        with worker_pool(root, assignment, config, jobs) if todo else contextlib.nullcontext() as pool:
-            history = released_texts(root, assignment)  # the workers get ready meanwhile
-            checked = {w.student: preflight(w.folder, f"{assignment}.ipynb", source_cells,
-                                            shown_as=f"submitted/{w.student}/{assignment}", released=history)
-                       for w in todo}
-            batch = run_batch(root, assignment, todo, checked, config=config, rubric=rubric,
-                              state=state, pool=pool, jobs=jobs, progress=progress)
-        done = [state.load(w) for w in work if w not in todo]
-        students = sorted([*batch.students, *done], key=lambda g: g.student)
-        report = merge_into_report(root, assignment, students, {s.student for s in students})  # who left, leaves
+    todo: list = []
+    try:
+        with batch_lock(root, f"course grade {assignment}"):
+            released = rerelease_if_changed(root, assignment)
+            version = assignment_version(root, assignment)
+            state = GradeState(root, assignment)
+            rows = gradebook_rows(root, assignment, config=config)
+            work = [SubmissionWork(f.parent.name, f, state.digest(f)) for f in folders]
+            pending = state.pending_force()
+            why = {w.student: FORCED if force is True or w.student in forced
+                   else RESUMED if w.student in pending else state.why_grade(w, rows, version) for w in work}
+            todo = [w for w in work if why[w.student]]
+            state.start_force([w.student for w in todo if why[w.student] in (FORCED, RESUMED)])
+            jobs = jobs or os.cpu_count() or 1
+            with worker_pool(root, assignment, config, jobs) if todo else contextlib.nullcontext() as pool:
+                history = released_texts(root, assignment)  # the workers get ready meanwhile
+                checked = {w.student: preflight(w.folder, f"{assignment}.ipynb", source_cells,
+                                                shown_as=f"submitted/{w.student}/{assignment}", released=history)
+                           for w in todo}
+                batch = run_batch(root, assignment, todo, checked, config=config, rubric=rubric,
+                                  state=state, pool=pool, jobs=jobs, progress=progress)
+            state.end_force()
+            done = [state.load(w) for w in work if w not in todo]
+            students = sorted([*batch.students, *done], key=lambda g: g.student)
+            report = merge_into_report(root, assignment, students, {s.student for s in students})  # who left, leaves
+    except KeyboardInterrupt as exc:  # stopped before a student was applied: nothing to undo, everything to resume
+        if str(exc):
+            raise
+        raise KeyboardInterrupt(f"interrupted after 0 of {len(todo) or len(folders)}; "
+                                f"`course grade {assignment}` resumes") from None
     reasons: dict[str, list[str]] = {}
     for w in todo:
         reasons.setdefault(why[w.student], []).append(w.student)

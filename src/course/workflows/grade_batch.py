@@ -121,6 +121,36 @@ class GradeState:
         write_atomic(self._path(work.student), json.dumps({"digest": work.digest, "gradebook": row,
                                                            **grade.to_json()}, ensure_ascii=False))
 
+    def _forced_path(self) -> Path:
+        return self.dir.parent / "forced.json"
+
+    def pending_force(self) -> set[str]:
+        """Students a --force run that was stopped (Ctrl-C, killed) had not regraded yet: a rerun grades them."""
+        try:
+            forced = json.loads(self._forced_path().read_text("utf-8"))
+            started, students = int(forced["started_ns"]), set(forced["students"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return set()
+        return {s for s in students if self._committed_ns(s) < started}
+
+    def _committed_ns(self, student: str) -> int:
+        """When this batch last recorded STUDENT as graded (0: never)."""
+        try:
+            return self._path(student).stat().st_mtime_ns
+        except OSError:
+            return 0
+
+    def start_force(self, students: list[str]) -> None:
+        """Remember that STUDENTS are to be regraded whatever their state, until each is (so a stopped run resumes)."""
+        if students:
+            write_atomic(self._forced_path(), json.dumps({"started_ns": time.time_ns(), "students": students}))
+        else:
+            self._forced_path().unlink(missing_ok=True)
+
+    def end_force(self) -> None:
+        """The forced regrade is done."""
+        self._forced_path().unlink(missing_ok=True)
+
     def load(self, work: SubmissionWork) -> StudentGrade:
         """The outcome recorded for an already graded student."""
         return StudentGrade.from_json(work.student, self._latest(work.student)[0])
@@ -218,6 +248,9 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
             with engine.connect() as conn:
                 Applier(course_root, assignment, config, conn, state, result, checked, rubric,
                         progress if progress is not None else Progress(len(todo))).run(todo, futures)
+        except KeyboardInterrupt:
+            raise KeyboardInterrupt(f"interrupted after {len(result.students)} of {len(todo)}; "
+                                    f"`course grade {assignment}` resumes") from None
         finally:  # stopped (Ctrl-C, an error): students not started yet are not started, the others end here
             for future in futures.values():
                 future.cancel()
@@ -246,16 +279,22 @@ class Applier:
         from course.nbgrader_hooks.outcome import merge_into_report
 
         unreported, reported_at = [], time.perf_counter()
-        for work in todo:
-            future = futures.pop(work.student, None)  # dropped once applied: memory stays flat
-            grade = self.unreadable(work) if future is None else self.graded(work, future)
-            self.result.students.append(grade)
-            unreported.append(grade)
-            if time.perf_counter() - reported_at > REPORT_EVERY_S:  # a killed batch's report is at most this old
+        try:
+            for work in todo:
+                future = futures.pop(work.student, None)  # dropped once applied: memory stays flat
+                grade, note = self.unreadable(work) if future is None else self.graded(work, future)
+                self.result.students.append(grade)  # counted before it is shown: Ctrl-C after the line counts it
+                unreported.append(grade)
+                self.bar.step(work.student, note)
+                if time.perf_counter() - reported_at > REPORT_EVERY_S:  # a killed batch's report is at most this old
+                    merge_into_report(self.root, self.assignment, unreported)
+                    unreported, reported_at = [], time.perf_counter()
+        except KeyboardInterrupt:  # the report keeps everyone applied so far; the rest wait for the rerun
+            if unreported:
                 merge_into_report(self.root, self.assignment, unreported)
-                unreported, reported_at = [], time.perf_counter()
+            raise
 
-    def unreadable(self, work: SubmissionWork) -> StudentGrade:
+    def unreadable(self, work: SubmissionWork) -> tuple[StudentGrade, str]:
         """Score a submission preflight could not read 0 with its reason (as stock autograde does)."""
         from course.nbgrader_hooks.autograde_run import grade_unreadable
         from course.workflows.grade_worker import nbgrader_api
@@ -263,10 +302,9 @@ class Applier:
         problem = self.checked[work.student].problems[0]
         grade = grade_unreadable(nbgrader_api(self.config).coursedir, self.assignment, work.student, problem)
         self.state.commit(work, grade)
-        self.bar.step(work.student, "unreadable: " + problem.message[:60])
-        return grade
+        return grade, "unreadable: " + problem.message[:60]
 
-    def graded(self, work: SubmissionWork, future: Future) -> StudentGrade:
+    def graded(self, work: SubmissionWork, future: Future) -> tuple[StudentGrade, str]:
         """A worker's autograde of WORK: its gradebook rows applied in one transaction, then the student's state."""
         from course.grading.gradebook_changes import apply_changes
         from course.nbgrader_hooks.outcome import record_path
@@ -274,8 +312,7 @@ class Applier:
         try:
             done = future.result()
         except Exception as exc:  # a worker that died (killed, out of memory): retried by the next run
-            self.bar.step(work.student, f"not graded: {exc}"[:80])
-            return _failed(work, self.checked, self.rubric, f"grading worker failed: {exc}")
+            return _failed(work, self.checked, self.rubric, f"grading worker failed: {exc}"), f"not graded: {exc}"[:80]
         self.result.stats["worker_s"] += done.seconds
         t = time.perf_counter()
         with self.conn.begin():
@@ -283,14 +320,13 @@ class Applier:
         record = record_path(self.root, self.assignment, work.student)
         if not done.success or not record.is_file():
             reason = done.reason or "nbgrader autograde left no grading record"
-            self.bar.step(work.student, f"not graded: {reason[:60]}")
-            return _failed(work, self.checked, self.rubric, f"nbgrader autograde failed: {reason}")
+            return _failed(work, self.checked, self.rubric, f"nbgrader autograde failed: {reason}"), \
+                f"not graded: {reason[:60]}"
         saved = json.loads(record.read_text("utf-8"))
         grade = StudentGrade.from_json(work.student, saved)
         self.state.commit(work, grade, saved["graded"]["gradebook"])
         self.result.stats["gradebook_s"] += time.perf_counter() - t
-        self.bar.step(work.student, "flagged" if grade.flagged else "ok")
-        return grade
+        return grade, "flagged" if grade.flagged else "ok"
 def _failed(work: SubmissionWork, checked: dict, rubric, reason: str) -> StudentGrade:
     """A student nbgrader could not grade this time: reported, flagged, not marked done (a rerun retries)."""
     from course.assignment.preflight import Problem

@@ -86,9 +86,10 @@ def setup_config(course_root: str, settings: tuple):
 
 
 def start_worker(course_root: str, assignment: str, settings: tuple) -> None:
-    """Run as each worker is forked: die with the grading process, then get ready what the first student's autograde
-    would otherwise wait for — the course config, the kernelspec lookup (which imports IPython), the per-process
-    savings — while the grading process still prepares the batch."""
+    """Run as each worker is forked: die with the grading process, leave the terminal's process group (Ctrl-C is
+    the grading process's to handle), then get ready what the first student's autograde would otherwise wait for —
+    the course config, the kernelspec lookup (which imports IPython), the per-process savings — while the grading
+    process still prepares the batch."""
     import contextlib
 
     import nbformat
@@ -98,6 +99,7 @@ def start_worker(course_root: str, assignment: str, settings: tuple) -> None:
     from course.nbgrader_hooks.speedups import install_for
 
     die_with_parent()
+    os.setpgid(0, 0)  # a terminal's Ctrl-C reaches the grading process alone, which stops the batch and says so
     config = setup_config(course_root, settings)
     with contextlib.suppress(Exception):  # a missing release or kernel: each student's autograde says so itself
         SandboxExecute(config=config).check_kernel(nbformat.read(released_notebook(course_root, assignment), 4))

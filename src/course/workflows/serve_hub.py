@@ -2,7 +2,8 @@
 
 The hub runs as root so that each account's server runs as that account; the checks name what is missing
 before anything starts: an account of the roster, the proxy (`npm install`), a folder other accounts cannot
-read on the way to the project's .venv, or a course root the grading account does not own.
+enter on the way to the project's .venv (a checkout under /root: `--open-folders` lets them through), or a course
+root the grading account does not own.
 """
 
 from __future__ import annotations
@@ -56,9 +57,21 @@ def check_hub(project_root: Path, course_root: Path, roster_path: Path, password
     if course_root.stat().st_uid != owner:
         raise CourseError(f"the course's shared server runs as {roster.grading_account}, who must own the course "
                           f"root: `chown -R {roster.grading_account} {course_root}`", Location(course_root))
-    for part in closed_folders(project_root, course_root):
-        raise CourseError(f"other accounts' servers run this project's Python but cannot enter {part}; "
-                          f"`chmod o+x {part}`")
+    closed = closed_folders(project_root, course_root)
+    if closed:
+        shown = " ".join(str(part) for part in closed)
+        raise CourseError(f"other accounts' servers run this project's Python but cannot enter {shown} (a project "
+                          f"under /root, say): run `chmod o+x {shown}` (others may then pass through, not list or "
+                          "read them), or `course hub --open-folders`, which does just that")
+
+
+def open_folders(project_root: Path, course_root: Path) -> list[Path]:
+    """Let other accounts pass through (chmod o+x, nothing more) each folder on the way to the project's Python and
+    the course root; the folders changed."""
+    closed = closed_folders(project_root, course_root)
+    for part in closed:
+        part.chmod(part.stat().st_mode | stat.S_IXOTH)
+    return closed
 
 
 def closed_folders(project_root: Path, course_root: Path) -> list[Path]:
@@ -81,9 +94,13 @@ def _account_exists(name: str) -> bool:
 
 
 def serve_hub(project_root: Path, *, course_root: Path, roster: Path, state_dir: Path, port: int,
-              password: str | None) -> None:
-    """Check, then become `jupyterhub` (signals reach it directly; stopping it stops every server it started)."""
+              password: str | None, open_closed: bool = False) -> None:
+    """Check, then become `jupyterhub` (signals reach it directly; stopping it stops every server it started);
+    OPEN_CLOSED first lets other accounts through the folders on the way to the project (open_folders)."""
     project_root, course_root = project_root.resolve(), course_root.resolve()
+    if open_closed and os.geteuid() == 0:
+        for part in open_folders(project_root, course_root):
+            print(f"course hub: chmod o+x {part} (other accounts may pass through it, not list or read it)")
     check_hub(project_root, course_root, roster, password)
     state_dir.mkdir(parents=True, exist_ok=True)
     state_dir.chmod(0o755)

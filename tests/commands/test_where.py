@@ -1,0 +1,61 @@
+"""Every `course` command finds its course from any folder inside it, as git finds its repository, and says which
+(issue 34, finding 4: from autograder/, as docs/graders.md has graders stand, `course report lesson05` said
+`rubrics/lesson05.yml: file not found`)."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from course.cli import COMMANDS, main
+from course.commands.where import ROOT_HELP
+from course.config import find_course
+from tests.assignment.make_submissions import OUT
+from tests.conftest import submit
+
+
+def test_the_course_is_the_nearest_folder_whose_pyproject_declares_it(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.course]\ncourse_title = "x"\n', "utf-8")
+    (tmp_path / "autograder" / "submitted" / "ada").mkdir(parents=True)
+    (tmp_path / "autograder" / "pyproject.toml").write_text('[project]\nname = "not-a-course"\n', "utf-8")
+    assert find_course(tmp_path / "autograder" / "submitted" / "ada") == tmp_path
+    assert find_course(tmp_path) == tmp_path and find_course(tmp_path.parent) is None
+
+
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_grade_and_report_work_from_inside_autograder_and_say_which_course(released, tmp_path, monkeypatch, capsys):
+    project = tmp_path / "course"
+    shutil.copytree(released.parent / "lessons", project / "lessons")
+    (project / "pyproject.toml").write_text('[project]\nname = "course"\n\n[tool.course]\n', "utf-8")
+    root = project / "autograder"
+    shutil.copytree(released, root)
+    submit(root, "reference", OUT / "reference.ipynb")
+    monkeypatch.chdir(root / "submitted")
+    assert main(["grade", "lesson05"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"course grade: the course at {project}"
+    monkeypatch.chdir(root)
+    assert main(["report", "lesson05"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == f"course report: the course at {project}"
+    assert f"wrote {root / 'reports' / 'lesson05.html'}" in out and (root / "reports" / "lesson05.csv").is_file()
+
+
+def test_a_command_outside_any_course_works_on_the_current_folder_and_says_so(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["build"]) == 2  # no lessons here: the error names this folder's lessons/
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[0] == f"course build: the course at {tmp_path.resolve()}"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_with_a_root_option_finds_the_course_around_the_current_folder(command):
+    """A command added later (roster, extend) gets --root with no fixed default, so course_root finds the course."""
+    import argparse
+    import importlib
+
+    parser = argparse.ArgumentParser()
+    importlib.import_module(f"course.commands.{command}").add_arguments(parser)
+    root = next((a for a in parser._actions if "--root" in a.option_strings), None)
+    assert root is None or (root.default is None and root.help == ROOT_HELP), command

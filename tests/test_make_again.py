@@ -1,0 +1,86 @@
+"""`make` on a fresh clone, again, after a real class is graded, and again: the course holds the real class only.
+
+Runs the Makefile's own `all` target (the environment step left out: the copy uses this checkout's .venv) in a copy
+of the project, as issue 34 asked: the demo grades in demo/, never in autograder/, so the real class's gradebook,
+reports and exports are the same bytes after the third `make` as before it.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.assignment.make_submissions import OUT, ROOT
+from tests.conftest import submit
+from tests.gradebooks import gradebook_rows
+from tests.project_copy import copy_project
+
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(120),
+              pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+REAL = ["2026001", "2026002"]
+BIN = Path(sys.executable).parent
+
+
+def run(project: Path, *command: str) -> str:
+    """Run a command in the copy as a user would (the venv's tools first on PATH); its output."""
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    proc = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc.stdout
+
+
+def make(project: Path) -> str:
+    """`make` (its `all` target) with this checkout's environment standing in for the setup step."""
+    return run(project, "make", "all", "READY=", f"BIN={BIN}")
+
+
+def real_state(course: Path) -> dict:
+    """What the real class is: the gradebook's rows and every file of its reports and exports."""
+    reports = {p.name: p.read_bytes() for p in sorted((course / "reports").iterdir()) if p.is_file()}
+    return {"gradebook": gradebook_rows(f"sqlite:///{course / 'gradebook.db'}"), "reports": reports}
+
+
+def test_make_make_a_real_class_make(tmp_path, monkeypatch):
+    from course.grading.gradebook import gradebook
+
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(tmp_path / "no-hub-config"))
+    project = copy_project(tmp_path / "clone")
+    course = project / "autograder"
+    first = make(project)
+    assert "The demo course demo/ rehearses the cycle" in first and (project / "demo" / "gradebook.db").is_file()
+    assert not (course / "gradebook.db").exists() and not (course / "submitted").exists()
+    second = make(project)
+    assert "autograder/ (the course) left alone: release none, 0 submitted notebook(s), no gradebook" in second
+    assert not (course / "gradebook.db").exists()
+
+    # a real class: released, handed in, graded, scored by graders, reported and exported
+    run(course, "nbgrader", "generate_assignment", "lesson05")
+    for student in REAL:
+        submit(course, student, OUT / "reference.ipynb")
+    run(project, "course", "grade", "lesson05")
+    with gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for student in REAL:
+            for question in ("Q1", "Q2", "Q3"):
+                grade = gb.find_grade(f"answer-{question}", "lesson05", "lesson05", student)
+                grade.manual_score, grade.needs_manual_grade = 2, False
+        gb.db.commit()
+    run(project, "course", "report", "lesson05")
+    run(project, "course", "report")
+    run(course, "nbgrader", "export")
+    graded = real_state(course)
+    with open(course / "reports" / "lesson05.csv", encoding="utf-8") as f:
+        assert [r["student"] for r in csv.DictReader(f)] == REAL
+    with open(course / "reports" / "canvas.csv", encoding="utf-8") as f:
+        assert sorted(r[3] for r in list(csv.reader(f))[2:]) == REAL  # SIS Login ID: the real class only
+    with open(course / "reports" / "grades.csv", encoding="utf-8") as f:
+        assert sorted(r["student_id"] for r in csv.DictReader(f)) == REAL
+
+    third = make(project)
+    assert real_state(course) == graded  # gradebook, reports and exports: the same rows and bytes
+    assert (f"autograder/ (the course) left alone: release lesson05, 2 submitted notebook(s), gradebook "
+            f"sqlite:///{course / 'gradebook.db'} with 2 student(s)") in third

@@ -1,0 +1,94 @@
+"""Ctrl-C during `course grade`: one line saying how far it got and how to resume, exit 130, no traceback from the
+workers; the rerun grades only what is left, an interrupted --force run included (issue 34, finding 6).
+
+A real `course grade` process gets a real SIGINT, sent to its process group as a terminal's Ctrl-C is.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.assignment.make_submissions import OUT
+from tests.conftest import submit
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow, pytest.mark.long(40)]
+
+CLASS = 8
+
+
+@pytest.fixture
+def course(released, tmp_path):
+    """lesson05 released, with a class of CLASS students who all handed in the reference notebook."""
+    root = tmp_path / "autograder"
+    shutil.copytree(released, root)
+    for n in range(CLASS):
+        submit(root, f"s{n:02d}", OUT / "reference.ipynb")
+    return root
+
+
+def grade(root, *args: str) -> subprocess.CompletedProcess:
+    """`course grade lesson05 ARGS` run to the end."""
+    return subprocess.run([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root), *args],
+                          capture_output=True, text=True, timeout=600)
+
+
+def interrupt(root, *args: str, after: int = 2) -> tuple[int, str]:
+    """Start `course grade lesson05 --jobs 1 ARGS`, press Ctrl-C once AFTER students are graded; (status, stderr)."""
+    proc = subprocess.Popen([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root),
+                             "--jobs", "1", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    lines = []
+    try:
+        while len([line for line in lines if re.match(r"\[#* *\] \d+/", line)]) < after:
+            line = proc.stderr.readline()
+            assert line, f"course grade ended before {after} students were graded:\n{''.join(lines)}"
+            lines.append(line)
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the terminal signals the whole foreground process group
+        start = time.monotonic()
+        rest = proc.stderr.read()
+        status = proc.wait(timeout=120)
+        print(f"exited {time.monotonic() - start:.1f} s after Ctrl-C")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    return status, "".join(lines) + rest
+
+
+def counts(log: str) -> tuple[int, int]:
+    """(graded, skipped) as `course grade` summarises its run."""
+    found = re.search(r"graded (\d+) \((\d+) already graded, skipped\)", log)
+    return int(found[1]), int(found[2])
+
+
+def test_ctrl_c_says_where_it_stopped_exits_130_and_the_rerun_resumes(course):
+    status, err = interrupt(course)
+    assert status == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    [said] = [line for line in err.splitlines() if "interrupted" in line]
+    done = int(re.fullmatch(rf"course grade: interrupted after (\d+) of {CLASS}; `course grade lesson05` resumes",
+                            said)[1])
+    assert 2 <= done < CLASS and err.rstrip().endswith(said)  # the last word, after the progress lines
+    rerun = grade(course)
+    assert rerun.returncode == 0, rerun.stderr
+    assert counts(rerun.stdout) == (CLASS - done, done)
+
+
+def test_an_interrupted_force_run_is_finished_by_the_next_run(course):
+    assert grade(course).returncode == 0
+    status, err = interrupt(course, "--force")
+    assert status == 130 and "Traceback" not in err, err
+    done = int(re.search(r"interrupted after (\d+) of", err)[1])
+    assert 2 <= done < CLASS
+    rerun = grade(course)  # without --force: the students the forced run had not reached are graded now
+    assert rerun.returncode == 0, rerun.stderr
+    assert counts(rerun.stdout) == (CLASS - done, done)
+    assert f"graded {CLASS - done} — an interrupted --force run had not regraded them yet" in rerun.stdout
+    assert counts(grade(course).stdout) == (0, CLASS)  # and then it is done
