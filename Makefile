@@ -11,12 +11,16 @@ TORCH_PIN := torch==2.13.0
 
 all: build demo
 
-# System packages (chromium, a CJK font, bubblewrap), the Python environment with torch's CPU wheel, MathJax/mermaid.
-$(READY): pyproject.toml package.json scripts/setup-system.sh
+# System packages (chromium, a CJK font, bubblewrap), the Python environment with torch's CPU wheel, MathJax/mermaid
+# and Pyodide (npm), and the wheels the in-browser kernel loads (PyPI, pinned by hash; course.tools.jupyterlite).
+$(READY): pyproject.toml package.json lite/pyodide-wheels.txt scripts/setup-system.sh
 	bash scripts/setup-system.sh
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test,lab]' '$(TORCH_PIN)'
 	npm install --no-package-lock --no-audit --no-fund --silent
+	$(BIN)/pip download --quiet --disable-pip-version-check --no-deps --require-hashes --only-binary=:all: \
+	    --implementation py --python-version 3.14 --platform any -r lite/pyodide-wheels.txt \
+	    -d $(VENV)/share/course/pyodide-wheels
 	touch $@
 
 setup: $(READY)

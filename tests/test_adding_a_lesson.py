@@ -22,7 +22,7 @@ import pytest
 from course.lesson.scaffold import scaffold_lesson
 from tests.project_copy import copy_project
 
-pytestmark = [pytest.mark.slow, pytest.mark.long(150)]
+pytestmark = [pytest.mark.slow, pytest.mark.long(210)]
 
 ROOT = Path(__file__).resolve().parents[1]
 ADDED = "lesson09"

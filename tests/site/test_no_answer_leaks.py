@@ -103,11 +103,43 @@ def test_the_student_index_holds_no_lessons_answers(built_site):
 
 
 def test_the_student_sites_other_files_belong_to_a_lesson_or_the_site(built_site):
-    """Every student page or notebook is scanned above: none lies outside a lesson's files and the index."""
+    """Every student page or notebook is scanned above or below (lite/): none lies outside a lesson's files, the
+    index and the in-browser notebooks' site."""
     site = built_site / "student"
-    scanned = {p for stem in LESSONS for p in lesson_files(site, stem)} | {site / "index.html"}
+    scanned = {p for stem in LESSONS for p in lesson_files(site, stem)} | {site / "index.html"} | set(lite_shipped(site))
     unscanned = [p.name for p in site.rglob("*") if p.suffix in (".html", ".ipynb") and p not in scanned]
     assert not unscanned
+
+
+def lite_shipped(site: Path) -> list[Path]:
+    """What the site's JupyterLite ships besides its app: every notebook, JSON and HTML file under lite/."""
+    lite = site / "lite"
+    return sorted(p for p in lite.rglob("*") if p.suffix in (".ipynb", ".json", ".html") and p.is_file())
+
+
+@each_lesson
+def test_the_in_browser_notebook_holds_none_of_its_lessons_answers_and_the_answer_sites_has_them(built_site, stem):
+    """lite/files/<stem>.ipynb, what a student opens in the browser, is scanned like the lesson's own files."""
+    student = built_site / "student" / "lite" / "files" / f"{stem}.ipynb"
+    if not student.is_file():
+        pytest.skip("the lesson's notebook is not offered in the browser (its page says why)")
+    snippets = answer_only_snippets(stem)
+    assert not [s for s in snippets if s in visible_text(student)]
+    answer = visible_text(built_site / "answer" / "lite" / "files" / f"{stem}.ipynb")
+    assert [s for s in answer_only_snippets(stem, key_points=False) if s in answer]  # the scan finds answers there
+
+
+def test_the_in_browser_site_ships_no_lessons_answers_in_any_notebook_json_or_page(built_site):
+    """Its contents index (api/contents/all.json), every notebook, JSON and page under lite/: no lesson's answers;
+    and everything else it ships is the same app in both variants, so only those files can differ."""
+    student, answer = built_site / "student" / "lite", built_site / "answer" / "lite"
+    shipped = lite_shipped(built_site / "student")
+    assert student / "api" / "contents" / "all.json" in shipped and len(shipped) > 10
+    snippets = [s for stem in LESSONS for s in answer_only_snippets(stem)]
+    leaks = [f"{p.relative_to(student)}: {s}" for p in shipped for s in snippets if s in visible_text(p)]
+    assert not leaks
+    others = [p.relative_to(student) for p in student.rglob("*") if p.is_file() and p not in shipped]
+    assert others and not [p for p in others if (student / p).read_bytes() != (answer / p).read_bytes()]
 
 
 def indexed_text(site: Path) -> dict[str, str]:

@@ -37,6 +37,15 @@ def test_pages_get_the_reload_script_and_other_files_are_served_as_built(tmp_pat
     assert (tmp_path / "index.html").read_text("utf-8") == PAGE  # the built file never changes
 
 
+def test_the_in_browser_notebooks_pages_are_served_without_the_reload_script(tmp_path):
+    """A rebuild must not reload JupyterLite (lite/) under a notebook's unsaved edits."""
+    (tmp_path / "lite" / "notebooks").mkdir(parents=True)
+    (tmp_path / "lite" / "notebooks" / "index.html").write_text(PAGE, "utf-8")
+    with PreviewServer(tmp_path, free_port()) as server:
+        assert fetch(server.url + "lite/notebooks/index.html?path=lesson01.ipynb")[0].decode("utf-8") == PAGE
+        assert fetch(server.url + "lite/notebooks/")[0].decode("utf-8") == PAGE
+
+
 def test_a_port_in_use_is_a_clear_error(tmp_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

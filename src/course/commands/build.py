@@ -31,7 +31,8 @@ def run(args: argparse.Namespace) -> int:
     for page in result.pages:
         print(f"  wrote {page.relative_to(result.plan.root)}")
     count = len({stem for stems in result.rebuilt.values() for stem in stems})
-    which = "; ".join(f"{variant}: {', '.join(stems)}" for variant, stems in result.rebuilt.items())
+    which = "; ".join(f"{variant}: {', '.join(stems) or 'site-wide steps only'}"
+                      for variant, stems in result.rebuilt.items())
     print(f"course build: {count} of {len(result.lessons)} lesson(s) rebuilt ({which}) in "
           f"{time.perf_counter() - start:.2f} s")
     return 0

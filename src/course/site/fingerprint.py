@@ -103,7 +103,17 @@ def read_stamp_renderer(site: Path) -> str | None:
     return data.get("renderer") if isinstance(data, dict) else None
 
 
-def stamp_text(fingerprints: dict[str, str], *, renderer: str) -> str:
-    """What a fully built site's stamp holds: each lesson's hash and the renderer (name and version) that built it,
-    so that switching renderer, or upgrading it, rebuilds every page."""
-    return json.dumps({"lessons": fingerprints, "renderer": renderer}, indent=1, sort_keys=True) + "\n"
+def read_steps(site: Path) -> dict[str, str]:
+    """The hashes of the site-wide steps' inputs (e.g. lite: course.site.lite_site) a site was built from."""
+    try:
+        steps = json.loads((site / STAMP).read_text("utf-8")).get("steps")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return {k: v for k, v in steps.items() if isinstance(v, str)} if isinstance(steps, dict) else {}
+
+
+def stamp_text(fingerprints: dict[str, str], *, renderer: str, steps: dict[str, str] | None = None) -> str:
+    """What a fully built site's stamp holds: each lesson's hash, each site-wide step's, and the renderer (name and
+    version) that built it, so that switching renderer, or upgrading it, rebuilds every page."""
+    return json.dumps({"lessons": fingerprints, "renderer": renderer, "steps": steps or {}}, indent=1,
+                      sort_keys=True) + "\n"

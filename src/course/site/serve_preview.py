@@ -56,6 +56,11 @@ class PreviewServer:
         self._thread.join()
 
 
+def _in_lite(path: Path, site: Path) -> bool:
+    """Whether PATH is a page of the site's JupyterLite (lite/): never reloaded under a student's unsaved work."""
+    return path.resolve().is_relative_to((site / "lite").resolve())
+
+
 class _PreviewHandler(SimpleHTTPRequestHandler):
     """Files of the site as they are, except pages (the reload script added) and the version endpoint."""
 
@@ -65,7 +70,7 @@ class _PreviewHandler(SimpleHTTPRequestHandler):
         path = Path(self.translate_path(self.path))
         if path.is_dir() and self.path.split("?", 1)[0].endswith("/"):
             path = path / "index.html"
-        if path.suffix != ".html" or not path.is_file():
+        if path.suffix != ".html" or not path.is_file() or _in_lite(path, Path(self.directory)):
             return super().do_GET()  # files as they are; a folder without its "/" is redirected
         script = self.server.reload_script.replace("__VERSION__", str(self.server.site_version))
         try:

@@ -27,8 +27,9 @@ from typing import Callable
 
 from course.fileio import project_lock, replace_dir_atomically, write_atomic
 from course.lesson.model import Lesson
-from course.site.fingerprint import (STAMP, lesson_fingerprints, read_stamp, read_stamp_renderer, stale_lessons,
-                                     stamp_text)
+from course.site.fingerprint import (STAMP, lesson_fingerprints, read_stamp, read_stamp_renderer, read_steps,
+                                     stale_lessons, stamp_text)
+from course.site.lite_site import lite_fingerprint
 from course.site.plan import BuildPlan, make_plan
 
 UNRELEASED = "unreleased"  # a stamp's entry for a lesson whose assignment a build left unreleased: stale on purpose
@@ -64,7 +65,9 @@ def build_course(root: Path, *, variants: list[str] | None = None, release: bool
 def _build(plan: BuildPlan, variants: list[str], release: bool, renderer: Renderer) -> BuildResult:
     """build_course's work, with the project's lock held."""
     fingerprints = lesson_fingerprints(plan)
-    stale = {v: stems for v in variants if (stems := _stale(plan, v, fingerprints, renderer.label))}
+    steps = {"lite": lite_fingerprint(plan)}  # the in-browser notebooks' own inputs (a lite/ edit rebuilds no page)
+    stale = {v: stems for v in variants
+             if (stems := _stale(plan, v, fingerprints, renderer.label)) or read_steps(plan.site_dir(v)) != steps}
     if not stale:
         from course.assignment.make_source import write_assignment_sources
 
@@ -101,7 +104,7 @@ def _build(plan: BuildPlan, variants: list[str], release: bool, renderer: Render
                                       assignments if variant == "student" else {}, rebuild=set(stems), old=site)
             result.pages += [site / p.relative_to(staging) for p in written]
             write_atomic(staging / STAMP, stamp_text({**fingerprints, **dict.fromkeys(unreleased, UNRELEASED)},
-                                                     renderer=renderer.label))
+                                                     renderer=renderer.label, steps=steps))
     return result
 
 
@@ -179,8 +182,12 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
     from course.site.write_notebooks import lesson_outputs, write_notebooks
     from course.site.write_page_markdown import write_page_markdown
     from course.lesson.notebook_names import assignment_notebook, notes_notebook
+    from course.site.lite_page import browser_run, index_link, page_markdown
+    from course.site.lite_site import build_lite
 
     assignments = assignments or {}
+    in_browser = {lesson.stem: (assignment_notebook if variant == "student" else notes_notebook)(lesson.stem)
+                  for lesson in lessons}  # the notebook lite/ offers: the assignment students hand in, or the answers
     written = []
     for lesson in lessons:
         view, images = resolve_resources(select_variant(lesson, variant), plan.root)
@@ -193,14 +200,17 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
         outputs = lesson_outputs(plan, view)
         released = {assignment_notebook(lesson.stem): assignments[lesson.stem]} if lesson.stem in assignments else {}
         written += write_notebooks(plan, lesson, view, outputs, out, released)
-        page = render_page(write_page_markdown(view, outputs), plan=plan, variant=variant, title=lesson.title,
-                           lesson_dir=lesson.path.parent, number=lesson.number,
+        run = browser_run(plan, lesson, out / in_browser[lesson.stem])
+        page = render_page(page_markdown(plan, variant, run) + write_page_markdown(view, outputs), plan=plan,
+                           variant=variant, title=lesson.title, lesson_dir=lesson.path.parent, number=lesson.number,
                            sidebar=sidebar_html(lessons, lesson.stem), pager=pager_html(lessons, lesson.stem))
         check_markup(leftover_in_html(page), source=lesson.path, what=f"{variant}/{lesson.stem}.html")
         written.append(write_atomic(out / f"{lesson.stem}.html", page))
     offered = {lesson.stem: assignment_notebook(lesson.stem) for lesson in lessons
                if (out / assignment_notebook(lesson.stem)).is_file()}  # made now or kept from the old site
-    index = render_page(index_markdown(lessons, variant, offered), plan=plan, variant=variant,
+    runs = {lesson.stem: browser_run(plan, lesson, out / in_browser[lesson.stem]) for lesson in lessons}
+    index = render_page(index_markdown(lessons, variant, offered, {s: index_link(r) for s, r in runs.items()}),
+                        plan=plan, variant=variant,
                         title=plan.config.course_title, lesson_dir=plan.lessons[0].parent, toc=False,
                         sidebar=sidebar_html(lessons, None))
     check_markup(leftover_in_html(index), source=plan.lessons[0], what=f"{variant}/index.html")
@@ -210,6 +220,8 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
         _copy(plan.site_files / name, out / "site_libs" / name)
     for asset, path in web_assets.items():
         _copy(path, out / asset.site_path)
+    if notebooks := {stem: out / in_browser[stem] for stem, run in runs.items() if run.path}:
+        build_lite(plan, variant, out, notebooks)
     return written
 
 

@@ -1,0 +1,110 @@
+"""What a lesson page and the index say about running the lesson's notebook in the browser (JupyterLite).
+
+A lesson gets a "在浏览器中运行" link when its notebook can run in Pyodide: every module its code imports is in
+Python's standard library (less what Pyodide lacks or cannot run) or among the wheels the lite site ships
+(lite/pyodide-wheels.txt); the front matter's `run-in-browser` overrides that (false: never; true: always). Otherwise
+the page says why not and where to run it instead. The block carries what course.js needs to tell a student, on
+the page, that the work saved in the browser belongs to an older release (and to keep it under another name while
+opening the new one), and that from file:// it cannot start.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from course.lesson.model import Lesson
+from course.site.lite_site import LITE, PINS, lite_path, storage_name
+from course.site.plan import BuildPlan
+
+# Standard-library modules Pyodide leaves out or cannot run in a browser tab (no processes, sockets, threads, terminal).
+NOT_IN_PYODIDE = frozenset({
+    "curses", "dbm", "ensurepip", "fcntl", "grp", "idlelib", "multiprocessing", "pty", "pwd", "readline",
+    "resource", "socket", "subprocess", "termios", "threading", "tkinter", "turtle", "turtledemo", "tty", "venv",
+})
+IMPORT_NAMES = {"ipython": "IPython"}  # wheels whose module is not their name with underscores
+FRONT_KEY = "run-in-browser"
+
+
+@dataclass(frozen=True)
+class BrowserRun:
+    """Whether a lesson's notebook runs in the browser: its lite path, or why not."""
+
+    stem: str
+    path: str | None
+    reason: str = ""
+
+    @property
+    def url(self) -> str:
+        """The link that opens the notebook in JupyterLite's notebook view."""
+        return f"{LITE}/notebooks/index.html?path={self.path}"
+
+
+def browser_run(plan: BuildPlan, lesson: Lesson, notebook: Path) -> BrowserRun:
+    """Whether NOTEBOOK (the site's file of LESSON that lite/ would ship) can run in Pyodide, and where it lies there."""
+    declared = lesson.front.get(FRONT_KEY)
+    if not notebook.is_file():
+        return BrowserRun(lesson.stem, None, "本课没有可在浏览器中运行的作业 notebook。")
+    data = notebook.read_bytes()
+    if declared is False:
+        return BrowserRun(lesson.stem, None, f"本课在课文开头声明不在浏览器中运行（{FRONT_KEY}: false）。")
+    missing = sorted(imported_modules(data) - available_modules(plan.root))
+    if missing and declared is not True:
+        names = "、".join(f"`{m}`" for m in missing)
+        return BrowserRun(lesson.stem, None, f"本课代码要导入 {names}，浏览器中的 Python（Pyodide）没有这些模块。")
+    return BrowserRun(lesson.stem, lite_path(lesson.stem))
+
+
+def imported_modules(notebook: bytes) -> set[str]:
+    """The top-level modules the notebook's code cells import (IPython's % and ! lines skipped)."""
+    found = set()
+    for cell in json.loads(notebook).get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        source = "".join(cell.get("source", ""))
+        code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:  # an exercise with blanks (______) is still a name; anything else: read the lines
+            found |= set(re.findall(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", code, re.MULTILINE))
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module.split(".")[0])
+    return found
+
+
+def available_modules(project_root: Path) -> set[str]:
+    """What an import finds in the lite site's Pyodide: the standard library it runs, and the shipped wheels."""
+    from course.tools.jupyterlite import pinned_wheels
+
+    wheels = pinned_wheels(Path(project_root) / LITE / PINS)
+    shipped = {IMPORT_NAMES.get(name, name.replace("-", "_")) for name in wheels}
+    return (set(sys.stdlib_module_names) - NOT_IN_PYODIDE) | shipped | {"__future__"}
+
+
+def page_markdown(plan: BuildPlan, variant: str, run: BrowserRun) -> str:
+    """The block at the top of a lesson page: the link, what the browser keeps and how to hand in; or why not."""
+    if run.path is None:
+        return (f"::: {{.lite-unavailable}}\n**不能在浏览器中运行**：{run.reason}"
+                "请在课程的 JupyterHub 或装好课程环境的电脑上打开 notebook。\n:::\n\n")
+    storage = json.dumps(storage_name(plan, variant), ensure_ascii=False)
+    attrs = f'data-lite-path="{run.path}" data-lite-storage={storage} data-lite-stem="{run.stem}"'
+    saved = ("你的修改保存在这个浏览器里（清除浏览器的网站数据会把它们一起删掉）；"
+             f"完成后用 File → Download 下载 `{run.stem}.ipynb`，用 `course check` 检查后提交。")
+    if variant != "student":
+        saved = "这是参考答案版 notebook，在浏览器中运行可以核对每个检查。"
+    return (f"::: {{.lite-launch {attrs}}}\n[在浏览器中运行]({run.url}){{.lite-link}}：不用安装任何软件，"
+            f"在浏览器里打开本课的 notebook（JupyterLite，Python 由 Pyodide 运行，第一次打开约下载 30 MB）。"
+            f"{saved}\n:::\n\n")
+
+
+def index_link(run: BrowserRun | None) -> str:
+    """The index's link for one lesson ('' when it does not run in the browser)."""
+    return f"[在浏览器中运行]({run.url})" if run and run.path else ""

@@ -1,0 +1,337 @@
+"""The lesson's assignment in the browser (JupyterLite, course.site.lite_site): in headless Chromium, from a loopback
+HTTP server, every request that would leave the machine aborted.
+
+For each graded lesson whose notebook runs in Pyodide, on the student site as `course preview` serves it: the lesson
+page's "在浏览器中运行" link opens the assignment with a running kernel; Run All on the blank notebook stops at the
+blanks; with the reference solutions typed in, every visible check passes; the work survives a reload (browser
+storage); File → Download gives <stem>.ipynb, which `course grade` and stock `nbgrader autograde` both grade to full
+marks. Opened from file://, the page and the lite entry say in Chinese that they need a web address. After a
+re-release the saved work is neither replaced nor hiding the news: the page says a new version is out, and its button
+keeps the old work under another name and opens the new one. One browser per module (kernel start ≈ 20-30 s).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import os
+import shutil
+import threading
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import nbformat
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from tests.lesson_cases import GRADED, ROOT, each_graded_lesson, lesson, solutions
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(150)]
+KERNEL_START = 180_000  # ms: Pyodide's first start on a loaded 2-core machine (about 20 s quiet)
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    """A static file server that does not log every request."""
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def serve():
+    """Start a loopback server for a folder; return its base URL (each folder its own origin, so its own storage)."""
+    servers = []
+
+    def start(folder: Path) -> str:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_port}"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from course.tools.chromium import launch_chromium
+
+    with launch_chromium() as b:
+        yield b
+
+
+def guarded(browser, base: str):
+    """A new page that may load only BASE (and data:/blob: URLs); the list of the aborted requests."""
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 900})
+    remote = []
+
+    def guard(route):
+        if route.request.url.startswith((base + "/", "data:", "blob:")):
+            route.continue_()
+        else:
+            remote.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", guard)
+    return page, remote
+
+
+def browser_run(stem: str):
+    """Whether the built site offers STEM's assignment in the browser (course.site.lite_page decides)."""
+    from course.lesson.notebook_names import assignment_notebook
+    from course.site.lite_page import browser_run as decide
+    from course.site.plan import make_plan
+
+    return decide(make_plan(ROOT), lesson(stem), ROOT / "_site" / "student" / assignment_notebook(stem))
+
+
+def menu(page, top: str, command: str) -> None:
+    """Click a menu bar entry, then the item of that command (JupyterLab's command id)."""
+    page.get_by_role("menuitem", name=top, exact=True).click()
+    page.locator(f"li[data-command='{command}']").click()
+
+
+def cell_index(notebook: Path, grade_id: str) -> int:
+    """The position of the cell with this nbgrader grade id in the notebook file."""
+    cells = nbformat.read(notebook, as_version=4).cells
+    return next(i for i, c in enumerate(cells) if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def type_into(page, index: int, code: str) -> None:
+    """Replace the text of the INDEXth cell's editor with CODE, as a student typing (pasting) it."""
+    editor = page.locator(".jp-NotebookPanel .jp-Cell").nth(index).locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(code)
+
+
+# Whether the browser's JupyterLite storage (IndexedDB) holds the file with this text: saved, not just typed.
+SAVED = """async ([name, path, text]) => {
+  const db = await new Promise(r => { const q = indexedDB.open(name); q.onsuccess = () => r(q.result); });
+  if (!db.objectStoreNames.contains('files')) { db.close(); return false; }
+  const saved = await new Promise(r => { const q = db.transaction('files').objectStore('files').get(path);
+                                         q.onsuccess = () => r(q.result); });
+  db.close();
+  return !!saved && JSON.stringify(saved.content).includes(text); }"""
+ALL_RAN = """() => { const p = [...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputPrompt')];
+  return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.innerText)); }"""
+ERRORS = ".jp-NotebookPanel .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+
+
+@pytest.fixture(scope="module")
+def worked(built_site, browser, tmp_path_factory):
+    """Per lesson, once: a student's session in the browser, from the lesson page to the downloaded notebook, on
+    the student site as `course preview` serves it."""
+    from course.site.serve_preview import PreviewServer
+
+    done = {}
+    with PreviewServer(built_site / "student", 0) as server:
+        base = server.url.rstrip("/")
+
+        def work(stem: str) -> dict:
+            if stem not in done:
+                done[stem] = _work(browser, base, stem, built_site / "student", tmp_path_factory.mktemp(f"lite-{stem}"))
+            return done[stem]
+
+        yield work
+
+
+def _work(browser, base: str, stem: str, site: Path, tmp: Path) -> dict:
+    """Open the lesson page, follow its link, run the blank notebook, type the solutions, run, save, download."""
+    page, remote = guarded(browser, base)
+    page.goto(f"{base}/{stem}.html")
+    link = page.locator(".lite-launch a.lite-link")
+    seen = {"link": link.count(), "href": link.first.get_attribute("href")}
+    started = time.monotonic()
+    link.first.click()
+    page.wait_for_selector(".jp-NotebookPanel .jp-CodeCell", timeout=60_000)
+    menu(page, "Run", "runmenu:run-all")
+    page.wait_for_selector(ERRORS, timeout=KERNEL_START)
+    seen["seconds_to_first_error"] = time.monotonic() - started
+    seen["blank_error"] = page.locator(ERRORS).first.inner_text()
+    release = site / "lite" / "files" / browser_run(stem).path
+    for label, code in solutions(stem).items():
+        type_into(page, cell_index(release, label), code)
+    menu(page, "Run", "runmenu:restart-and-run-all")
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    page.wait_for_function(ALL_RAN, timeout=KERNEL_START)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+    seen["errors_with_solution"] = [e.inner_text()[:300] for e in page.locator(ERRORS).all()]
+    seen["prompts"] = page.evaluate("() => [...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell "
+                                    ".jp-InputPrompt')].map(e => e.innerText)")
+    page.keyboard.press("Control+s")
+    page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel.jp-mod-dirty')", timeout=30_000)
+    with page.expect_download() as download:
+        menu(page, "File", "docmanager:download")
+    seen["download_name"] = download.value.suggested_filename
+    seen["download"] = tmp / f"{stem}.ipynb"
+    download.value.save_as(seen["download"])
+    page.reload()
+    page.wait_for_selector(".jp-NotebookPanel .jp-CodeCell", timeout=60_000)
+    label, code = next(iter(solutions(stem).items()))
+    blank = nbformat.read(release, as_version=4).cells[cell_index(release, label)].source
+    typed = next(line.strip() for line in code.splitlines() if line.strip() and line.strip() not in blank)
+    try:
+        page.wait_for_function("t => document.querySelector('.jp-NotebookPanel').innerText.includes(t)", arg=typed,
+                               timeout=15_000)
+        seen["kept_after_reload"] = True
+    except PlaywrightTimeout:
+        seen["kept_after_reload"] = typed
+    seen["release"], seen["remote"] = release, remote
+    page.close()
+    return seen
+
+
+@each_graded_lesson
+def test_the_page_links_the_assignment_in_the_browser_or_says_why_not(built_site, stem):
+    run = browser_run(stem)
+    page = (built_site / "student" / f"{stem}.html").read_text("utf-8")
+    index = (built_site / "student" / "index.html").read_text("utf-8")
+    if run.path is None:
+        assert "lite-unavailable" in page and "lite-link" not in page and run.reason
+        return
+    assert page.count('class="lite-link"') == 1 and f"lite/notebooks/index.html?path={run.path}" in page
+    assert f"lite/notebooks/index.html?path={run.path}" in index  # the index shows it per lesson
+    assert (built_site / "student" / "lite" / "files" / run.path).is_file()
+
+
+@each_graded_lesson
+def test_the_link_opens_the_notebook_with_a_kernel_that_stops_at_the_blanks(worked, stem):
+    if browser_run(stem).path is None:
+        pytest.skip("the lesson does not run in the browser (its page says why)")
+    seen = worked(stem)
+    assert seen["link"] == 1 and seen["href"].startswith("lite/notebooks/index.html?path=")
+    assert "NameError" in seen["blank_error"] and "______" in seen["blank_error"]
+    assert not seen["remote"]  # nothing left the machine: Pyodide, its wheels and the app all came from the site
+
+
+@each_graded_lesson
+def test_with_the_reference_solution_every_check_passes_and_the_work_survives_a_reload(worked, stem):
+    if browser_run(stem).path is None:
+        pytest.skip("the lesson does not run in the browser (its page says why)")
+    seen = worked(stem)
+    code_cells = [c for c in nbformat.read(seen["release"], as_version=4).cells if c.cell_type == "code"]
+    assert not seen["errors_with_solution"]
+    assert seen["prompts"] == [f"[{i}]:" for i in range(1, len(code_cells) + 1)]  # every cell ran, checks included
+    assert seen["kept_after_reload"] is True, seen["kept_after_reload"]
+    assert not seen["remote"]
+
+
+@each_graded_lesson
+def test_the_downloaded_notebook_grades_full_marks_with_course_grade_and_stock_autograde(worked, tmp_path, stem):
+    if browser_run(stem).path is None:
+        pytest.skip("the lesson does not run in the browser (its page says why)")
+    from nbgrader.api import Gradebook
+
+    from course.grading.gradebook import configured_gradebook
+    from course.workflows.grade import grade_assignment, release, run_nbgrader
+
+    seen = worked(stem)
+    assert seen["download_name"] == f"{stem}.ipynb"  # the name nbgrader expects: what the student hands in
+    downloaded = nbformat.read(seen["download"], as_version=4)
+    assert downloaded.metadata.kernelspec.name == "python"  # JupyterLite's Pyodide kernel, graded with no flag
+    shipped = nbformat.read(seen["release"], as_version=4)
+    assert [c.metadata.get("nbgrader") for c in downloaded.cells] == [c.metadata.get("nbgrader") for c in shipped.cells]
+    roots = {}
+    for way in ("course", "stock"):
+        root = roots[way] = tmp_path / way / "autograder"
+        _course_root(root, stem)
+        folder = root / "submitted" / "browser-student" / stem
+        folder.mkdir(parents=True)
+        shutil.copyfile(seen["download"], folder / f"{stem}.ipynb")
+    run = grade_assignment(roots["course"], stem)
+    assert not run.student("browser-student").flagged
+    run_nbgrader(roots["stock"], "autograde", stem)
+    for root in roots.values():
+        with Gradebook(configured_gradebook(root).url) as gb:
+            nb = gb.find_submission_notebook(stem, stem, "browser-student")
+            assert nb.max_code_score > 0 and nb.code_score == nb.max_code_score, root
+
+
+def _course_root(root: Path, stem: str) -> None:
+    """A course root holding this project's nbgrader config, rubric, checks and source of STEM, released afresh."""
+    from course.workflows.grade import release
+
+    source = ROOT / "autograder"
+    root.mkdir(parents=True)
+    shutil.copy(source / "nbgrader_config.py", root)
+    for folder in ("rubrics", "checks"):
+        shutil.copytree(source / folder, root / folder)
+    shutil.copytree(source / "source" / stem, root / "source" / stem)
+    release(root, stem)
+
+
+def test_opened_from_disk_the_page_and_the_lite_entry_say_they_need_a_web_address(built_site, browser):
+    stem = next(s for s in GRADED if browser_run(s).path)
+    page = browser.new_page()
+    page.goto((built_site / "student" / f"{stem}.html").as_uri())
+    note = page.locator(".lite-launch .lite-file-note")
+    note.wait_for(timeout=10_000)
+    assert note.is_visible() and "网址" in note.inner_text() and "course preview" in note.inner_text()
+    page.goto((built_site / "student" / "lite" / "notebooks" / "index.html").as_uri() + f"?path={browser_run(stem).path}")
+    page.wait_for_function("() => document.body && document.body.innerText.includes('需要通过网址打开')", timeout=10_000)
+    assert "course preview" in page.inner_text("body")
+    page.close()
+
+
+def test_a_re_release_does_not_replace_the_saved_work_and_the_page_says_a_new_version_is_out(
+        built_site, serve, browser, tmp_path):
+    """Work saved on release 1 stays in the browser; after release 2 the page says so, and its button keeps that
+    work under another name and opens release 2."""
+    from course.site.lite_site import build_lite, storage_name
+    from course.site.plan import make_plan
+
+    stem = next(s for s in GRADED if browser_run(s).path)
+    site = tmp_path / "site"
+    shutil.copytree(built_site / "student", site, copy_function=os.link)
+    base = serve(site)
+    page, remote = guarded(browser, base)
+    logs = []
+    page.on("console", lambda m: logs.append(m.text[:200]) if m.type == "error" else None)
+    page.on("pageerror", lambda e: logs.append(str(e)))
+    page.goto(f"{base}/{stem}.html")
+    page.locator(".lite-launch a.lite-link").click()
+    page.wait_for_selector(".jp-NotebookPanel .jp-CodeCell", timeout=60_000)
+    release = site / "lite" / "files" / browser_run(stem).path
+    type_into(page, cell_index(release, next(iter(solutions(stem)))), "# 我在第一版里写的进度\n")
+    page.keyboard.press("Control+s")
+    page.wait_for_function(SAVED, arg=[storage_name(make_plan(ROOT), "student"), release.name, "我在第一版里写的进度"],
+                           timeout=30_000)
+    page.goto(f"{base}/{stem}.html")
+    page.wait_for_timeout(1500)
+    assert page.locator(".lite-new-release").count() == 0  # saved work of the current release: nothing to say
+
+    second = nbformat.read(release, as_version=4)  # release 2: the instructor fixed a read-only cell's text
+    locked = next(c for c in second.cells if c.cell_type == "markdown" and c.metadata.get("nbgrader", {}).get("locked"))
+    locked.source += "\n\n（第二版：修正了一处说明。）"
+    notebook = tmp_path / f"{stem}.ipynb"
+    nbformat.write(second, notebook)
+    plan = make_plan(ROOT)
+    plan = dataclasses.replace(plan, config=dataclasses.replace(plan.config, cache_dir=str(tmp_path / "cache")))
+    shutil.rmtree(site / "lite")
+    build_lite(plan, "student", site, {stem: notebook})
+
+    page.goto(f"{base}/{stem}.html")
+    button = page.locator(".lite-launch .lite-new-release button.lite-keep-old")
+    try:
+        button.wait_for(timeout=30_000)
+    except PlaywrightTimeout:
+        pytest.fail(f"no new-release note; console: {logs}; block: {page.locator('.lite-launch').inner_html()[-600:]}")
+    assert "新版本" in page.locator(".lite-new-release").inner_text()
+    kept_as = button.get_attribute("data-keep-as")
+    button.click()
+    page.wait_for_selector(".jp-NotebookPanel .jp-CodeCell", timeout=60_000)
+    page.wait_for_function("() => document.querySelector('.jp-NotebookPanel').innerText.includes('第二版')",
+                           timeout=15_000)
+    assert "我在第一版里写的进度" not in page.locator(".jp-NotebookPanel").inner_text()
+    page.goto(f"{base}/lite/notebooks/index.html?path={kept_as}")
+    page.wait_for_function("() => (document.querySelector('.jp-NotebookPanel') || document.body).innerText"
+                           ".includes('我在第一版里写的进度')", timeout=60_000)  # the old work, kept
+    assert not remote
+    page.close()
