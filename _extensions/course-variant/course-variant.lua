@@ -136,6 +136,25 @@ local function lesson_list(div)
   return pandoc.read(text, "markdown").blocks:walk({ Link = Link })
 end
 
+-- Under Quarto, a lesson page opens with its "在浏览器中运行" block (or why there is none), as the pandoc page does:
+-- the course's pre-render step wrote every lesson's block (course.site.lite_page) into a file, each in a div #STEM.
+local function browser_block(doc)
+  if not in_quarto or not this_lesson then return nil end
+  local stem = quarto.doc.input_file:match("([^/\\]+)%.qmd$")
+  local path = quarto.project.directory .. "/_lessons-browser.md"
+  local f = io.open(path, "r")
+  if not f then error("course-variant: " .. path .. " not found; it is written by the pre-render step in _quarto.yml") end
+  local text = f:read("a")
+  f:close()
+  for _, block in ipairs(pandoc.read(text, "markdown").blocks) do
+    if block.t == "Div" and block.identifier == stem then
+      doc.blocks = block.content .. doc.blocks
+      return doc
+    end
+  end
+  error("course-variant: " .. path .. " has no block for " .. stem .. " (pre-render writes one per lesson)")
+end
+
 local function Div(div)
   if variant ~= "answer" and div.attributes["course_role"] == "solution" then
     return {}
@@ -264,7 +283,7 @@ local function Meta(meta)
 end
 
 return {
-  { Meta = Meta },
+  { Meta = Meta, Pandoc = browser_block },
   { Div = Div, CodeBlock = CodeBlock, Link = Link, Image = Image },
   -- top-down, so that text already inside a link (or code) is left alone
   { traverse = "topdown", Link = function(link) return link, false end, Inlines = lesson_mentions },

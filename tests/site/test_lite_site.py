@@ -50,7 +50,8 @@ def test_a_lesson_runs_in_the_browser_when_pyodide_has_what_it_imports_or_its_fr
     assert (run.path is not None) == runs and reason in run.reason
     block = page_markdown(plan, "student", run)
     if runs:
-        assert run.path == "lesson07.ipynb" and f"]({run.url}){{.lite-link}}" in block and "File → Download" in block
+        assert run.path == "lesson07.ipynb" and f"]({run.url()}){{.lite-link}}" in block and "File → Download" in block
+        assert "](../lite/notebooks/index.html?path=lesson07.ipynb)" in page_markdown(plan, "student", run, "../")
     else:
         assert "不能在浏览器中运行" in block and "lite-link" not in block and reason in block
 

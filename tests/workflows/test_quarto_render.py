@@ -6,7 +6,9 @@ One render of each kind per variant is shared by every check (module fixtures): 
 rendered; each page has the pandoc page's h2/h3 headings, figure captions and number of formulas; in Chromium, with
 every request off the machine aborted, every formula is typeset and nothing is requested; "第 N 课" is a link exactly
 when lesson N exists; every local link and image resolves; the index lists every lesson; nothing scrolls sideways at
-390 px; no solution is in the student site (what `course publish` commits) and no freeze cache is left.
+390 px; no solution is in the student site (what `course publish` commits) and no freeze cache is left; the
+in-browser notebooks (lite/ at the site's root) are those of the pandoc site, each lesson page says what the pandoc
+page says about running it in the browser, its link and the index's open a notebook the site holds.
 
 Needs Quarto 1.7+: COURSE_TEST_QUARTO (set by `make test` from ../shared/tools/quarto/setup.sh) or `quarto` on PATH.
 """
@@ -30,7 +32,7 @@ from course.lesson.scaffold import scaffold_lesson
 from course.site.check_leaks import solution_leaks
 from course.site.plan import make_plan
 from tests.project_copy import copy_project
-from tests.site.test_no_answer_leaks import answer_only_snippets
+from tests.site.test_no_answer_leaks import answer_only_snippets, lite_shipped
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(300)]
 
@@ -157,7 +159,8 @@ def lesson_stems(project: Path) -> list[str]:
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_only_the_course_lessons_and_the_index_are_rendered(project, sites, kind, variant):
     site = sites[kind] / variant
-    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html") if "site_libs" not in p.parts)
+    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                   if p.relative_to(site).parts[0] not in ("site_libs", "lite"))  # Quarto's pages (lite/: JupyterLite's)
     assert pages == ["index.html"] + [f"lessons/{stem}.html" for stem in lesson_stems(project)]
     notebooks = sorted(p.name for p in (site / "lessons").glob("*.ipynb"))
     expected = [notes_notebook(s) for s in lesson_stems(project)]
@@ -213,15 +216,19 @@ def test_every_local_link_and_image_resolves_and_the_index_lists_every_lesson(pr
         assert re.search(rf'href="(?:\./)?lessons/{re.escape(notes_notebook(stem))}"', index), stem
 
 
+def shown_text(path: Path) -> str:
+    """A file's text as its reader sees it: a notebook's cell sources, joined; any other file as it is."""
+    text = path.read_text("utf-8")
+    return "\n".join("".join(c["source"]) for c in json.loads(text)["cells"]) if path.suffix == ".ipynb" else text
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_no_solution_in_the_student_site_that_publish_commits(project, sites, kind):
     site = sites[kind] / "student"
     lessons = [parse_lesson(project / "lessons" / f"{stem}.qmd") for stem in lesson_stems(project)]
     lesson5_answers = answer_only_snippets("lesson05")
     for path in [p for p in site.rglob("*") if p.is_file() and p.suffix in (".html", ".ipynb", ".json")]:
-        text = path.read_text("utf-8")
-        if path.suffix == ".ipynb":
-            text = "\n".join("".join(c["source"]) for c in json.loads(text)["cells"])
+        text = shown_text(path)
         for lesson in lessons:
             assert not solution_leaks(lesson, text), f"{path.relative_to(site)} shows {lesson.stem}'s solution"
         if path.name.startswith("lesson05") or path.suffix == ".json":
@@ -229,6 +236,48 @@ def test_no_solution_in_the_student_site_that_publish_commits(project, sites, ki
             assert [s for s in lesson5_answers if s in shown] == [], path.name
     answer = (sites[kind] / "answer" / "lessons" / f"{ADDED}.html").read_text("utf-8")
     assert solution_leaks(lessons[-1], answer), "the check finds the plotting solution where it belongs"
+
+
+LITE_LINK = r'href="((?:\.\.?/)?lite/notebooks/index\.html)\?path=([^"&]+)"'  # Quarto's index writes ./lite/…
+LITE_BLOCK = r'<div class="(lite-launch|lite-unavailable)"[^>]*>(.*?)</div>'
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_each_lesson_runs_in_the_browser_exactly_as_on_the_pandoc_site(project, sites, kind, variant):
+    """The block atop each page (its link, or why there is none) and the index's links are the pandoc site's; each
+    link opens a notebook in the site's lite/, the variant's own notebook (student: the assignment) byte for byte."""
+    site, pandoc = sites[kind] / variant, project.parent / "pandoc" / variant
+    offered = {}
+    for stem in lesson_stems(project):
+        page, pandoc_page = main_html(site / "lessons" / f"{stem}.html"), main_html(pandoc / f"{stem}.html")
+        block = [(kind_, text_of(inner)) for kind_, inner in re.findall(LITE_BLOCK, page, re.S)]
+        assert block == [(k, text_of(inner)) for k, inner in re.findall(LITE_BLOCK, pandoc_page, re.S)], stem
+        links = re.findall(LITE_LINK, page)
+        assert (block[0][0] == "lite-launch") == bool(links) and len(links) <= 1, stem
+        for href, path in links:
+            assert (site / "lessons" / href).resolve().is_file(), href
+            notebook = (assignment_notebook if variant == "student" else notes_notebook)(stem)
+            assert (site / "lite" / "files" / path).read_bytes() == (site / "lessons" / notebook).read_bytes()
+            offered[stem] = path
+    assert "lesson05" in offered and ADDED not in offered  # lesson 9 imports matplotlib, which Pyodide lacks here
+    assert sorted(p.name for p in (site / "lite" / "files").glob("*.ipynb")) == sorted(offered.values())
+    index, pandoc_index = (site / "index.html").read_text("utf-8"), (pandoc / "index.html").read_text("utf-8")
+    assert all((site / href).resolve().is_file() for href, _ in re.findall(LITE_LINK, index))
+    listed, pandoc_listed = ([p for _, p in re.findall(LITE_LINK, text)] for text in (index, pandoc_index))
+    assert sorted(listed) == sorted(pandoc_listed) == sorted(offered.values())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_student_sites_in_browser_notebooks_hold_no_solution(project, sites, kind):
+    shipped = lite_shipped(sites[kind] / "student")
+    lessons = [parse_lesson(project / "lessons" / f"{stem}.qmd") for stem in lesson_stems(project)]
+    assert [p.name for p in shipped if p.suffix == ".ipynb"] and any(p.name == "all.json" for p in shipped)
+    leaks = [f"{p.name}: {lesson.stem}" for p in shipped for lesson in lessons
+             if solution_leaks(lesson, shown_text(p))]
+    assert leaks == []
+    answer = shown_text(sites[kind] / "answer" / "lite" / "files" / "lesson05.ipynb")
+    assert solution_leaks(lessons[0], answer), "the check finds lesson 5's solution where it belongs"
 
 
 def test_quarto_search_index_has_the_chinese_text_of_every_lesson(project, sites):

@@ -182,12 +182,11 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
     from course.site.write_notebooks import lesson_outputs, write_notebooks
     from course.site.write_page_markdown import write_page_markdown
     from course.lesson.notebook_names import assignment_notebook, notes_notebook
-    from course.site.lite_page import browser_run, index_link, page_markdown
+    from course.site.lite_page import (browser_notebook, browser_run, browser_runs, index_link, lite_notebooks,
+                                       page_markdown)
     from course.site.lite_site import build_lite
 
     assignments = assignments or {}
-    in_browser = {lesson.stem: (assignment_notebook if variant == "student" else notes_notebook)(lesson.stem)
-                  for lesson in lessons}  # the notebook lite/ offers: the assignment students hand in, or the answers
     written = []
     for lesson in lessons:
         view, images = resolve_resources(select_variant(lesson, variant), plan.root)
@@ -200,7 +199,7 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
         outputs = lesson_outputs(plan, view)
         released = {assignment_notebook(lesson.stem): assignments[lesson.stem]} if lesson.stem in assignments else {}
         written += write_notebooks(plan, lesson, view, outputs, out, released)
-        run = browser_run(plan, lesson, out / in_browser[lesson.stem])
+        run = browser_run(plan, lesson, out / browser_notebook(variant, lesson.stem))
         page = render_page(page_markdown(plan, variant, run) + write_page_markdown(view, outputs), plan=plan,
                            variant=variant, title=lesson.title, lesson_dir=lesson.path.parent, number=lesson.number,
                            sidebar=sidebar_html(lessons, lesson.stem), pager=pager_html(lessons, lesson.stem))
@@ -208,7 +207,7 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
         written.append(write_atomic(out / f"{lesson.stem}.html", page))
     offered = {lesson.stem: assignment_notebook(lesson.stem) for lesson in lessons
                if (out / assignment_notebook(lesson.stem)).is_file()}  # made now or kept from the old site
-    runs = {lesson.stem: browser_run(plan, lesson, out / in_browser[lesson.stem]) for lesson in lessons}
+    runs = browser_runs(plan, lessons, variant, out)
     index = render_page(index_markdown(lessons, variant, offered, {s: index_link(r) for s, r in runs.items()}),
                         plan=plan, variant=variant,
                         title=plan.config.course_title, lesson_dir=plan.lessons[0].parent, toc=False,
@@ -220,7 +219,7 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
         _copy(plan.site_files / name, out / "site_libs" / name)
     for asset, path in web_assets.items():
         _copy(path, out / asset.site_path)
-    if notebooks := {stem: out / in_browser[stem] for stem, run in runs.items() if run.path}:
+    if notebooks := lite_notebooks(runs, variant, out):
         build_lite(plan, variant, out, notebooks)
     return written
 

@@ -1,11 +1,15 @@
 """What `quarto render --profile student|answer` cannot make by itself, done by the course's own code as Quarto's
 project scripts (`pre-render` and `post-render` in _quarto.yml, through scripts/quarto_hook.py).
 
-Before the render: the figures the lessons show (drawn from code, as `course build` draws them) and the front
-page's lesson list (`_lessons-index.md`, which index.qmd includes). After it, into the output folder: each
-lesson's reading notebook and, on the student site, its assignment as stock nbgrader releases it, beside the
-lesson's page; the site's own MathJax; then the checks `course build` makes of its pages (no markup left over,
-nothing loaded from another host, no solution in the student site). `course build --renderer quarto` runs the
+Before the render: the figures the lessons show (drawn from code, as `course build` draws them); each lesson's
+reading notebook and, on the student site, its assignment as stock nbgrader releases it, staged in the course's
+cache (.course-cache/quarto/VARIANT/); from those notebooks, whether each lesson runs in the browser
+(course.site.lite_page, as on the pandoc path), so that the front page's lesson list (`_lessons-index.md`, which
+index.qmd includes) and each lesson page's "在浏览器中运行" block (`_lessons-browser.md`, which the course's filter
+puts at the top of the page) say the same as `course build`'s pages. After it, into the output folder: the staged
+notebooks beside the lessons' pages; the site's own MathJax; the checks `course build` makes of its pages (no
+markup left over, nothing loaded from another host, no solution in the student site); then the JupyterLite site
+(lite/, at the site's root) with the notebooks that run in the browser. `course build --renderer quarto` runs the
 same render, so both ways give one site.
 """
 
@@ -25,6 +29,7 @@ from course.site.plan import BuildPlan, make_plan
 # the figures already, so the pre-render step must not wait for that lock.
 IN_COURSE_BUILD = "COURSE_BUILD_RENDERING"
 INDEX_INCLUDE = "_lessons-index.md"  # written before each render; index.qmd includes it (not committed)
+BROWSER_INCLUDE = "_lessons-browser.md"  # each lesson page's in-browser block, by lesson (a div #STEM; not committed)
 # The one file Quarto's page template loads from a CDN whatever the settings (a polyfill for browsers older than
 # MathJax 3 supports); the site serves MathJax itself, so the pages lose this line.
 CDN_POLYFILL = re.compile(r'[ \t]*<script src="https://cdnjs\.cloudflare\.com/polyfill/[^"]*"></script>\n?')
@@ -40,10 +45,12 @@ def active_variant(plan: BuildPlan, profiles: str | None) -> str:
     return "answer"
 
 
-def pre_render(root: Path, variant: str) -> Path:
-    """Draw the lessons' figures and write the front page's lesson list for VARIANT."""
+def pre_render(root: Path, variant: str) -> list[Path]:
+    """Draw the lessons' figures, stage VARIANT's notebooks, and write the front page's lesson list and each lesson
+    page's in-browser block."""
     from course.lesson.notebook_names import assignment_notebook
     from course.lesson.parse_qmd import parse_lesson
+    from course.site.lite_page import browser_runs, index_link, page_markdown
     from course.site.make_index import index_markdown
     from course.site.resolve_resources import resolve_resources
     from course.workflows.draw_figures import ensure_figures
@@ -55,38 +62,71 @@ def pre_render(root: Path, variant: str) -> Path:
     lessons = [parse_lesson(p) for p in plan.lessons]
     for lesson in lessons:
         resolve_resources(lesson, plan.root)  # a missing image fails before Quarto runs a cell
+    staged = stage_notebooks(plan, lessons, variant)
+    runs = browser_runs(plan, lessons, variant, staged / plan.config.lessons_dir)
+    to_site = "../" * len(Path(plan.config.lessons_dir).parts)  # from a lesson page up to the site's root
+    blocks = "".join(f":::: {{#{stem}}}\n{page_markdown(plan, variant, run, to_site)}::::\n\n"
+                     for stem, run in runs.items())
     offered = {}
     if variant == "student":
         offered = {stem: assignment_notebook(stem) for stem in assignment_lessons(plan, [x.stem for x in lessons])}
-    folder = f"{plan.config.lessons_dir}/"
-    return write_atomic(plan.root / INDEX_INCLUDE, index_markdown(lessons, variant, offered, folder=folder, page=".qmd"))
+    index = index_markdown(lessons, variant, offered, {stem: index_link(run) for stem, run in runs.items()},
+                           folder=f"{plan.config.lessons_dir}/", page=".qmd")
+    return [write_atomic(plan.root / BROWSER_INCLUDE, blocks), write_atomic(plan.root / INDEX_INCLUDE, index)]
+
+
+def staging_dir(plan: BuildPlan, variant: str) -> Path:
+    """Where the pre-render step leaves VARIANT's notebooks for the post-render step, laid out as in the site."""
+    return plan.cache_dir / "quarto" / variant
+
+
+def stage_notebooks(plan: BuildPlan, lessons: list, variant: str) -> Path:
+    """Write each lesson's notebooks of VARIANT (reading notebook; student: the released assignment) afresh into
+    the staging folder, beside where its page will lie."""
+    from course.lesson.notebook_names import assignment_notebook
+    from course.site.resolve_resources import resolve_resources
+    from course.site.select_variant import select_variant
+    from course.site.write_notebooks import lesson_outputs, write_notebooks
+    from course.workflows.release_assignment import released_assignments
+
+    staged = staging_dir(plan, variant)
+    shutil.rmtree(staged, ignore_errors=True)
+    assignments = released_assignments(plan, [x.stem for x in lessons]) if variant == "student" else {}
+    for lesson in lessons:
+        view, _ = resolve_resources(select_variant(lesson, variant), plan.root)
+        folder = staged / lesson.path.parent.relative_to(plan.root)
+        released = {assignment_notebook(lesson.stem): assignments[lesson.stem]} if lesson.stem in assignments else {}
+        write_notebooks(plan, lesson, view, lesson_outputs(plan, view), folder, released)
+    return staged
 
 
 def post_render(root: Path, variant: str, out: Path) -> list[Path]:
-    """Add the notebooks and MathJax to the site Quarto wrote into OUT, and check its pages."""
-    from course.lesson.notebook_names import assignment_notebook
+    """Add the staged notebooks and MathJax to the site Quarto wrote into OUT, check its pages, and build lite/."""
     from course.lesson.parse_qmd import parse_lesson
-    from course.site.resolve_resources import resolve_resources
-    from course.site.select_variant import select_variant
+    from course.site.lite_page import browser_runs, lite_notebooks
+    from course.site.lite_site import LITE, build_lite
     from course.tools.web_assets import locate_web_assets
-    from course.site.write_notebooks import lesson_outputs, write_notebooks
-    from course.workflows.release_assignment import released_assignments
 
     plan = make_plan(root)
     out = (plan.root / out).resolve()
     lessons = [parse_lesson(p) for p in plan.lessons]
-    assignments = released_assignments(plan, [x.stem for x in lessons]) if variant == "student" else {}
+    staged = staging_dir(plan, variant)
+    if not staged.is_dir():
+        raise CourseError(f"{staged}: no notebooks staged; the pre-render step in _quarto.yml writes them")
     written = []
-    for lesson in lessons:
-        view, _ = resolve_resources(select_variant(lesson, variant), plan.root)
-        folder = out / lesson.path.parent.relative_to(plan.root)
-        released = {assignment_notebook(lesson.stem): assignments[lesson.stem]} if lesson.stem in assignments else {}
-        written += write_notebooks(plan, lesson, view, lesson_outputs(plan, view), folder, released)
+    for notebook in sorted(p for p in staged.rglob("*") if p.is_file()):
+        written.append(out / notebook.relative_to(staged))
+        written[-1].parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(notebook, written[-1])
     for asset, path in locate_web_assets(plan.root).items():
         target = out / asset.site_path
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target)
     check_pages(plan, lessons, variant, out)
+    shutil.rmtree(out / LITE, ignore_errors=True)  # a render over an older site: lite/ is built afresh
+    folder = out / plan.config.lessons_dir
+    if notebooks := lite_notebooks(browser_runs(plan, lessons, variant, folder), variant, folder):
+        build_lite(plan, variant, out, notebooks)
     return written
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from course.site.lite_site import LITE
 from course.site.plan import BuildPlan
 from course.tools.quarto import Quarto, run_quarto
 from course.workflows.quarto_hooks import IN_COURSE_BUILD
@@ -21,4 +22,5 @@ def render_variant(plan: BuildPlan, variant: str, out: Path, quarto: Quarto) -> 
     before = set(out.rglob("*"))
     run_quarto(quarto, ["render", "--profile", variant, "--output-dir", str(out.relative_to(plan.root))],
                cwd=plan.root, env={"QUARTO_PYTHON": sys.executable, IN_COURSE_BUILD: "1"}, what=f"the {variant} site")
-    return sorted(p for p in out.rglob("*") if p.is_file() and p not in before and "site_libs" not in p.parts)
+    return sorted(p for p in out.rglob("*") if p.is_file() and p not in before
+                  and p.relative_to(out).parts[0] not in ("site_libs", LITE))  # the pages and notebooks, as pandoc's
