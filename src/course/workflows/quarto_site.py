@@ -1,6 +1,6 @@
 """`course build --renderer quarto`: one variant's site made by `quarto render --profile VARIANT`, exactly as a
 Quarto user renders the project (its pre-render and post-render steps, course.workflows.quarto_hooks, add the
-notebooks, MathJax and the checks), written into the build's staging folder.
+notebooks, the in-browser notebooks' lite/, MathJax and the checks), written into the build's staging folder.
 
 Quarto renders the whole project at once (its sidebar, search and page links need every page), so every lesson
 of the variant is rendered when any changed; the course's execution cache still spares unchanged notebooks.
