@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.lesson_cases import ROOT, each_lesson
+from tests.offline_page import keep_offline
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(45)]
 
@@ -21,16 +22,7 @@ def browser():
 def _open(browser, path):
     """Load a built page from disk, failing any request that leaves the file system."""
     page = browser.new_page()
-    remote = []
-
-    def guard(route):
-        if route.request.url.startswith(("file://", "data:")):
-            route.continue_()
-        else:
-            remote.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", guard)
+    remote = keep_offline(page)
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(path.as_uri())

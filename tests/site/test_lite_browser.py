@@ -27,6 +27,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.lesson_cases import GRADED, ROOT, each_graded_lesson, lesson, solutions
+from tests.offline_page import keep_offline
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(150)]
 KERNEL_START = 180_000  # ms: Pyodide's first start on a loaded 2-core machine (about 20 s quiet)
@@ -69,17 +70,7 @@ def guarded(browser, base: str):
     """A new page that may load only BASE (and data:/blob: URLs); the list of the aborted requests."""
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 900})
-    remote = []
-
-    def guard(route):
-        if route.request.url.startswith((base + "/", "data:", "blob:")):
-            route.continue_()
-        else:
-            remote.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", guard)
-    return page, remote
+    return page, keep_offline(page, (base + "/", "data:", "blob:"))
 
 
 def browser_run(stem: str):

@@ -31,6 +31,7 @@ from course.lesson.parse_qmd import parse_lesson
 from course.lesson.scaffold import scaffold_lesson
 from course.site.check_leaks import solution_leaks
 from course.site.plan import make_plan
+from tests.offline_page import keep_offline
 from tests.project_copy import copy_project
 from tests.site.test_no_answer_leaks import answer_only_snippets, lite_shipped
 
@@ -303,16 +304,7 @@ def test_in_chromium_offline_every_formula_is_typeset_nothing_is_fetched_and_not
     for path in [site / "index.html"] + [site / "lessons" / f"{s}.html" for s in lesson_stems(project)]:
         page = browser.new_page()
         page.set_viewport_size({"width": 390, "height": 844})
-        remote = []
-
-        def guard(route, remote=remote):
-            if route.request.url.startswith(("file://", "data:")):
-                route.continue_()
-            else:
-                remote.append(route.request.url)
-                route.abort()
-
-        page.route("**/*", guard)
+        remote = keep_offline(page)
         page.goto(path.as_uri())
         page.wait_for_load_state("load")
         if path.name != "index.html":
@@ -350,16 +342,7 @@ def served(sites):
 
 def test_quarto_search_finds_chinese_offline_in_chromium(served, browser):
     page = browser.new_page()
-    remote = []
-
-    def guard(route):
-        if route.request.url.startswith((served, "data:")):
-            route.continue_()
-        else:
-            remote.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", guard)
+    remote = keep_offline(page, (served, "data:"))
     page.goto(f"{served}/lessons/lesson05.html")
     page.locator("#quarto-search").first.click()
     page.keyboard.type("冗余")
