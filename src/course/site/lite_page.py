@@ -3,7 +3,7 @@
 A lesson gets a "在浏览器中运行" link when its notebook can run in Pyodide: every module its code imports is in
 Python's standard library (less what Pyodide lacks or cannot run) or among the wheels the lite site ships
 (lite/pyodide-wheels.txt); the front matter's `run-in-browser` overrides that (false: never; true: always). Otherwise
-the page says why not and where to run it instead. The block carries what course.js needs to tell a student, on
+the page says why not and where to run it instead. The block carries what course-lite.js needs to tell a student, on
 the page, that the work saved in the browser belongs to an older release (and to keep it under another name while
 opening the new one), and that from file:// it cannot start.
 """

@@ -11,7 +11,7 @@ by every lesson.
 Each notebook lies at the top of lite/'s files as <stem>.ipynb, the name students hand it in under: JupyterLite's
 File → Download names the file after its whole path, so a notebook in a folder would download as
 "<folder>_<stem>.ipynb". JupyterLite keeps a student's saved copy in the browser under that path, where it hides a
-newer release of the same file, never replaced by it; course.js tells the student on the lesson page when the
+newer release of the same file, never replaced by it; course-lite.js tells the student on the lesson page when the
 saved copy's read-only cells differ from the release's and offers to keep it under another name.
 """
 
