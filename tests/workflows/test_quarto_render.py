@@ -8,7 +8,8 @@ every request off the machine aborted, every formula is typeset and nothing is r
 when lesson N exists; every local link and image resolves; the index lists every lesson; nothing scrolls sideways at
 390 px; no solution is in the student site (what `course publish` commits) and no freeze cache is left; the
 in-browser notebooks (lite/ at the site's root) are those of the pandoc site, each lesson page says what the pandoc
-page says about running it in the browser, its link and the index's open a notebook the site holds.
+page says about running it in the browser, its link and the index's open a notebook the site holds, and opened from
+file:// the student page adds the pandoc page's note that it needs a web address (site_libs/course-lite.js).
 
 Needs Quarto 1.7+: COURSE_TEST_QUARTO (set by `make test` from ../shared/tools/quarto/setup.sh) or `quarto` on PATH.
 """
@@ -316,6 +317,24 @@ def test_in_chromium_offline_every_formula_is_typeset_nothing_is_fetched_and_not
         assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), path
         assert remote == [], path
         page.close()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_opened_from_disk_a_student_lesson_page_says_its_notebook_needs_a_web_address(sites, browser, kind):
+    """The pandoc page's note from site_libs/course-lite.js, on Quarto's page in lessons/ (its link is ../lite/…);
+    the release the script compares a saved copy with is the site's lite/files/ notebook, found from that link."""
+    site = sites[kind] / "student"
+    page = browser.new_page()
+    remote = keep_offline(page)
+    page.goto((site / "lessons" / "lesson05.html").as_uri())
+    note = page.locator(".lite-launch .lite-file-note")
+    note.wait_for(timeout=10_000)
+    assert note.is_visible() and "网址" in note.inner_text() and "course preview" in note.inner_text()
+    assert note.count() == 1 and remote == []
+    path, release = page.evaluate("() => { const b = document.querySelector('.lite-launch');"
+                                  " return [b.dataset.litePath, liteFile(b, b.dataset.litePath)]; }")
+    assert release == (site / "lite" / "files" / path).as_uri() and (site / "lite" / "files" / path).is_file()
+    page.close()
 
 
 @pytest.fixture(scope="module")
