@@ -18,6 +18,7 @@ import pytest
 from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.lesson.scaffold import scaffold_lesson
 from tests.loopback import free_port
+from tests.offline_page import keep_offline
 from tests.project_copy import copy_project
 from tests.site.test_browser import AXE, PHONE, _axe_violations
 
@@ -61,16 +62,7 @@ def browser():
 def opened(browser, url: str, allowed: tuple[str, ...] = ("file://", "data:")):
     """A page at URL whose every request outside ALLOWED fails the test (nothing is fetched from a network)."""
     page = browser.new_page()
-    remote, errors = [], []
-
-    def guard(route):
-        if route.request.url.startswith(allowed):
-            route.continue_()
-        else:
-            remote.append(route.request.url)
-            route.abort()
-
-    page.route("**/*", guard)
+    remote, errors = keep_offline(page, allowed), []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url)
     page.wait_for_load_state("load")
