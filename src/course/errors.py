@@ -32,5 +32,10 @@ class CourseError(Exception):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+class NoGradebook(CourseError):
+    """No gradebook where nbgrader's db_url points (nothing graded there yet): a course that some commands report on
+    as it is, unlike a gradebook that cannot be read."""
+
+
 class ToolMissing(CourseError):
     """An external tool the course needs is not installed; the message says how to get it."""
