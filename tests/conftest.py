@@ -78,6 +78,7 @@ def graded(released, tmp_path_factory):
 
 from tests.collection_order import long_files_first  # noqa: E402
 from tests.gradebooks import gradebook_db, postgres_server  # noqa: E402,F401 (the gradebook on SQLite and PostgreSQL)
+from tests.machine_guard import machine_left_alone, watched_folders  # noqa: E402,F401 (no test changes the machine)
 
 
 @pytest.hookimpl(tryfirst=True)

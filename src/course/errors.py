@@ -32,5 +32,24 @@ class CourseError(Exception):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+class NoGradebook(CourseError):
+    """No gradebook where nbgrader's db_url points (nothing graded there yet): a course that some commands report on
+    as it is, unlike a gradebook that cannot be read."""
+
+
+class InvalidYaml(CourseError):
+    """A data file YAML cannot parse (a line holding ': ' unquoted, say)."""
+
+
+class SchemaMismatch(CourseError):
+    """Data unlike its schema at one place: FOUND is the value there, RULE the schema keyword it breaks ('type')
+    and EXPECTED that keyword's value ('string'), so a reader of a particular file can add advice of its own."""
+
+    def __init__(self, message: str, where: Location | None = None, *, found: object = None, rule: str = "",
+                 expected: object = None):
+        super().__init__(message, where)
+        self.found, self.rule, self.expected = found, rule, expected
+
+
 class ToolMissing(CourseError):
     """An external tool the course needs is not installed; the message says how to get it."""

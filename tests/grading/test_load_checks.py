@@ -70,6 +70,16 @@ def test_bad_checks_name_file_line_and_key(tmp_path, old, new, where, message):
     assert str(err.value).startswith(f"lesson07/checks.yml, line {where}: ") and message in str(err.value)
 
 
+def test_only_a_check_read_as_a_mapping_is_told_to_quote_it(tmp_path):
+    """The advice follows the error's kind (a schema's 'string' given a mapping), not its wording."""
+    from course.errors import SchemaMismatch
+
+    with pytest.raises(SchemaMismatch) as err:
+        load_checks(write(tmp_path, GOOD.replace("    exercise: ex-add\n", "    exercise: ex-add\n    points: 2\n")))
+    assert "unknown key 'points'" in str(err.value) and "must be quoted" not in str(err.value)
+    assert err.value.rule == "additionalProperties" and err.value.found["points"] == 2
+
+
 @pytest.fixture(scope="module")
 def lesson05():
     """Lesson 5 and its checks as committed."""

@@ -5,6 +5,8 @@ account from this project's .venv); a student fetches lesson05 in the Assignment
 Q1–Q3 in JupyterLab, validates and submits; the instructor collects and runs stock `nbgrader autograde` as the
 course's grading account; a grader enters Q1–Q3 in formgrader beside the 要点; feedback is released and the
 student fetches and reads it. Students see only the student tools, staff the rest. Only 127.0.0.1 is reached.
+The hub and the grading account's commands run where the folders other accounts cannot enter on the way to this
+project's Python (/root) are seen open (tests/open_view.py): no folder of the machine changes mode.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from playwright.sync_api import expect
 from course.hub.role_config import config_path
 from course.nbgrader_hooks.config import COURSE_ID
 from tests.assignment.make_submissions import CORRECT
+from tests.open_view import in_open_view
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.hub, pytest.mark.long(60)]
 
@@ -77,7 +80,7 @@ def _account_pids(names) -> list[int]:
 
 @pytest.fixture(scope="module")
 def hub_site(released):
-    """Accounts, a course root owned by the grading account, and the folders other accounts need opened."""
+    """Accounts, a course root owned by the grading account, and the folders other accounts need to see opened."""
     if os.geteuid() != 0:
         pytest.fail("the hub round creates local accounts and starts servers as them: run the tests as root")
     from course.workflows.serve_hub import closed_folders
@@ -88,7 +91,6 @@ def hub_site(released):
     names = {"instructor": f"{tag}i", "grader": f"{tag}g", "student": f"{tag}s", "grading": f"{tag}c"}
     (base / "home").mkdir(mode=0o755)
     created = []
-    opened: dict[Path, int] = {}
     try:
         for name in names.values():
             subprocess.run(["useradd", "--create-home", "--home-dir", str(base / "home" / name), "--user-group",
@@ -100,13 +102,11 @@ def hub_site(released):
         (base / "course" / "node_modules").symlink_to(ROOT / "node_modules")
         course_root = base / "course" / "autograder"
         subprocess.run(["chown", "-R", f"{names['grading']}:", str(course_root)], check=True)
-        for folder in closed_folders(ROOT, course_root):
-            opened[folder] = folder.stat().st_mode
-            folder.chmod(folder.stat().st_mode | 0o001)  # enter only (o+x), not list
         roster = base / "roster.yml"
         roster.write_text(f"version: 1\ninstructors: [{names['instructor']}]\ngraders: [{names['grader']}]\n"
                           f"students: [{names['student']}]\ngrading_account: {names['grading']}\n", "utf-8")
-        yield {"base": base, "course_root": course_root, "roster": roster, "names": names}
+        yield {"base": base, "course_root": course_root, "roster": roster, "names": names,
+               "closed": closed_folders(ROOT, course_root)}
     finally:
         for pid in _account_pids(created):
             try:
@@ -115,8 +115,6 @@ def hub_site(released):
                 pass
         for name in created:
             subprocess.run(["userdel", name], check=False)
-        for folder, mode in opened.items():
-            folder.chmod(mode)
         shutil.rmtree(base, ignore_errors=True)
 
 
@@ -140,9 +138,9 @@ def hub(hub_site, tmp_path_factory):
     log_path = tmp_path_factory.mktemp("hub") / "hub.log"  # kept by pytest for a failed run
     log = log_path.open("wb")
     env = {**os.environ, "COURSE_HUB_SHARED_PASSWORD": PASSWORD}
-    proc = subprocess.Popen([str(VENV_BIN / "course"), "hub", "--root", str(ROOT), "--course-root",
-                             str(hub_site["course_root"]), "--roster", str(hub_site["roster"]), "--state", str(state),
-                             "--port", str(port)], env=env, stdout=log, stderr=subprocess.STDOUT,
+    command = [str(VENV_BIN / "course"), "hub", "--root", str(ROOT), "--course-root", str(hub_site["course_root"]),
+               "--roster", str(hub_site["roster"]), "--state", str(state), "--port", str(port)]
+    proc = subprocess.Popen(in_open_view(command, hub_site["closed"]), env=env, stdout=log, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -179,8 +177,9 @@ def instructor(hub, *args: str) -> str:
     name = hub["names"]["grading"]
     env = {"HOME": pwd.getpwnam(name).pw_dir, "PATH": f"{VENV_BIN}:/usr/bin:/bin", "LANG": "C.UTF-8",
            "JUPYTER_CONFIG_PATH": os.pathsep.join(map(str, config_path(hub["state"] / "jupyter", "course")))}
-    done = subprocess.run(["runuser", "-u", name, "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()),
-                           str(VENV_BIN / "nbgrader"), *args], cwd=hub["course_root"], capture_output=True,
+    command = ["runuser", "-u", name, "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()),
+               str(VENV_BIN / "nbgrader"), *args]
+    done = subprocess.run(in_open_view(command, hub["closed"]), cwd=hub["course_root"], capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr

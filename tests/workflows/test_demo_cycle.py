@@ -112,3 +112,15 @@ def test_the_demo_leaves_a_live_course_alone(tmp_path, capsys):
     assert course_files(course) == before and gradebook_rows(url) == rows  # not a byte of the course changed
     assert ("autograder/ (the course) left alone: release lesson05, 1 submitted notebook(s), gradebook "
             f"sqlite:///{course / 'gradebook.db'} with 1 student(s), veto records and reports untouched") in out
+
+
+def test_the_live_course_is_said_to_have_no_gradebook_or_one_that_cannot_be_read(tmp_path, monkeypatch):
+    from course.workflows.demo_cycle import left_alone
+
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(tmp_path / "hub"))  # no config of the machine's is read
+    course = tmp_path / "autograder"
+    course.mkdir()
+    assert ", no gradebook, veto records" in left_alone(course, tmp_path / "demo")
+    (course / "gradebook.db").write_text("not a database\n" * 100, "utf-8")
+    said = left_alone(course, tmp_path / "demo")
+    assert ", gradebook not read (gradebook sqlite:///" in said and "cannot read the gradebook: " in said

@@ -21,6 +21,16 @@ def test_a_course_without_a_gradebook_has_nothing_to_move_out(tmp_path, capsys):
     assert not (project / "autograder" / "gradebook.db").exists()  # never made one
 
 
+def test_a_gradebook_that_cannot_be_read_stops_it(tmp_path):
+    from course.errors import CourseError
+    from course.workflows.demo_move_out import move_out
+
+    project = demo_project(tmp_path)
+    (project / "autograder" / "gradebook.db").write_text("not a database\n" * 100, "utf-8")
+    with pytest.raises(CourseError, match=r"cannot read the gradebook: "):
+        move_out(project)
+
+
 def test_the_demo_students_move_out_and_every_real_grade_comment_and_veto_stays(tmp_path, gradebook_db, capsys):
     from course.cli import main
     from course.grading.gradebook import configured_gradebook, gradebook

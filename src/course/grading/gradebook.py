@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from course.errors import CourseError, Location
+from course.errors import CourseError, Location, NoGradebook
 
 CONFIG_FILE = "nbgrader_config"
 CONFIG_NAMES = ("jupyter_config", CONFIG_FILE)  # the order nbgrader's apps load them in each folder list
@@ -105,9 +105,9 @@ class GradebookAt:
         """Where errors about this gradebook point: its URL, without the password."""
         return Location(f"gradebook {self.shown}", cell=cell)
 
-    def error(self, message: str) -> CourseError:
-        """An error about reaching this gradebook, naming its URL and where db_url was set."""
-        return CourseError(f"{message} (c.CourseDirectory.db_url from {self.source})", self.location())
+    def error(self, message: str, kind: type[CourseError] = CourseError) -> CourseError:
+        """An error (of KIND) about reaching this gradebook, naming its URL and where db_url was set."""
+        return kind(f"{message} (c.CourseDirectory.db_url from {self.source})", self.location())
 
 
 def configured_gradebook(course_root: Path, config=None) -> GradebookAt:
@@ -120,7 +120,8 @@ def configured_gradebook(course_root: Path, config=None) -> GradebookAt:
 
 
 def check_gradebook(where: GradebookAt, missing_fix: str) -> None:
-    """Stop unless WHERE is a readable nbgrader gradebook; never creates one (opening nbgrader's would)."""
+    """Stop unless WHERE is a readable nbgrader gradebook (NoGradebook: none there yet); never creates one (opening
+    nbgrader's would)."""
     import sqlalchemy
     from sqlalchemy.engine import make_url
     from sqlalchemy.pool import NullPool
@@ -132,7 +133,7 @@ def check_gradebook(where: GradebookAt, missing_fix: str) -> None:
                           "postgresql://user:password@host/dbname") from None
     if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:") \
             and not Path(url.database).is_file():
-        raise where.error(f"no gradebook: {missing_fix}")
+        raise where.error(f"no gradebook: {missing_fix}", NoGradebook)
     try:
         engine = sqlalchemy.create_engine(url, poolclass=NullPool)
         try:
@@ -145,7 +146,7 @@ def check_gradebook(where: GradebookAt, missing_fix: str) -> None:
             "that the database server is running and that db_url names it"
         raise where.error(f"cannot read the gradebook: {reason}; check {check}") from None
     if not tables:
-        raise where.error(f"no gradebook: the database is empty; {missing_fix}")
+        raise where.error(f"no gradebook: the database is empty; {missing_fix}", NoGradebook)
     if not NBGRADER_TABLES <= tables:
         raise where.error("not an nbgrader gradebook: expected its assignment, grade and alembic_version tables")
 

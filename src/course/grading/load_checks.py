@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from course.errors import CourseError, Location
+from course.errors import CourseError, InvalidYaml, Location, SchemaMismatch
 from course.fileio import once_per_version
 from course.grading.checks import REL_TOL, AssignmentSpec, CheckSyntaxError, Item, Misconception, parse_check
 from course.lesson.validate import YamlDocument, display_path, load_yaml, validate_document
@@ -23,8 +23,8 @@ def load_checks(path: Path, *, lesson: str | None = None) -> AssignmentSpec:
         if not isinstance(doc.data, dict):
             raise doc.error((), "expected a mapping with keys version, lesson, items, misconceptions")
         validate_document(doc, "course.grading", "checks.v1")
-    except CourseError as exc:
-        if "not valid YAML" not in exc.message and "expected a string, got {" not in exc.message:
+    except (InvalidYaml, SchemaMismatch) as exc:
+        if isinstance(exc, SchemaMismatch) and not _a_dict_for_text(exc):
             raise
         raise CourseError(f"{exc.message}; a check that holds ': ' (a dict) must be quoted: - 'f() == {{\"a\": 1}}'",
                           exc.where) from None
@@ -50,6 +50,11 @@ def load_checks(path: Path, *, lesson: str | None = None) -> AssignmentSpec:
                                    entry["evidence"], checks, entry.get("veto")))
     _unique(doc, [m.id for m in wrong])
     return AssignmentSpec(lesson, items, tuple(wrong), source=doc)
+
+
+def _a_dict_for_text(exc: SchemaMismatch) -> bool:
+    """Whether YAML read a check line as a mapping (its ': ' unquoted) where the schema wants a string."""
+    return exc.rule == "type" and exc.expected == "string" and isinstance(exc.found, dict)
 
 
 def _check(doc: YamlDocument, key: tuple, text: str, **options):

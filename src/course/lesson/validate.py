@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from course.errors import CourseError, Location
+from course.errors import CourseError, InvalidYaml, Location, SchemaMismatch
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def parse_yaml(path: Path, text: str) -> YamlDocument:
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        raise CourseError(f"not valid YAML: {exc.problem}",
+        raise InvalidYaml(f"not valid YAML: {exc.problem}",
                           Location(display_path(path), mark.line + 1 if mark else None)) from None
     finally:
         loader.dispose()
@@ -127,11 +127,13 @@ def _errors(data: Any, package: str, name: str) -> list:
 
 
 def validate_document(doc: YamlDocument, package: str, name: str) -> None:
-    """Check a document against a schema; report the problem that comes first in the file."""
+    """Check a document against a schema; report the problem that comes first in the file (SchemaMismatch)."""
     placed = [(_error_line(doc, e), e) for e in _errors(doc.data, package, name)]
     if placed:
         line, err = min(placed, key=lambda p: (p[0], len(p[1].absolute_path)))
-        raise doc.error(tuple(err.absolute_path), explain(err), line=line)
+        located = doc.error(tuple(err.absolute_path), explain(err), line=line)
+        raise SchemaMismatch(located.message, located.where, found=err.instance, rule=err.validator,
+                             expected=err.validator_value)
 
 
 def validate_data(data: Any, package: str, name: str, where: Location, what: str) -> None:

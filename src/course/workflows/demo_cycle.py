@@ -18,7 +18,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from course.errors import CourseError, Location
+from course.errors import CourseError, Location, NoGradebook
 
 CLASSES_DIR = "classes"
 CONFIG = """\
@@ -190,8 +190,10 @@ def left_alone(course_root: Path, root: Path) -> str:
             demo = demo_students(root)
             stray = sorted(s.id for s in gb.students if s.id in demo
                            and not any((s.first_name, s.last_name, s.email, s.lms_user_id)))
+    except NoGradebook:
+        db = "no gradebook"
     except CourseError as exc:
-        db = "no gradebook" if "no gradebook" in str(exc) else f"gradebook not read ({exc})"
+        db = f"gradebook not read ({exc})"
     said = (f"{course_root.name}/ (the course) left alone: release {', '.join(released) or 'none'}, "
             f"{len(submitted)} submitted notebook(s), {db}, veto records and reports untouched")
     if stray:

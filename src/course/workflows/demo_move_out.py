@@ -15,7 +15,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course.errors import CourseError, Location
+from course.errors import CourseError, Location, NoGradebook
 from course.fileio import write_atomic
 
 MOVED_OUT = "moved-out"
@@ -61,9 +61,7 @@ def move_out(project_root: Path) -> MoveOut:
     done = MoveOut()
     try:
         check_gradebook(where, "none yet")
-    except CourseError as exc:
-        if "no gradebook" not in exc.message:
-            raise  # a server down or a wrong URL is an error, not an empty course
+    except NoGradebook:  # a server down or a wrong URL is an error, not an empty course
         done.gradebook = False
         return done
     with gradebook(where.url) as gb:

@@ -13,6 +13,7 @@ import pwd
 import shutil
 import stat
 import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from course.errors import CourseError, Location, ToolMissing
@@ -34,8 +35,10 @@ def hub_environment(project_root: Path, *, course_root: Path, roster: Path, stat
     return env
 
 
-def check_hub(project_root: Path, course_root: Path, roster_path: Path, password: str | None) -> None:
-    """Everything the hub needs before it starts, each failure naming the fix."""
+def check_hub(project_root: Path, course_root: Path, roster_path: Path, password: str | None,
+              python: Sequence[Path] | None = None) -> None:
+    """Everything the hub needs before it starts, each failure naming the fix; PYTHON: the folders holding the Python
+    the accounts' servers run (default: this one's, python_folders)."""
     if os.geteuid() != 0:
         raise CourseError("the hub starts each account's server as that account, which needs root; "
                           "run `course hub` as root")
@@ -57,7 +60,7 @@ def check_hub(project_root: Path, course_root: Path, roster_path: Path, password
     if course_root.stat().st_uid != owner:
         raise CourseError(f"the course's shared server runs as {roster.grading_account}, who must own the course "
                           f"root: `chown -R {roster.grading_account} {course_root}`", Location(course_root))
-    closed = closed_folders(project_root, course_root)
+    closed = closed_folders(project_root, course_root, python)
     if closed:
         shown = " ".join(str(part) for part in closed)
         raise CourseError(f"other accounts' servers run this project's Python but cannot enter {shown} (a project "
@@ -65,21 +68,30 @@ def check_hub(project_root: Path, course_root: Path, roster_path: Path, password
                           "read them), or `course hub --open-folders`, which does just that")
 
 
-def open_folders(project_root: Path, course_root: Path) -> list[Path]:
+def open_folders(project_root: Path, course_root: Path, python: Sequence[Path] | None = None) -> list[Path]:
     """Let other accounts pass through (chmod o+x, nothing more) each folder on the way to the project's Python and
     the course root; the folders changed."""
-    closed = closed_folders(project_root, course_root)
+    closed = closed_folders(project_root, course_root, python)
     for part in closed:
         part.chmod(part.stat().st_mode | stat.S_IXOTH)
     return closed
 
 
-def closed_folders(project_root: Path, course_root: Path) -> list[Path]:
-    """Folders other accounts cannot enter on the way to the Python, .venv and sources they run, and to the course
-    root the grading account owns."""
-    needed = (Path(sys.executable).resolve().parent, Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(),
-              project_root / "src", project_root / "node_modules", course_root.parent)
-    closed = {part for folder in needed for part in (folder, *folder.parents)
+def closed_folders(project_root: Path, course_root: Path, python: Sequence[Path] | None = None) -> list[Path]:
+    """Folders other accounts cannot enter on the way to the Python (PYTHON's folders, default this one's), .venv and
+    sources they run, and to the course root the grading account owns."""
+    python = python_folders() if python is None else python
+    return closed_on_the_way((*python, project_root / "src", project_root / "node_modules", course_root.parent))
+
+
+def python_folders() -> tuple[Path, ...]:
+    """The folders holding the running Python: its program's, its installation and its environment (the .venv)."""
+    return Path(sys.executable).resolve().parent, Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()
+
+
+def closed_on_the_way(folders: Iterable[Path]) -> list[Path]:
+    """Each of FOLDERS and their parents that other accounts cannot enter (no o+x), parents first."""
+    closed = {part for folder in folders for part in (folder, *folder.parents)
               if not part.stat().st_mode & stat.S_IXOTH}
     return sorted(closed)
 
