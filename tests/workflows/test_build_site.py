@@ -79,12 +79,12 @@ def test_both_variants_teach_the_measurements_figure_first_full_table_collapsed(
     page = (built_site / variant / "lesson05.html").read_text("utf-8")
     section = page.split("扩展（选读）", 1)[1]
     figure, rest = section.split('id="cell-lab-summary"', 1)
-    assert 'src="data:image/png;base64,' in figure and "图 5-5：实测与教材公式" in figure
+    assert 'src="data:image/png;base64,' in figure and "图 5-5：每卡状态显存（实测）与每步每卡通信（按记录的集合通信计算）" in figure
     assert 'alt="柱状图' in figure and "LabFigure" not in page
     summary, full = rest.split('id="cell-lab-measured"', 1)
     assert summary.count("✓ 与公式一致") == 5 and summary.count("≠，已解释") == 2 and "0.667 倍" in summary
     assert full.index("<table") > 0 and "手写 ZeRO-3" in full and "ZeroRedundancyOptimizer" in full
-    collapsed = page.split("完整实测表", 1)[0].rsplit("<details", 1)[1]
+    collapsed = page.split("完整结果表", 1)[0].rsplit("<details", 1)[1]
     assert "</details>" not in collapsed  # the full table sits inside a closed <details>
 
 
