@@ -105,7 +105,7 @@ def test_both_variants_state_fsdp2s_between_steps_state_as_the_lab_measured_it(b
     stated = between_steps_phrase(report, row).split("：")[0]  # up to the reason, which holds code the page styles
     assert stated in text and stated.endswith("每卡状态为 12Ψ/N")
     assert "步与步之间每卡状态恰为" not in text
-    assert "实测（N = " in fsdp_refinement(measured) and f"实测（N = {n}）" in text
+    assert "实验（N = " in fsdp_refinement(measured) and f"实验（N = {n}）" in text
 
 
 @pytest.mark.parametrize("variant", ["student", "answer"])
@@ -139,7 +139,7 @@ def test_unconverted_markup_stops_the_build_naming_the_line(built_site, tmp_path
     """The old bug: a callout title with \\" inside is not a div to pandoc; its ::: line leaked onto the page."""
     proj = copy_project(tmp_path / "project")
     lesson = proj / "lessons" / "lesson05.qmd"
-    text = lesson.read_text("utf-8").replace('title="实测对“FSDP 就是 ZeRO-3”的细化"', 'title="实测对\\"FSDP 就是 ZeRO-3\\"的细化"', 1)
+    text = lesson.read_text("utf-8").replace('title="实验对“FSDP 就是 ZeRO-3”的细化"', 'title="实验对\\"FSDP 就是 ZeRO-3\\"的细化"', 1)
     lesson.write_text(text, "utf-8")
     line = next(n for n, s in enumerate(text.splitlines(), start=1) if '\\"FSDP' in s)
     with pytest.raises(CourseError, match=rf"lesson05.qmd, line {line}: student/lesson05.html shows unconverted markup"):
