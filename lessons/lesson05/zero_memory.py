@@ -1,4 +1,5 @@
-"""图 5-3: per-GPU static memory of ZeRO-0..3, split into parameters / gradients / optimizer states.
+"""图 5-3: per-GPU static memory of ZeRO-0..3, split into parameters / gradients / optimizer states; and the
+lesson's worked example of a 70B model on 24 GiB cards (the FSDP unit bound 8Ψ_u, static state, traffic).
 
 Every number in the figure comes from the lesson's reference solution, ``zero_memory_per_gpu`` in
 ``solutions/lesson05.py`` (figures.py passes in this project's), so the chart and the code students check
@@ -22,6 +23,7 @@ from course.fileio import write_atomic
 MemoryFn = Callable[..., float]
 
 GB = 1e9  # the lesson converts bytes to GB with 10^9
+GIB = 2**30  # a card's memory is sold in GiB: a "24 GB" card holds 24 GiB
 ADAM_K = 12  # BF16 mixed precision + AdamW: 4 (FP32 master) + 4 (m) + 4 (v) bytes per parameter
 STAGES = (0, 1, 2, 3)
 GRADS_SHARDED_FROM = 2  # ZeRO-2 is the first stage that shards gradients
@@ -156,3 +158,145 @@ def draw_zero_memory(out_path: Path, memory_fn: MemoryFn, *, num_params: float =
     stages = zero_memory_components(memory_fn, num_params, dp)
     fig = zero_memory_figure(stages, num_params=num_params, dp=dp, font=find_cjk_font())
     return write_atomic(Path(out_path), render_png(fig))
+
+
+# The worked example of 具体演示与数值推演: a 70B model, ZeRO-3 on N_d = 64 cards of 24 GiB.
+BF16_BYTES = 2
+FP32_BYTES = 4
+PREFETCHED_UNITS = 2  # with prefetch, a rank holds the unit it computes and the one being gathered or reduced
+PCIE4_X16 = 32e9  # bytes/s, one direction: PCIe 4.0 x16, the link between consumer cards
+
+
+@dataclass(frozen=True)
+class DecoderShape:
+    """A Llama-style decoder's shapes: grouped-query attention, SwiGLU MLP, two RMSNorms per layer."""
+
+    layers: int
+    hidden: int
+    ffn: int
+    heads: int
+    kv_heads: int
+    vocab: int
+
+
+# Llama 2 (Touvron et al., 2023, arXiv:2307.09288), the 70B model's configuration.
+LLAMA2_70B = DecoderShape(layers=80, hidden=8192, ffn=28672, heads=64, kv_heads=8, vocab=32000)
+
+
+def decoder_layer_params(shape: DecoderShape) -> int:
+    """Parameters of one decoder layer: Q and O (h×h), K and V (h×kv), the three MLP matrices, two norms."""
+    kv = shape.kv_heads * (shape.hidden // shape.heads)
+    attention = 2 * shape.hidden * shape.hidden + 2 * shape.hidden * kv
+    return attention + 3 * shape.hidden * shape.ffn + 2 * shape.hidden
+
+
+def unit_peak_bytes(psi_u: float, grad_bytes: int = BF16_BYTES) -> float:
+    """Transient bytes beyond the static state while a unit runs backward: two gathered units of BF16
+    parameters (this one and the prefetched one) and two of full gradients (this one and the one in
+    reduce-scatter) — 8Ψ_u in BF16, 12Ψ_u when gradients are reduced in FP32."""
+    return PREFETCHED_UNITS * BF16_BYTES * psi_u + PREFETCHED_UNITS * grad_bytes * psi_u
+
+
+def checkpoint_bytes(shape: DecoderShape, seq: int, micro_batch: int = 1) -> float:
+    """The least activation memory of full activation checkpointing: each layer keeps only its BF16 input."""
+    return shape.layers * micro_batch * seq * shape.hidden * BF16_BYTES
+
+
+def zero3_traffic_bytes(psi: float, dp: int, grad_bytes: int = BF16_BYTES) -> float:
+    """Bytes a rank sends per step under ZeRO-3: two all-gathers of BF16 parameters, one reduce-scatter of gradients."""
+    share = (dp - 1) / dp * psi
+    return 2 * BF16_BYTES * share + grad_bytes * share
+
+
+@dataclass(frozen=True)
+class CardExample:
+    """Every number of the 70B-on-24-GiB example, in bytes (traffic also in values), computed from the formulas."""
+
+    psi: float
+    dp: int
+    seq: int
+    psi_u: int
+    static: float
+    unit_peak: float
+    unit_peak_fp32: float
+    card: float
+    checkpoints: float
+    traffic_values: float
+    traffic_bf16: float
+    traffic_fp32_grads: float
+
+    @property
+    def total(self) -> float:
+        """Static state plus the transient unit peak."""
+        return self.static + self.unit_peak
+
+    @property
+    def left(self) -> float:
+        """What the card has left for activations, the CUDA context, communication buffers and fragmentation."""
+        return self.card - self.total
+
+
+def card_example(psi: float = 70e9, dp: int = 64, card_gib: int = 24, seq: int = 4096,
+                 shape: DecoderShape = LLAMA2_70B) -> CardExample:
+    """The lesson's example: a nominal 70B model with Llama-2-70B's layer shapes, ZeRO-3, one FSDP unit per layer."""
+    psi_u = decoder_layer_params(shape)
+    return CardExample(
+        psi=psi, dp=dp, seq=seq, psi_u=psi_u,
+        static=(BF16_BYTES + BF16_BYTES + ADAM_K) * psi / dp,
+        unit_peak=unit_peak_bytes(psi_u),
+        unit_peak_fp32=unit_peak_bytes(psi_u, FP32_BYTES),
+        card=card_gib * GIB,
+        checkpoints=checkpoint_bytes(shape, seq),
+        traffic_values=3 * (dp - 1) / dp * psi,
+        traffic_bf16=zero3_traffic_bytes(psi, dp),
+        traffic_fp32_grads=zero3_traffic_bytes(psi, dp, FP32_BYTES),
+    )
+
+
+def _sci(x: float) -> str:
+    """A large count in TeX scientific notation, three significant digits: $2.07\\times 10^{11}$."""
+    mantissa, exponent = f"{x:.2e}".split("e")
+    return f"${mantissa}\\times 10^{{{int(exponent)}}}$"
+
+
+def _both(nbytes: float) -> str:
+    """Bytes as GB and GiB, so a comparison with a card never mixes the two."""
+    return f"{nbytes / GB:.2f} GB（{nbytes / GIB:.2f} GiB）"
+
+
+def card_example_markdown(ex: CardExample | None = None) -> str:
+    """The example as the page prints it (Markdown): a table of the parts and the verdict, every number computed."""
+    ex = ex or card_example()
+    shape = LLAMA2_70B
+    fits = ex.total + ex.checkpoints <= ex.card
+    rows = [
+        ("静态状态（ZeRO-3）", f"$16\\Psi/N_d$，$\\Psi = {ex.psi / 1e9:g}\\times 10^9$（名义参数量），$N_d = {ex.dp}$", _both(ex.static)),
+        ("单元临时峰值", f"$8\\Psi_u$，每个解码层一个 FSDP 单元，$\\Psi_u$ = {ex.psi_u:,}", _both(ex.unit_peak)),
+        ("合计", "静态状态 + 单元峰值", _both(ex.total)),
+        ("卡的显存", f"“24 GB”的卡（如 RTX 4090）实为 {ex.card / GIB:g} GiB", _both(ex.card)),
+        ("剩余", "激活、CUDA 上下文、通信缓冲与分配器碎片都要放在这里", _both(ex.left)),
+        ("激活检查点（最少）", f"每层只存 BF16 输入：{shape.layers} × $s$ × $h$ × 2 字节，$s = {ex.seq}$、每卡 1 条序列",
+         _both(ex.checkpoints)),
+    ]
+    table = ["| 项 | 怎么算 | 大小 |", "|:---|:---|---:|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    verdict = "放得下" if fits else "放不下"
+    text = [
+        f"以 Llama-2-70B 的形状为例（{shape.layers} 层，$h = {shape.hidden}$，FFN {shape.ffn}，{shape.heads} 个注意力头、"
+        f"{shape.kv_heads} 个 KV 头，词表 {shape.vocab}；[Llama 2 论文](https://arxiv.org/abs/2307.09288)），"
+        f"ZeRO-3、BF16 + AdamW（$k = {ADAM_K}$），逐项计算（1 GB = $10^9$ 字节，1 GiB = $2^{{30}}$ 字节）：",
+        "",
+        *table,
+        "",
+        f"**结论：{verdict}。** 静态状态与单元峰值合计 {_both(ex.total)}，24 GiB 的卡只剩 {_both(ex.left)}；"
+        f"即使每层只保存输入（完整的激活重计算），$s = {ex.seq}$ 时 {shape.layers} 层的检查点就要 {_both(ex.checkpoints)}，"
+        f"是剩余空间的 {ex.checkpoints / ex.left:.1f} 倍。这还没算重计算某一层时的完整激活、输入嵌入与输出层"
+        f"（各 {shape.vocab} × {shape.hidden} 个参数）所在的单元，以及梯度按 FP32 归约时更大的单元峰值"
+        f"（$12\\Psi_u$ = {_both(ex.unit_peak_fp32)}）。加卡只能压低静态部分（$16\\Psi/N_d$），$8\\Psi_u$ 与激活不随 $N_d$ 下降；"
+        "要在这样的卡上训练 70B，还需要把状态卸载（offload）到 CPU 内存，或用张量并行把单元切小、把激活分摊到多张卡上。",
+        "",
+        f"装得下也不等于跑得动：每步每卡收发 $3\\frac{{N_d-1}}{{N_d}}\\Psi$ = {_sci(ex.traffic_values)} 个数值，"
+        f"集合通信全用 BF16 时为 {ex.traffic_bf16 / GB:.1f} GB，梯度按 FP32 归约时 reduce-scatter 那一份翻倍，共 "
+        f"{ex.traffic_fp32_grads / GB:.1f} GB。消费级显卡之间没有 NVLink，按 PCIe 4.0 x16 单向理论带宽约 "
+        f"{PCIE4_X16 / GB:g} GB/s 计，仅 BF16 的通信每步就要约 {ex.traffic_bf16 / PCIE4_X16:.0f} s，跨节点更慢。",
+    ]
+    return "\n".join(text) + "\n"

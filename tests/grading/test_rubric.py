@@ -22,15 +22,16 @@ ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = ROOT / "autograder" / "rubrics" / "lesson05.yml"
 LESSON = ROOT / "lessons" / "lesson05.qmd"
 
-# The seed lesson's 检查与通过标准, word for word, plus each code item's points; as the page shows it.
-SEED_STANDARD = """\
+# The seed lesson's 检查与通过标准 plus each code item's points, as the page shows it; the comm-volume veto names only
+# a wrong origin of 2Ψ/3Ψ, not a unit slip, so it no longer repeats Q2/Q3's 0-point criteria (lesson05/departures.yml).
+STANDARD = """\
 总分 10 分：代码正确 4 分（三档公式 1 分、FP32 累积分支 1 分、通信量 1 分、dp=1 交叉验证 1 分）、三题各 2 分、通过线 8 分。
 
 一票否决项：
 
 - 把 ZeRO 各档的分片对象搞错（如 ZeRO-2 分片了参数）。
 - 说 ZeRO-3 激活也被分片。
-- 通信量算错（不知道 2Ψ/3Ψ 从哪来）。
+- 把每步通信量的来源说错：ZeRO-1/2 的 2Ψ 不是 reduce-scatter 加 all-gather，或 ZeRO-3 的 3Ψ 不是两次参数 all-gather 加一次梯度 reduce-scatter（如认为 ZeRO-1/2 比朴素 DP 通信更多，或 ZeRO-3 不需要反向那次 all-gather）。只是把数值个数写成字节数这类单位换算，不算。
 - 认为 ZeRO-3 的 N_d→∞ 可以把总显存（含激活与运行时）降到任意低。
 """
 
@@ -58,8 +59,8 @@ def shown(markdown: str) -> str:
     return re.sub(r"\\(.)", r"\1", markdown)
 
 
-def test_standard_section_matches_the_seed_wording_with_points_per_code_item():
-    assert shown(standard_markdown(load_rubric(RUBRIC))) == SEED_STANDARD
+def test_standard_section_keeps_the_seed_wording_with_points_per_code_item():
+    assert shown(standard_markdown(load_rubric(RUBRIC))) == STANDARD
 
 
 def test_lesson_shows_the_rubric_standard():

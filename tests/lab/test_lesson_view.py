@@ -71,6 +71,23 @@ def test_summary_is_one_n_with_one_sentence_per_deviation(lab_report_path, lab_r
     assert any("、".join(f"{s['optimizer']:,}" for s in zero["memory_bytes"]["per_rank"]) in s for s in sentences)
 
 
+@pytest.mark.torch
+def test_traffic_is_labelled_computed_and_only_memory_measured(lab_report_path):
+    """Traffic comes from recorded collectives and the ring formulas, so no column, bar or title calls it 实测."""
+    headers = [next(line for line in str(text).splitlines() if line.startswith("| "))
+               for text in (measured_table(lab_report_path), measured_summary(lab_report_path))]
+    for header in headers:
+        cells = [c.strip() for c in header.strip("|").split("|")]
+        traffic = [c for c in cells if "通信" in c and "公式" not in c]
+        assert traffic and all("按记录计算" in c and "实测" not in c for c in traffic), header
+        assert any("显存" in c and "实测" in c for c in cells), header
+    fig = plot_measured_vs_formula(lab_report_path)
+    memory_ax, comm_ax = fig.axes
+    assert {b.get_label().split()[0] for b in memory_ax.containers if b.get_label().endswith(("=2", "=4"))} == {"实测"}
+    assert {b.get_label().split()[0] for b in comm_ax.containers if b.get_label().endswith(("=2", "=4"))} == {"按记录计算"}
+    assert "通信按记录的集合通信计算" in fig._suptitle.get_text()
+
+
 def test_a_deviation_without_an_explanation_is_an_error(tmp_path):
     """A PyTorch row that stops matching its formula must not be shown as if it were explained."""
     import course.lab.lesson_view as view

@@ -67,7 +67,7 @@ def test_lesson5_answer_callout_starts_collapsed_and_opens(built_site, browser):
 def test_lesson5_student_page_has_no_answer_callout(built_site, browser):
     page, _, _ = _open(browser, built_site / "student" / "lesson05.html")
     assert page.locator("details.callout", has_text="参考答案").count() == 0
-    assert page.locator("details.callout", has_text="完整实测表").count() == 1  # the 实测 table starts collapsed
+    assert page.locator("details.callout", has_text="完整结果表").count() == 1  # the full lab table starts collapsed
     assert page.locator(".variant-badge").inner_text() == "学生版"
     page.close()
 

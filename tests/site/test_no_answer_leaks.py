@@ -161,4 +161,4 @@ def test_the_search_index_holds_the_answer_sites_answers_and_none_in_the_student
              if s in student[stem]]
     assert not leaks
     found = [s for s in answer_only_snippets("lesson05", key_points=False) if s in answer["lesson05"]]
-    assert len(found) > 20  # the scan reads the index: the answer site's holds lesson 5's answers
+    assert len(found) >= 15  # the scan reads the index: the answer site's holds lesson 5's answers

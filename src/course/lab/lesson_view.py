@@ -1,4 +1,4 @@
-"""What the lesson's 实测 section shows from assets/lab/zero_measured.json (a figure, a summary, the note refining
+"""What the lesson's lab section (扩展（选读）) shows from assets/lab/zero_measured.json (a figure, a summary, the note refining
 “FSDP 就是 ZeRO-3”, the full table) and from a committed one-GPU measurement (gpu_memory_table, with its provenance).
 
 The section teaches in that order: the figure, then a compact table (one N, one line per stage or PyTorch
@@ -164,7 +164,7 @@ def measured_table(path: Path | str) -> MarkdownText:
     report = read_report(Path(path))
     header = (
         "| N | 模型 | 实现 | 对照公式 | 每卡状态显存 实测 (B) | 公式 (B) | 比值 | 前向后额外持有 (B) "
-        "| 每步每卡通信 实测（元素） | 公式（元素） | 比值 | 检查 |"
+        "| 每步每卡通信 按记录计算（元素） | 公式（元素） | 比值 | 检查 |"
     )
     lines = [header, "|" + "---|" * 12]
     lines += [_table_line(row) for row in _ordered(report)]
@@ -292,7 +292,7 @@ def fsdp_refinement(path: Path | str) -> MarkdownText:
     state = fsdp["memory_bytes"]["per_rank"][0]
     low, high, mean = _comm_ratio_range(zero)
     text = (
-        f"实测（N = {n}）表明，“FSDP 就是 ZeRO-3”只在总量上成立：FSDP2 在 `reshard_after_forward=True` 时每步每卡通信为 "
+        f"实验（N = {n}）表明，“FSDP 就是 ZeRO-3”只在总量上成立：FSDP2 在 `reshard_after_forward=True` 时每步每卡通信为 "
         f"{_times_psi(fsdp['comm_elements']['measured'], psi)}，与 ZeRO-3 公式 $3\\frac{{N-1}}{{N}}\\Psi$ 之比为 {fsdp['comm_elements']['ratio']:.3f}；"
         f"{sample_point(report, 'after_backward')}每卡状态为 {_over_n(fsdp['memory_bytes']['measured'], psi, n)}，"
         f"与 ZeRO-3 公式之比为 {fsdp['memory_bytes']['ratio']:.3f}。但构成与教材不同：FSDP2 不常驻 BF16 参数和梯度，而是保存 FP32 参数分片"
@@ -316,7 +316,7 @@ def measured_summary(path: Path | str) -> MarkdownText:
     n = max(r["ranks"] for r in report["rows"])
     rows = [r for r in _ordered(report) if r["ranks"] == n and r["model"] == main]
     lines = [f"N = {n}、Ψ = {_n(report['models'][main]['psi'])} 时每卡的量，单位 Ψ（显存按字节、通信按元素）：", "",
-             "| 实现 | 对照公式 | 状态显存 实测 | 公式 | 每步通信 实测 | 公式 | 结论 |", "|---|---|---|---|---|---|---|"]
+             "| 实现 | 对照公式 | 状态显存 实测 | 公式 | 每步通信 按记录计算 | 公式 | 结论 |", "|---|---|---|---|---|---|---|"]
     notes = []
     for row in rows:
         mem, comm, psi = row["memory_bytes"], row["comm_elements"], row["psi"]
@@ -337,6 +337,11 @@ def _figure_groups(report: dict) -> list[tuple[str, dict[int, dict]]]:
     return [(label, rows) for label, rows in groups if rows]
 
 
+# How each panel's numbers were obtained: memory is counted from live tensors, traffic computed from the
+# recorded collectives with the ring formulas (nothing is timed or read off a wire).
+SOURCE = {"memory_bytes": "实测", "comm_elements": "按记录计算"}
+
+
 def _draw_panel(ax, groups, worlds: list[int], key: str, ylabel: str) -> None:
     """Bars of measured per-rank values (in units of Ψ) per N, with the formula as a black tick on each bar."""
     width = 0.8 / len(worlds)
@@ -347,7 +352,7 @@ def _draw_panel(ax, groups, worlds: list[int], key: str, ylabel: str) -> None:
         measured = [r[key]["measured"] / r["psi"] for r in rows]
         formula = [r[key]["formula"] / r["psi"] for r in rows]
         colour = BAR_COLOURS[j % len(BAR_COLOURS)]
-        ax.bar(centres, measured, width * 0.92, color=colour, label=f"实测 N={world}")
+        ax.bar(centres, measured, width * 0.92, color=colour, label=f"{SOURCE[key]} N={world}")
         if key == "memory_bytes":
             held = [max(r[key]["held_after_forward"]) / r["psi"] for r in rows]
             ax.bar(centres, held, width * 0.92, bottom=measured, color="white", edgecolor=colour, hatch="//",
@@ -393,7 +398,7 @@ def plot_measured_vs_formula(path: Path | str) -> LabFigure:
         _draw_panel(comm_ax, groups, worlds, "comm_elements", "每步每卡通信（元素 / Ψ）")
         mem_ax.legend(frameon=False, fontsize=9)
         fig.suptitle(
-            f"实测与教材公式：Ψ = {_n(report['models'][main]['psi'])} 的 MLP，{report['backend']} 后端\n"
+            f"显存实测、通信按记录的集合通信计算，对照教材公式：Ψ = {_n(report['models'][main]['psi'])} 的 MLP，{report['backend']} 后端\n"
             "黑线为对照阶段的公式；虚线右侧为 PyTorch 自带实现（重分片即 reshard_after_forward=True）",
             fontsize=11,
         )
