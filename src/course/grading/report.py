@@ -6,8 +6,8 @@ with the reason; any veto → FAIL whatever the points; any item still waiting f
 otherwise the total against the rubric's pass line. Scores are nbgrader's own (Grade.score,
 SubmittedAssignment.score), never recomputed; a late submission loses what the late policy takes off the lesson's
 whole total (course.grading.late_total), which the report writes back to the gradebook with the declared due date,
-so a changed due date, extension or policy counts without regrading. Veto hints come from the answers' sentences and from the code:
-the mistakes the re-check diagnosed (reports/<lesson>-grade.json, written by every autograde run) with their
+so a changed due date, extension or policy counts without regrading. Veto hints come from the answers' sentences
+and from the code: the mistakes the re-check diagnosed (reports/<lesson>-grade.json, written by every autograde run) with their
 evidence; the same file says what grading found wrong with a submission (a damaged file, edited cells). Hints are
 never decisions; a grader confirms one with `course report lesson05 --veto STUDENT ITEM VETO --note …`.
 """
@@ -30,8 +30,8 @@ from nbgrader.api import Gradebook, MissingEntry
 from course.config import load_config
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
-from course.grading.gradebook import GradebookAt, check_gradebook, configured_gradebook, gradebook, nbgrader_config
 from course.grading.deadlines import DueDate, apply_due_date
+from course.grading.gradebook import GradebookAt, check_gradebook, configured_gradebook, gradebook, nbgrader_config
 from course.grading.late_policy import policy_in_words
 from course.grading.late_total import Late, late_plugin, lesson_late, record_penalties
 from course.grading.rubric import (Rubric, code_grade_id, format_points, load_rubric, question_grade_id, render_text,
@@ -163,7 +163,7 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
     leaves earlier reports untouched.
     """
     paths = course_paths(course_root, assignment, out_dir, autograder=autograder)
-    due = apply_due_date(paths.gradebook.course_root, paths.gradebook.url, assignment)  # a due date changed since
+    due = declared_due_date(paths.gradebook, assignment)
     rubric, students = decide_lesson(paths)
     vocabulary = lesson_vocabulary(Path(course_root) / load_config(Path(course_root)).lessons_dir, rubric.lesson)
     outcomes = read_grade_report(paths.grade_report, rubric)
@@ -183,6 +183,13 @@ def record_lateness(db_url: str, assignment: str, due: DueDate | None,
     """Write the lesson's late penalties back to the gradebook; what the report changed there (its due date too)."""
     penalties = record_penalties(db_url, assignment, {s.submission.student: s.submission.late for s in students})
     return (*([due.describe()] if due and due.before != due.due else []), *(c.describe(assignment) for c in penalties))
+
+
+def declared_due_date(db: GradebookAt, lesson: str) -> DueDate | None:
+    """Write the lesson's declared due date to its gradebook, so lateness counts from a date changed since grading
+    (the gradebook checked first, never created)."""
+    _check_graded(db, lesson)
+    return apply_due_date(db.course_root, db.url, lesson)
 
 
 def decide_lesson(paths: CoursePaths) -> tuple[Rubric, tuple[StudentReport, ...]]:
@@ -210,9 +217,7 @@ def record_veto(course_root: Path, assignment: str, *, student: str, question: s
 
 def read_gradebook(db: GradebookAt, rubric: Rubric, autograded: Path) -> tuple[Submission, ...]:
     """Every submission of the rubric's assignment with its rubric items, sorted by student id."""
-    check_gradebook(db, f"nothing is graded there yet: release and grade {rubric.lesson} first "
-                        f"(`nbgrader generate_assignment {rubric.lesson}`, then `course grade {rubric.lesson}`), "
-                        "or set db_url to the gradebook that holds the grades")
+    _check_graded(db, rubric.lesson)
     with gradebook(db.url) as gb:
         try:
             assignment = gb.find_assignment(rubric.lesson)
@@ -231,6 +236,13 @@ def read_gradebook(db: GradebookAt, rubric: Rubric, autograded: Path) -> tuple[S
                                                        s.score - (late.taken if late else 0)),
                                            late=late, late_policy=policy))
         return tuple(submissions)
+
+
+def _check_graded(db: GradebookAt, lesson: str) -> None:
+    """Stop unless DB is a readable gradebook, naming how a lesson gets graded."""
+    check_gradebook(db, f"nothing is graded there yet: release and grade {lesson} first "
+                        f"(`nbgrader generate_assignment {lesson}`, then `course grade {lesson}`), "
+                        "or set db_url to the gradebook that holds the grades")
 
 
 def _handed_in(submission) -> bool:

@@ -22,11 +22,12 @@ from markupsafe import Markup
 
 from course.config import load_config
 from course.fileio import write_atomic
-from course.grading.deadlines import DueDate, apply_due_date
+from course.grading.deadlines import DueDate
 from course.grading.gradebook import GradebookAt, check_gradebook, configured_gradebook, gradebook
 from course.grading.lms_export import Person, Row, canvas_csv, load_identity, moodle_csv
 from course.grading.report import (FAIL, INCOMPLETE, PASS, StudentReport, course_paths, decide_lesson,
-                                   histogram_svg, read_grade_report, read_grading_problems, record_lateness)
+                                   declared_due_date, histogram_svg, read_grade_report, read_grading_problems,
+                                   record_lateness)
 from course.grading.rubric import Rubric, format_points
 from course.grading.semester_policy import Mark, Policy, load_policy, standing
 from course.lesson.discover import discover_lessons
@@ -112,7 +113,7 @@ def read_people(where: GradebookAt) -> tuple[list[Person], list[str]]:
 def read_lesson(root: Path, name: str) -> Lesson:
     """One lesson decided as its own report decides it, with each student's flags."""
     paths = course_paths(root, name)
-    due = apply_due_date(paths.gradebook.course_root, paths.gradebook.url, name)  # a due date changed since
+    due = declared_due_date(paths.gradebook, name)
     rubric, students = decide_lesson(paths)
     problems = read_grading_problems(read_grade_report(paths.grade_report, rubric), rubric)
     flags = {s.submission.student: (*(f"一票否决 {v.veto}（{v.question}）" for v in s.vetoes),
