@@ -151,7 +151,7 @@ def test_two_hours_late_costs_exactly_the_declared_penalty_and_an_extension_move
     assert moodle["2026001"]["lesson05 feedback"] == ""  # Moodle's import maps the column to lesson05's feedback
 
 
-def test_the_penalty_comes_off_the_whole_total_the_same_everywhere_and_an_extension_lifts_it(
+def test_the_penalty_comes_off_the_whole_total_the_same_everywhere_and_course_report_follows_changes(
         tmp_path, gradebook_db, capsys):
     from course.cli import main
     from course.grading.gradebook import configured_gradebook, gradebook
@@ -236,3 +236,18 @@ def test_the_penalty_comes_off_the_whole_total_the_same_everywhere_and_an_extens
     assert stored()["2026001"] == (7.0, 0.0)
     run_nbgrader(course, "export", "--to", str(exported))
     assert rows(exported, "student_id")["2026001"]["score"] == "7.0"
+
+    with open(course / "nbgrader_config.py", "a", encoding="utf-8") as f:  # a milder policy, then a later due date
+        f.write("c.CourseLatePenalty.max_points = 2\n")
+    assert main(["report", "lesson05", "--root", str(project)]) == 0
+    assert "changed lesson05 2026002: late penalty 3 → 2 in the gradebook" in capsys.readouterr().out
+    assert rows(course / "reports" / "lesson05.csv", "student")["2026002"]["total"] == "2"
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text("utf-8").replace("2026-12-01T23:59", "2026-12-02T23:59"), "utf-8")
+    assert main(["report", "--root", str(project)]) == 0  # the semester's report picks it up too
+    out = capsys.readouterr().out
+    assert "changed lesson05: due date 2026-12-01 15:59 UTC → 2026-12-02 15:59 UTC ([tool.course] due_dates)" in out
+    assert "changed lesson05 2026002: late penalty 2 → 0 in the gradebook (not late)" in out
+    moodle = rows(course / "reports" / "moodle.csv", "username")
+    assert {s: r["lesson05"] for s, r in moodle.items()} == {"2026001": "7", "2026002": "4", "2026003": "10"}
+    assert stored() == {"2026001": (7.0, 0.0), "2026002": (4.0, 0.0), "2026003": (10.0, 0.0)}
