@@ -53,8 +53,7 @@ def row(gradebook, assignment, student, plugin, policy: str) -> tuple:
     except MissingEntry:
         return (assignment.name, assignment.duedate, "", *people, 0.0, 0.0, 0.0, assignment.max_score, "")
     late = lesson_late(submission, plugin)
-    if late is None:
-        return (assignment.name, assignment.duedate, submission.timestamp, *people, submission.score, 0.0,
-                submission.score, assignment.max_score, "")
-    return (assignment.name, assignment.duedate, submission.timestamp, *people, submission.score, late.penalty,
-            None if late.provisional else submission.score - late.penalty, assignment.max_score, late.reason(policy))
+    penalty = late.penalty if late else 0.0
+    score = None if late and late.provisional else submission.score - penalty  # no score from a partial total
+    return (assignment.name, assignment.duedate, submission.timestamp, *people, submission.score, penalty, score,
+            assignment.max_score, late.reason(policy) if late else "")
