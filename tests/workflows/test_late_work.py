@@ -168,7 +168,8 @@ def test_the_penalty_comes_off_the_whole_total_the_same_everywhere_and_course_re
 
     def stored() -> dict:
         with gradebook(url) as gb:
-            return {s.student.id: (s.score, s.late_submission_penalty) for s in gb.find_assignment("lesson05").submissions}
+            return {s.student.id: (s.score, s.late_submission_penalty)
+                    for s in gb.find_assignment("lesson05").submissions}
 
     assert stored() == {"2026001": (1.0, 1.0), "2026002": (4.0, 3.0), "2026003": (4.0, 0.0)}  # nbgrader: code only
 

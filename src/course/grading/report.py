@@ -7,9 +7,9 @@ otherwise the total against the rubric's pass line. Scores are nbgrader's own (G
 SubmittedAssignment.score), never recomputed; a late submission loses what the late policy takes off the lesson's
 whole total (course.grading.late_total), which the report writes back to the gradebook with the declared due date,
 so a changed due date, extension or policy counts without regrading. Veto hints come from the answers' sentences
-and from the code: the mistakes the re-check diagnosed (reports/<lesson>-grade.json, written by every autograde run) with their
-evidence; the same file says what grading found wrong with a submission (a damaged file, edited cells). Hints are
-never decisions; a grader confirms one with `course report lesson05 --veto STUDENT ITEM VETO --note …`.
+and from the code: the mistakes the re-check diagnosed (reports/<lesson>-grade.json, written by every autograde
+run) with their evidence; the same file says what grading found wrong with a submission (a damaged file, edited
+cells). Hints are never decisions; a grader confirms one with `course report lesson05 --veto STUDENT ITEM VETO --note …`.
 """
 
 from __future__ import annotations
