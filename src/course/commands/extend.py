@@ -37,5 +37,6 @@ def run(args: argparse.Namespace) -> int:
     done = grant_extension(where.url, args.assignment, args.student, hours=args.hours, days=args.days)
     due = f"due {done.due:%Y-%m-%d %H:%M} UTC" if done.due else \
         "the lesson has no due date yet ([tool.course] due_dates)"
-    print(f"course extend: {done.student} on {done.assignment}: extension {done.extension or 'none'}; {due}")
+    print(f"course extend: {done.student} on {done.assignment}: extension {done.extension or 'none'}; {due}; "
+          f"`course report {done.assignment}` takes it into the late penalty")
     return 0

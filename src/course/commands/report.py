@@ -39,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
     from course.workflows.similarity_report import similarity_for_report
 
     result = make_report(args.root, args.assignment, similarity=similarity_for_report(args.root, args.assignment))
+    for change in result.changes:
+        print(f"  changed {change}")
     for path in (result.csv, result.html):
         print(f"  wrote {path}")
     counts = {r: sum(s.result == r for s in result.students) for r in ("PASS", "FAIL", "INCOMPLETE")}
@@ -53,6 +55,8 @@ def semester(args: argparse.Namespace) -> int:
     if args.veto:
         raise CourseError("--veto needs the lesson it is about: course report lessonNN --veto …")
     result = make_semester_report(args.root)
+    for change in result.changes:
+        print(f"  changed {change}")
     for path in (result.csv, result.html, result.canvas, result.moodle):
         print(f"  wrote {path}")
     for lesson in result.lessons:

@@ -4,16 +4,17 @@ final, explained grade per student (autograder/reports/lessonNN.csv and .html).
 Result rules: a submission grading could not take (mis-named, not the assignment notebook, damaged) → INCOMPLETE
 with the reason; any veto → FAIL whatever the points; any item still waiting for a grader → INCOMPLETE;
 otherwise the total against the rubric's pass line. Scores are nbgrader's own (Grade.score,
-SubmittedAssignment.score), never recomputed. Veto hints come from the answers' sentences and from the code:
-the mistakes the re-check diagnosed (reports/<lesson>-grade.json, written by every autograde run) with their
-evidence; the same file says what grading found wrong with a submission (a damaged file, edited cells). Hints are
-never decisions; a grader confirms one with `course report lesson05 --veto STUDENT ITEM VETO --note …`.
+SubmittedAssignment.score), never recomputed; a late submission loses what the late policy takes off the lesson's
+whole total (course.grading.late_total), which the report writes back to the gradebook with the declared due date,
+so a changed due date, extension or policy counts without regrading. Veto hints come from the answers' sentences
+and from the code: the mistakes the re-check diagnosed (reports/<lesson>-grade.json, written by every autograde
+run) with their evidence; the same file says what grading found wrong with a submission (a damaged file, edited
+cells). Hints are never decisions; a grader confirms one with `course report lesson05 --veto STUDENT ITEM VETO --note …`.
 """
 
 from __future__ import annotations
 
 import csv
-import datetime
 import io
 import json
 import math
@@ -29,8 +30,10 @@ from nbgrader.api import Gradebook, MissingEntry
 from course.config import load_config
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
+from course.grading.deadlines import DueDate, apply_due_date
 from course.grading.gradebook import GradebookAt, check_gradebook, configured_gradebook, gradebook, nbgrader_config
 from course.grading.late_policy import policy_in_words
+from course.grading.late_total import Late, late_plugin, lesson_late, record_penalties
 from course.grading.rubric import (Rubric, code_grade_id, format_points, load_rubric, question_grade_id, render_text,
                                    rubric_path)
 from course.hints.find import VetoHint, find_veto_hints
@@ -55,34 +58,9 @@ class ItemScore:
 
 
 @dataclass(frozen=True)
-class Late:
-    """A submission nbgrader found late: by how much, against which due date, and the penalty it stored."""
-
-    seconds: float
-    penalty: float  # nbgrader's late_submission_penalty (the course's late policy, applied at autograde)
-    due: datetime.datetime  # the student's own due date (UTC): the lesson's, moved by any extension
-    submitted: datetime.datetime
-    extension: datetime.timedelta | None
-
-    def reason(self, policy: str) -> str:
-        """The penalty explained, as the report and the exports show it."""
-        hours, rest = divmod(round(self.seconds), 3600)
-        moved = f"（含延期 {_span(self.extension.total_seconds())}）" if self.extension else ""
-        return (f"迟交 {hours} 小时 {rest // 60} 分（截止 {self.due:%Y-%m-%d %H:%M} UTC{moved}，提交于 "
-                f"{self.submitted:%Y-%m-%d %H:%M} UTC）：按迟交规则（{policy}）扣 {format_points(self.penalty)} 分")
-
-
-def _span(seconds: float) -> str:
-    """A duration in words: 2 天 3 小时."""
-    days, rest = divmod(round(seconds), 86400)
-    return " ".join(filter(None, [days and f"{days} 天", rest // 3600 and f"{rest // 3600} 小时",
-                                  rest % 3600 // 60 and f"{rest % 3600 // 60} 分"])) or "0 分"
-
-
-@dataclass(frozen=True)
 class Submission:
-    """One student's graded submission: rubric items in rubric order and nbgrader's total (its score less any
-    late penalty, as nbgrader's export computes it)."""
+    """One student's graded submission: rubric items in rubric order and its total: nbgrader's score less the late
+    penalty once the total is final (while items wait for a grader, the penalty is provisional and not taken)."""
 
     student: str
     code: tuple[ItemScore, ...]
@@ -147,6 +125,7 @@ class ReportResult:
     csv: Path
     html: Path
     students: tuple[StudentReport, ...]
+    changes: tuple[str, ...] = ()  # what it changed in the gradebook: the due date, late penalties
 
 
 @dataclass(frozen=True)
@@ -184,6 +163,7 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
     leaves earlier reports untouched.
     """
     paths = course_paths(course_root, assignment, out_dir, autograder=autograder)
+    due = declared_due_date(paths.gradebook, assignment)
     rubric, students = decide_lesson(paths)
     vocabulary = lesson_vocabulary(Path(course_root) / load_config(Path(course_root)).lessons_dir, rubric.lesson)
     outcomes = read_grade_report(paths.grade_report, rubric)
@@ -192,9 +172,24 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
     problems = read_grading_problems(outcomes, rubric)
     csv_text = render_csv(rubric, students, hints, problems, similarity)
     html_text = render_html(rubric, students, hints, problems, read_code_errors(outcomes), similarity)
+    changes = record_lateness(paths.gradebook.url, assignment, due, students)
     csv_path = write_atomic(paths.out_dir / f"{assignment}.csv", csv_text)
     html_path = write_atomic(paths.out_dir / f"{assignment}.html", html_text)
-    return ReportResult(csv_path, html_path, students)
+    return ReportResult(csv_path, html_path, students, changes)
+
+
+def record_lateness(db_url: str, assignment: str, due: DueDate | None,
+                    students: tuple[StudentReport, ...]) -> tuple[str, ...]:
+    """Write the lesson's late penalties back to the gradebook; what the report changed there (its due date too)."""
+    penalties = record_penalties(db_url, assignment, {s.submission.student: s.submission.late for s in students})
+    return (*([due.describe()] if due and due.before != due.due else []), *(c.describe(assignment) for c in penalties))
+
+
+def declared_due_date(db: GradebookAt, lesson: str) -> DueDate | None:
+    """Write the lesson's declared due date to its gradebook, so lateness counts from a date changed since grading
+    (the gradebook checked first, never created)."""
+    _check_graded(db, lesson)
+    return apply_due_date(db.course_root, db.url, lesson)
 
 
 def decide_lesson(paths: CoursePaths) -> tuple[Rubric, tuple[StudentReport, ...]]:
@@ -222,9 +217,7 @@ def record_veto(course_root: Path, assignment: str, *, student: str, question: s
 
 def read_gradebook(db: GradebookAt, rubric: Rubric, autograded: Path) -> tuple[Submission, ...]:
     """Every submission of the rubric's assignment with its rubric items, sorted by student id."""
-    check_gradebook(db, f"nothing is graded there yet: release and grade {rubric.lesson} first "
-                        f"(`nbgrader generate_assignment {rubric.lesson}`, then `course grade {rubric.lesson}`), "
-                        "or set db_url to the gradebook that holds the grades")
+    _check_graded(db, rubric.lesson)
     with gradebook(db.url) as gb:
         try:
             assignment = gb.find_assignment(rubric.lesson)
@@ -233,10 +226,23 @@ def read_gradebook(db: GradebookAt, rubric: Rubric, autograded: Path) -> tuple[S
             raise CourseError(f"expected the gradebook of {rubric.lesson}, but it holds {held}",
                               db.location()) from None
         notebook_of = _check_cells(db, rubric, assignment)
-        policy = policy_in_words(nbgrader_config(db.course_root))
-        return tuple(replace(_submission(gb, db, rubric, notebook_of, autograded, s.student.id,
-                                         s.score - (s.late_submission_penalty or 0)), late=_late(s), late_policy=policy)
-                     for s in sorted(assignment.submissions, key=lambda s: s.student.id) if _handed_in(s))
+        config = nbgrader_config(db.course_root)
+        plugin, policy = late_plugin(config), policy_in_words(config)
+        submissions = []
+        for s in sorted(assignment.submissions, key=lambda s: s.student.id):
+            if _handed_in(s):
+                late = lesson_late(s, plugin)
+                submissions.append(replace(_submission(gb, db, rubric, notebook_of, autograded, s.student.id,
+                                                       s.score - (late.taken if late else 0)),
+                                           late=late, late_policy=policy))
+        return tuple(submissions)
+
+
+def _check_graded(db: GradebookAt, lesson: str) -> None:
+    """Stop unless DB is a readable gradebook, naming how a lesson gets graded."""
+    check_gradebook(db, f"nothing is graded there yet: release and grade {lesson} first "
+                        f"(`nbgrader generate_assignment {lesson}`, then `course grade {lesson}`), "
+                        "or set db_url to the gradebook that holds the grades")
 
 
 def _handed_in(submission) -> bool:
@@ -244,15 +250,6 @@ def _handed_in(submission) -> bool:
     row (where nbgrader keeps the extension) with no score yet."""
     return any(g.auto_score is not None or g.manual_score is not None or g.needs_manual_grade
                for nb in submission.notebooks for g in nb.grades)
-
-
-def _late(submission) -> Late | None:
-    """What nbgrader knows about the submission's lateness, if it was late."""
-    seconds = submission.total_seconds_late
-    if not seconds or seconds <= 0:
-        return None
-    return Late(seconds, submission.late_submission_penalty or 0.0, submission.duedate, submission.timestamp,
-                submission.extension)
 
 
 def _check_cells(db: GradebookAt, rubric: Rubric, assignment) -> dict[str, str]:
