@@ -38,7 +38,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"  recorded veto {record.veto} on {record.question} of {record.student} (line {record.line})")
     from course.workflows.similarity_report import similarity_for_report
 
-    result = make_report(args.root, args.assignment, similarity=similarity_for_report(args.root, args.assignment))
+    from course.grading.item_render import lesson_section
+
+    result = make_report(args.root, args.assignment, similarity=similarity_for_report(args.root, args.assignment),
+                         item_analysis=lesson_section(args.root, args.assignment))
     for path in (result.csv, result.html):
         print(f"  wrote {path}")
     counts = {r: sum(s.result == r for s in result.students) for r in ("PASS", "FAIL", "INCOMPLETE")}

@@ -1,0 +1,247 @@
+"""`course stats lessonNN`: item analysis of one lesson's graded class, and the flags that say what to look at.
+
+From the class as course.grading.item_data reads it: per item (each code item, each of its checks, each question,
+each veto item) and for the whole test the figures of course.grading.item_stats, the flags with the rule that
+raised each, and the misconceptions and veto hints across the class sorted into "reteach first", each pointing
+back to the section of the lesson on the answer site. Written as reports/lessonNN-items.csv and -items.json
+(course.grading.item_render); the lesson's HTML report and the semester report show the same section.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from course.config import load_config
+from course.fileio import write_atomic
+from course.grading.item_data import ClassScores, read_class
+from course.grading.item_stats import (LOW_DISCRIMINATION, RELIABLE_N, ItemFigures, TestFigures, describe_item,
+                                       describe_test, fails_only_with)
+
+NO_VARIANCE = {"every student scored the same on this item": "人人得分相同，这一项没有差异",
+               "every student scored the same on the rest of the test": "其余部分人人得分相同，没有差异",
+               "fewer than two students": "不足两名学生"}
+
+
+@dataclass(frozen=True)
+class Flag:
+    """Something to look at in an item, and the rule that raised it."""
+
+    code: str
+    rule: str
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.rule}"
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    """One row of the item table."""
+
+    item: str  # a code item's or question's id, a check's line of Python, a veto's id
+    kind: str  # code, check, question or veto
+    title: str
+    figures: ItemFigures
+    flags: tuple[Flag, ...]
+    parent: str = ""  # a check's code item
+    hidden: bool = False  # a hidden check
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """One misconception or veto hint across the class."""
+
+    kind: str  # misconception or veto-hint
+    id: str
+    name: str
+    students: int
+    share: float  # of the analysed class
+    items: tuple[str, ...]  # the items it cost
+    points_lost: float  # the points those students lost on those items, summed
+    section: str  # the lesson section it points back to (heading text)
+    link: str  # that section on the answer site, relative to the reports folder
+    example: str  # one anonymised example
+    veto: str | None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything the item reports show for one lesson."""
+
+    lesson: str
+    test: TestFigures
+    rows: tuple[ItemRow, ...]
+    misconceptions: tuple[Misconception, ...]  # reteach first: most students, then most points lost
+    left_out: dict[str, int]
+    versions: tuple[tuple[str, int, tuple[ItemRow, ...]], ...]  # per release graded (version, n, its rows), if > 1
+
+    @property
+    def unreliable(self) -> bool:
+        """Too few students for the figures to mean much (shown all the same)."""
+        return self.test.n < RELIABLE_N
+
+
+@dataclass(frozen=True)
+class ItemFiles:
+    """What `course stats` wrote."""
+
+    csv: Path
+    json: Path
+    analysis: Analysis
+
+
+def analyse_lesson(course_root: Path, lesson: str, *, autograder: Path | None = None,
+                   out_dir: Path | None = None) -> Analysis:
+    """Read the lesson's class and analyse it (OUT_DIR: where the reports go, for the section links)."""
+    root = Path(course_root)
+    config = load_config(root)
+    autograder = Path(autograder or root / config.autograder_dir)
+    data = read_class(root, lesson, autograder=autograder)
+    sections = lesson_sections(root / config.lessons_dir / f"{lesson}.qmd")
+    answer_page = root / config.site_dir / "answer" / f"{lesson}.html"
+    from course.assignment.versions import released_versions
+
+    return analyse(data, sections, os.path.relpath(answer_page, Path(out_dir or autograder / "reports")),
+                   released_versions(autograder, lesson))
+
+
+def write_item_reports(course_root: Path, lesson: str, *, autograder: Path | None = None,
+                       out_dir: Path | None = None) -> ItemFiles:
+    """Analyse the lesson and write reports/<lesson>-items.csv and -items.json (each replaced atomically)."""
+    from course.grading.item_render import render_csv, render_json
+
+    root = Path(course_root)
+    out = Path(out_dir or Path(autograder or root / load_config(root).autograder_dir) / "reports")
+    analysis = analyse_lesson(root, lesson, autograder=autograder, out_dir=out)
+    csv_text, json_text = render_csv(analysis), render_json(analysis)
+    return ItemFiles(write_atomic(out / f"{lesson}-items.csv", csv_text),
+                     write_atomic(out / f"{lesson}-items.json", json_text), analysis)
+
+
+def analyse(data: ClassScores, sections: dict[str, tuple[str, str]], answer_page: str,
+            release_order: list[str] = ()) -> Analysis:
+    """The figures, flags and misconceptions of one class (SECTIONS: label or question id → heading, anchor;
+    RELEASE_ORDER: the versions in the order they were released, so movement reads from old to new)."""
+    test, rows = _rows(data)
+    order = {v: i for i, v in enumerate(release_order)}
+    versions = tuple(sorted(set(data.versions), key=lambda v: (order.get(v, len(order)), v)))
+    by_version = ()
+    if len([v for v in versions if v]) > 1:
+        by_version = tuple((v, int(mask.sum()), _rows(_subset(data, mask))[1])
+                           for v in versions if v for mask in [np.array([x == v for x in data.versions])]
+                           if mask.sum() > 0)
+    return Analysis(data.lesson, test, rows, _misconceptions(data, sections, answer_page), data.left_out, by_version)
+
+
+def _subset(data: ClassScores, mask: np.ndarray) -> ClassScores:
+    """The class restricted to the rows MASK selects."""
+    from dataclasses import replace
+
+    return replace(data, students=tuple(s for s, m in zip(data.students, mask) if m), scores=data.scores[mask],
+                   totals=data.totals[mask], check_outcomes=data.check_outcomes[mask],
+                   vetoed={k: v[mask] for k, v in data.vetoed.items()},
+                   versions=tuple(v for v, m in zip(data.versions, mask) if m))
+
+
+def _rows(data: ClassScores) -> tuple[TestFigures, tuple[ItemRow, ...]]:
+    """The test's figures and one row per code item (its checks after it), question and veto item."""
+    maxima = [points for _, _, points in data.items]
+    test, figures = describe_test(data.scores, maxima, data.rubric.pass_line, data.totals)
+    sums = data.scores.sum(axis=1)
+    titles = {c.id: c.title for c in data.rubric.code_items} | {q.id: q.title for q in data.rubric.questions}
+    redundant = fails_only_with({c.text: data.check_outcomes[:, j] == 0 for j, c in enumerate(data.checks)})
+    rows = []
+    for j, (item, kind, _) in enumerate(data.items):
+        rows.append(ItemRow(item, kind, titles[item], figures[j], _flags(figures[j], test.n)))
+        for c_index, check in enumerate(data.checks):
+            if check.item != item:
+                continue
+            held = data.check_outcomes[:, c_index]
+            known = ~np.isnan(held)
+            fig = describe_item(held[known], 1.0, (sums - data.scores[:, j])[known], sums[known])
+            extra = (Flag("redundant", f"只和另一项检查一起失败（多余）：{redundant[check.text]}"),) \
+                if check.text in redundant else ()
+            rows.append(ItemRow(check.text, "check", check.text, fig, _flags(fig, test.n) + extra, item,
+                                check.hidden))
+    for veto in data.rubric.vetoes:
+        kept = (~data.vetoed[veto.id]).astype(float)
+        fig = describe_item(kept, 1.0, sums, sums)
+        rows.append(ItemRow(veto.id, "veto", veto.text, fig, _flags(fig, test.n)))
+    return test, tuple(rows)
+
+
+def _flags(f: ItemFigures, class_n: int) -> tuple[Flag, ...]:
+    """The flags of one item's figures, each with its rule."""
+    flags = []
+    if f.facility is not None and f.facility <= 0:
+        flags.append(Flag("nobody", "没有人得分（得分率 0）"))
+    elif f.facility is not None and f.facility >= 1:
+        flags.append(Flag("everybody", "人人满分（得分率 1）"))
+    if f.discrimination is None:
+        flags.append(Flag("no-discrimination", f"无法计算区分度：{NO_VARIANCE.get(f.no_variance, f.no_variance)}"))
+    elif f.discrimination < 0:
+        flags.append(Flag("negative", f"区分度 {f.discrimination:.2f} < 0：其余部分得分高的学生在这题上反而得分低"))
+    elif f.discrimination < LOW_DISCRIMINATION:
+        flags.append(Flag("low-discrimination", f"区分度 {f.discrimination:.2f} < {LOW_DISCRIMINATION}：区分不出强弱"))
+    if min(f.n, class_n) < RELIABLE_N:
+        flags.append(Flag("unreliable", f"n = {min(f.n, class_n)} < {RELIABLE_N}：人数太少，数字不可靠"))
+    return tuple(flags)
+
+
+def _misconceptions(data: ClassScores, sections: dict[str, tuple[str, str]], answer_page: str
+                    ) -> tuple[Misconception, ...]:
+    """Each misconception and veto hint across the class, reteach first (most students, then most points lost)."""
+    column = {item: j for j, (item, _, _) in enumerate(data.items)}
+    maxima = {item: points for item, _, points in data.items}
+    grouped: dict[tuple[str, str], list] = {}
+    for row, mistake in data.mistakes:
+        grouped.setdefault((mistake.kind, mistake.id), []).append((row, mistake))
+    found = []
+    for (kind, mistake_id), entries in grouped.items():
+        rows = sorted({row for row, _ in entries})
+        items = tuple(dict.fromkeys(i for _, m in entries for i in m.items))
+        lost = sum(maxima[i] - data.scores[r, column[i]] for r in rows for i in items if i in column)
+        first = entries[0][1]
+        key = (items[0] if kind == "veto-hint" else f"label:{data.exercises.get(items[0], '')}") if items else ""
+        heading, anchor = sections.get(key, ("", ""))
+        found.append(Misconception(kind, mistake_id, first.name, len(rows), len(rows) / max(len(data.students), 1),
+                                   items, float(lost), heading, f"{answer_page}#{anchor}" if anchor else "",
+                                   first.example, first.veto))
+    return tuple(sorted(found, key=lambda m: (-m.students, -m.points_lost, m.id)))
+
+
+HEADING = re.compile(r"^(#{2,4})[ \t]+(.+?)[ \t]*(\{[^}]*\})?[ \t]*$", re.M)
+
+
+def anchor_id(heading: str) -> str:
+    """The id the site's pages give a heading (pandoc's GitHub-style identifiers): lower case, punctuation
+    dropped, spaces as hyphens; an explicit {#id} wins."""
+    text = heading.strip().lower()
+    return "".join(c for c in text if c.isalnum() or c in " -_").strip().replace(" ", "-")
+
+
+def lesson_sections(lesson_file: Path) -> dict[str, tuple[str, str]]:
+    """Each question (Q1) and each code cell (label:<its label>) → the heading of the section it is in and that
+    heading's anchor on the site's page; {} without the lesson file."""
+    from course.lesson.model import CodeCell, Markdown, walk
+    from course.lesson.parse_qmd import parse_lesson
+
+    if not Path(lesson_file).is_file():
+        return {}
+    found: dict[str, tuple[str, str]] = {}
+    current = ("", "")
+    for block in walk(parse_lesson(Path(lesson_file)).blocks):
+        if isinstance(block, Markdown):
+            for m in HEADING.finditer(block.text):
+                explicit = re.search(r"#([\w-]+)", m[3] or "")
+                current = (m[2], explicit[1] if explicit else anchor_id(m[2]))
+                question = re.match(r"(Q\d+)(?![A-Za-z0-9_])", m[2])
+                if question:
+                    found.setdefault(question[1], current)
+        elif isinstance(block, CodeCell):
+            found.setdefault(f"label:{block.label}", current)
+    return found
