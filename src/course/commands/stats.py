@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
           + (" (fewer than 10 students: unreliable)" if a.unreliable else ""))
     for row in a.rows:
         flags = [f for f in row.flags if f.code != "unreliable"]
-        if flags and row.kind != "check":
+        if flags and row.kind in ("code", "question"):
             print(f"  {row.kind} {row.item}: " + "; ".join(f.rule for f in flags))
     for m in a.misconceptions[:3]:
         print(f"  reteach: {m.name} ({m.students} students)")

@@ -170,7 +170,8 @@ def _rows(data: ClassScores) -> tuple[TestFigures, tuple[ItemRow, ...]]:
     for veto in data.rubric.vetoes:
         kept = (~data.vetoed[veto.id]).astype(float)
         fig = describe_item(kept, 1.0, sums, sums)
-        rows.append(ItemRow(veto.id, "veto", veto.text, fig, _flags(fig, test.n)))
+        rows.append(ItemRow(veto.id, "veto", veto.text, fig,
+                            tuple(f for f in _flags(fig, test.n) if f.code != "everybody")))  # nobody vetoed: as it should be
     return test, tuple(rows)
 
 
