@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the item reports and print the test's figures and what to look at first."""
     root = course_root(args.root, "stats")
-    from course.grading.item_analysis import write_item_reports
+    from course.grading.item_render import write_item_reports
 
     result = write_item_reports(root, args.assignment)
     for path in (result.csv, result.json):

@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 
 from course.config import load_config
-from course.fileio import write_atomic
 from course.grading.item_data import ClassScores, read_class
 from course.grading.item_stats import (LOW_DISCRIMINATION, RELIABLE_N, ItemFigures, TestFigures, describe_item,
                                        describe_test, fails_only_with)
@@ -103,32 +102,18 @@ def analyse_lesson(course_root: Path, lesson: str, *, autograder: Path | None = 
     data = read_class(root, lesson, autograder=autograder)
     sections = lesson_sections(root / config.lessons_dir / f"{lesson}.qmd")
     answer_page = root / config.site_dir / "answer" / f"{lesson}.html"
-    from course.assignment.versions import released_versions
-
-    return analyse(data, sections, os.path.relpath(answer_page, Path(out_dir or autograder / "reports")),
-                   released_versions(autograder, lesson))
+    return analyse(data, sections, os.path.relpath(answer_page, Path(out_dir or autograder / "reports")))
 
 
-def write_item_reports(course_root: Path, lesson: str, *, autograder: Path | None = None,
-                       out_dir: Path | None = None) -> ItemFiles:
-    """Analyse the lesson and write reports/<lesson>-items.csv and -items.json (each replaced atomically)."""
-    from course.grading.item_render import render_csv, render_json
+def analyse(data: ClassScores, sections: dict[str, tuple[str, str]], answer_page: str) -> Analysis:
+    """The figures, flags and misconceptions of one class (SECTIONS: label or question id → heading, anchor).
 
-    root = Path(course_root)
-    out = Path(out_dir or Path(autograder or root / load_config(root).autograder_dir) / "reports")
-    analysis = analyse_lesson(root, lesson, autograder=autograder, out_dir=out)
-    csv_text, json_text = render_csv(analysis), render_json(analysis)
-    return ItemFiles(write_atomic(out / f"{lesson}-items.csv", csv_text),
-                     write_atomic(out / f"{lesson}-items.json", json_text), analysis)
-
-
-def analyse(data: ClassScores, sections: dict[str, tuple[str, str]], answer_page: str,
-            release_order: list[str] = ()) -> Analysis:
-    """The figures, flags and misconceptions of one class (SECTIONS: label or question id → heading, anchor;
-    RELEASE_ORDER: the versions in the order they were released, so movement reads from old to new)."""
+    Releases are ordered by their first submission, so movement reads from the older release to the newer."""
     test, rows = _rows(data)
-    order = {v: i for i, v in enumerate(release_order)}
-    versions = tuple(sorted(set(data.versions), key=lambda v: (order.get(v, len(order)), v)))
+    first = {}
+    for version, stamp in zip(data.versions, data.handed_in):
+        first[version] = min(first.get(version, stamp), stamp)
+    versions = tuple(sorted(first, key=lambda v: (first[v], v)))
     by_version = ()
     if len([v for v in versions if v]) > 1:
         by_version = tuple((v, int(mask.sum()), _rows(_subset(data, mask))[1])
@@ -158,10 +143,10 @@ def _rows(data: ClassScores) -> tuple[TestFigures, tuple[ItemRow, ...]]:
     for j, (item, kind, _) in enumerate(data.items):
         rows.append(ItemRow(item, kind, titles[item], figures[j], _flags(figures[j], test.n)))
         for c_index, check in enumerate(data.checks):
-            if check.item != item:
-                continue
             held = data.check_outcomes[:, c_index]
             known = ~np.isnan(held)
+            if check.item != item or not known.any():  # no re-check outcome of this check (graded before they
+                continue  # were kept): no row rather than an empty one
             fig = describe_item(held[known], 1.0, (sums - data.scores[:, j])[known], sums[known])
             extra = (Flag("redundant", f"只和另一项检查一起失败（多余）：{redundant[check.text]}"),) \
                 if check.text in redundant else ()
@@ -215,34 +200,43 @@ def _misconceptions(data: ClassScores, sections: dict[str, tuple[str, str]], ans
     return tuple(sorted(found, key=lambda m: (-m.students, -m.points_lost, m.id)))
 
 
-HEADING = re.compile(r"^(#{2,4})[ \t]+(.+?)[ \t]*(\{[^}]*\})?[ \t]*$", re.M)
+HEADING = re.compile(r"^(#{2,4})[ \t]+(.+?)[ \t]*(\{[^}]*\})?[ \t]*$")
+LABEL = re.compile(r"^#\|[ \t]*label:[ \t]*([\w-]+)")
+QUESTION = re.compile(r"(Q\d+)(?![A-Za-z0-9_])")
 
 
 def anchor_id(heading: str) -> str:
     """The id the site's pages give a heading (pandoc's GitHub-style identifiers): lower case, punctuation
-    dropped, spaces as hyphens; an explicit {#id} wins."""
+    dropped, spaces as hyphens."""
     text = heading.strip().lower()
     return "".join(c for c in text if c.isalnum() or c in " -_").strip().replace(" ", "-")
 
 
 def lesson_sections(lesson_file: Path) -> dict[str, tuple[str, str]]:
     """Each question (Q1) and each code cell (label:<its label>) → the heading of the section it is in and that
-    heading's anchor on the site's page; {} without the lesson file."""
-    from course.lesson.model import CodeCell, Markdown, walk
-    from course.lesson.parse_qmd import parse_lesson
+    heading's anchor on the site's page (an explicit {#id} wins); {} without the lesson file.
 
+    Read line by line (headings outside fenced blocks, labels inside them), so a lesson whose includes are not
+    beside the course's reports still points its sections out."""
     if not Path(lesson_file).is_file():
         return {}
     found: dict[str, tuple[str, str]] = {}
-    current = ("", "")
-    for block in walk(parse_lesson(Path(lesson_file)).blocks):
-        if isinstance(block, Markdown):
-            for m in HEADING.finditer(block.text):
-                explicit = re.search(r"#([\w-]+)", m[3] or "")
-                current = (m[2], explicit[1] if explicit else anchor_id(m[2]))
-                question = re.match(r"(Q\d+)(?![A-Za-z0-9_])", m[2])
-                if question:
-                    found.setdefault(question[1], current)
-        elif isinstance(block, CodeCell):
-            found.setdefault(f"label:{block.label}", current)
+    current, fence = ("", ""), None
+    for line in Path(lesson_file).read_text("utf-8").splitlines():
+        marker = re.match(r"^(`{3,}|~{3,})", line)
+        if marker and (fence is None or marker[1][0] == fence[0] and len(marker[1]) >= len(fence)):
+            fence = marker[1] if fence is None else None
+            continue
+        if fence is not None:
+            label = LABEL.match(line)
+            if label:
+                found.setdefault(f"label:{label[1]}", current)
+            continue
+        heading = HEADING.match(line)
+        if heading:
+            explicit = re.search(r"#([\w-]+)", heading[3] or "")
+            current = (heading[2], explicit[1] if explicit else anchor_id(heading[2]))
+            question = QUESTION.match(heading[2])
+            if question:
+                found.setdefault(question[1], current)
     return found

@@ -65,6 +65,7 @@ class ClassScores:
     mistakes: tuple[tuple[int, Mistake], ...]  # (row, mistake)
     versions: tuple[str, ...]  # the assignment version each row was graded against ("" unknown)
     exercises: dict[str, str]  # code item → the label of the exercise it grades
+    handed_in: tuple[float, ...]  # when each row's submission was handed in (POSIX seconds; orders the releases)
     left_out: dict[str, int] = field(default_factory=dict)  # why submissions are not in the matrix → how many
 
 
@@ -92,7 +93,7 @@ def read_class(course_root: Path, lesson: str, *, autograder: Path | None = None
     checks = tuple(Check(item.id, c.describe(), c.hidden) for item in rubric.code_items
                    for c in spec.checks(item.id))
     vocabulary = lesson_vocabulary(root / load_config(root).lessons_dir, lesson)
-    names = _names(paths, [r.submission.student for r in rows])
+    names, handed_in = _people(paths, lesson, [r.submission.student for r in rows])
     mistakes = tuple((i, m) for i, r in enumerate(rows)
                      for m in _mistakes(r, outcomes.get(r.submission.student, {}), rubric, vocabulary,
                                         names[r.submission.student]))
@@ -106,7 +107,7 @@ def read_class(course_root: Path, lesson: str, *, autograder: Path | None = None
                          dtype=float).reshape(len(rows), len(checks)),
         {v.id: np.array([any(x.veto == v.id for x in r.vetoes) for r in rows]) for v in rubric.vetoes},
         mistakes, tuple(str(outcomes.get(r.submission.student, {}).get("version") or "") for r in rows),
-        {item.id: item.exercise for item in spec.items.values()},
+        {item.id: item.exercise for item in spec.items.values()}, handed_in,
         {reason: n for reason, n in left_out.items() if n})
 
 
@@ -127,13 +128,18 @@ def _held(outcome: dict, check: Check) -> float:
     return float("nan") if held is None else float(bool(held))
 
 
-def _names(paths: CoursePaths, students: list[str]) -> dict[str, tuple[str, ...]]:
-    """Student → what identifies them (id, first and last name, LMS id), to remove from examples."""
+def _people(paths: CoursePaths, lesson: str, students: list[str]
+            ) -> tuple[dict[str, tuple[str, ...]], tuple[float, ...]]:
+    """Student → what identifies them (id, first and last name, LMS id), to remove from examples; and when each
+    handed in (nbgrader's submission timestamp)."""
     from course.grading.gradebook import gradebook
 
     with gradebook(paths.gradebook.url) as gb:
         found = {s.id: (s.id, s.first_name, s.last_name, s.lms_user_id) for s in gb.students}
-    return {s: tuple(part for part in found.get(s, (s,)) if part) for s in students}
+        stamps = {s.student.id: s.timestamp.timestamp() if s.timestamp else 0.0
+                  for s in gb.assignment_submissions(lesson)}
+    return ({s: tuple(part for part in found.get(s, (s,)) if part) for s in students},
+            tuple(stamps.get(s, 0.0) for s in students))
 
 
 def anonymise(text: str, names: tuple[str, ...]) -> str:

@@ -10,11 +10,14 @@ import json
 from dataclasses import asdict
 from html import escape
 from importlib import resources
+from pathlib import Path
 
 import jinja2
 from markupsafe import Markup
 
-from course.grading.item_analysis import Analysis, ItemRow
+from course.config import load_config
+from course.fileio import write_atomic
+from course.grading.item_analysis import Analysis, ItemFiles, ItemRow, analyse_lesson
 from course.grading.item_stats import LOW_DISCRIMINATION, RELIABLE_N, UPPER_LOWER_SHARE
 
 COLUMNS = ("item", "kind", "max_points", "n", "mean", "facility", "sd", "discrimination", "upper_lower",
@@ -57,6 +60,17 @@ def render_json(analysis: Analysis) -> str:
             "releases": [{"version": v, "n": n, "items": [_row_json(r) for r in rows if r.kind != "check"]}
                          for v, n, rows in analysis.versions]}
     return json.dumps(data, ensure_ascii=False, indent=1, allow_nan=False) + "\n"
+
+
+def write_item_reports(course_root: Path, lesson: str, *, autograder: Path | None = None,
+                       out_dir: Path | None = None) -> ItemFiles:
+    """Analyse the lesson and write reports/<lesson>-items.csv and -items.json (each replaced atomically)."""
+    root = Path(course_root)
+    out = Path(out_dir or Path(autograder or root / load_config(root).autograder_dir) / "reports")
+    analysis = analyse_lesson(root, lesson, autograder=autograder, out_dir=out)
+    csv_text, json_text = render_csv(analysis), render_json(analysis)
+    return ItemFiles(write_atomic(out / f"{lesson}-items.csv", csv_text),
+                     write_atomic(out / f"{lesson}-items.json", json_text), analysis)
 
 
 # ---------------------------------------------------------------- pictures
@@ -156,7 +170,6 @@ def semester_section(lessons: list[tuple[str, Analysis | None, str]]) -> str:
 
 def analyse_or_why(course_root, lesson: str, **where) -> tuple[Analysis | None, str]:
     """The lesson's analysis, or None and why there is none yet (no graded submission it can use)."""
-    from course.grading.item_analysis import analyse_lesson
     from course.grading.item_data import NothingToAnalyse
 
     try:
