@@ -209,7 +209,7 @@ def check_reports(root: Path) -> None:
     assert f'{data["test"]["alpha"]:.3f}' in section.split('id="items-alpha"', 1)[1][:40]
     q2 = section.split('<tr class="question" data-item="Q2"', 1)[1].split("</tr>", 1)[0]
     assert 'data-flag="negative"' in q2
-    assert section.count('class="item-dot"') == 4 + 3 + 4  # code items, questions, veto items
+    assert section.count('class="item-dot"') == 4 + 3 + 1  # code items, questions, the veto recorded
     assert 'data-id="zero1-shards-grads" data-students="12"' in section
     for s in range(N):
         assert student(s) not in section

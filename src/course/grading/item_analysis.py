@@ -138,7 +138,10 @@ def _rows(data: ClassScores) -> tuple[TestFigures, tuple[ItemRow, ...]]:
     test, figures = describe_test(data.scores, maxima, data.rubric.pass_line, data.totals)
     sums = data.scores.sum(axis=1)
     titles = {c.id: c.title for c in data.rubric.code_items} | {q.id: q.title for q in data.rubric.questions}
-    redundant = fails_only_with({c.text: data.check_outcomes[:, j] == 0 for j, c in enumerate(data.checks)})
+    redundant = {}  # within one code item: a check that fails only together with a sibling adds nothing
+    for item, _, _ in data.items:
+        redundant.update(fails_only_with({c.text: data.check_outcomes[:, j] == 0
+                                          for j, c in enumerate(data.checks) if c.item == item}))
     rows = []
     for j, (item, kind, _) in enumerate(data.items):
         rows.append(ItemRow(item, kind, titles[item], figures[j], _flags(figures[j], test.n)))

@@ -96,10 +96,11 @@ def scatter_svg(rows: tuple[ItemRow, ...], title_id: str) -> str:
                  f'得分率（facility）</text>'
                  f'<text x="12" y="{top + plot_h / 2}" text-anchor="middle" font-size="12" '
                  f'transform="rotate(-90 12 {top + plot_h / 2})">区分度（discrimination）</text>')
+    labels: dict[tuple[float, float], list[str]] = {}  # flagged items drawn on the same spot share one label
     for row in rows:
         f = row.figures
-        if row.kind not in PLOTTED or f.facility is None:
-            continue
+        if row.kind not in PLOTTED or f.facility is None or (row.kind == "veto" and f.facility >= 1):
+            continue  # checks are listed in the table; a veto nobody got is nothing to look at
         d = 0.0 if f.discrimination is None else f.discrimination  # no variance: drawn on the zero line, hollow
         flagged = [fl for fl in row.flags if fl.code != "unreliable"]
         colour = "#c62828" if flagged else "#1565c0"
@@ -108,10 +109,11 @@ def scatter_svg(rows: tuple[ItemRow, ...], title_id: str) -> str:
                      f'cy="{y(d):.1f}" r="4" fill="{fill}" stroke="{colour}"><title>{escape(row.item)}</title>'
                      f'</circle>')
         if flagged:
-            anchor = "end" if f.facility > 0.7 else "start"
-            dx = -6 if anchor == "end" else 6
-            parts.append(f'<text class="item-label" x="{x(f.facility) + dx:.1f}" y="{y(d) - 5:.1f}" '
-                         f'text-anchor="{anchor}" font-size="11" fill="{colour}">{escape(row.item)}</text>')
+            labels.setdefault((round(f.facility, 2), round(d, 2)), []).append(row.item)
+    for (fx, d), names in labels.items():
+        anchor, dx = ("end", -6) if fx > 0.6 else ("start", 6)
+        parts.append(f'<text class="item-label" x="{x(fx) + dx:.1f}" y="{y(d) - 6:.1f}" text-anchor="{anchor}" '
+                     f'font-size="11" fill="#c62828">{escape("、".join(names))}</text>')
     parts.append("</svg>")
     return "".join(parts)
 

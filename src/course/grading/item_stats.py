@@ -108,7 +108,8 @@ def upper_lower(item: np.ndarray, totals: np.ndarray, max_points: float,
     if g == 0 or max_points <= 0:
         return None
     item = np.asarray(item, dtype=float)
-    return float((upper @ item - lower @ item) / g / max_points)
+    index = float((upper @ item - lower @ item) / g / max_points)
+    return index if abs(index) > 1e-12 else 0.0  # shared places leave rounding dust where the groups score alike
 
 
 def describe_item(item: Sequence[float], max_points: float, rest: Sequence[float],
