@@ -54,7 +54,7 @@ def test_a_lesson_with_no_graded_submission_gets_a_clear_message(course, capsys)
 def test_a_class_still_waiting_for_its_grader_says_so(course, capsys):
     root = course({"a": {"scores": {**FULL, "answer-Q2": None}}}, vetoes=None)
     assert main(["stats", "lesson05", "--root", str(root)]) == 2
-    assert "1 份尚有评分项未评完" in capsys.readouterr().err
+    assert "no graded submission of lesson05 can be analysed yet (1 waiting for a grader)" in capsys.readouterr().err
 
 
 def test_items_move_between_releases(course):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -113,23 +113,22 @@ def analyse(data: ClassScores, sections: dict[str, tuple[str, str]], answer_page
     first = {}
     for version, stamp in zip(data.versions, data.handed_in):
         first[version] = min(first.get(version, stamp), stamp)
-    versions = tuple(sorted(first, key=lambda v: (first[v], v)))
+    releases = [v for v in sorted(first, key=lambda v: (first[v], v)) if v]  # "": graded before versions
     by_version = ()
-    if len([v for v in versions if v]) > 1:
-        by_version = tuple((v, int(mask.sum()), _rows(_subset(data, mask))[1])
-                           for v in versions if v for mask in [np.array([x == v for x in data.versions])]
-                           if mask.sum() > 0)
+    if len(releases) > 1:
+        masks = {v: np.array([x == v for x in data.versions]) for v in releases}
+        by_version = tuple((v, int(mask.sum()), _rows(_subset(data, mask))[1]) for v, mask in masks.items())
     return Analysis(data.lesson, test, rows, _misconceptions(data, sections, answer_page), data.left_out, by_version)
 
 
 def _subset(data: ClassScores, mask: np.ndarray) -> ClassScores:
     """The class restricted to the rows MASK selects."""
-    from dataclasses import replace
-
-    return replace(data, students=tuple(s for s, m in zip(data.students, mask) if m), scores=data.scores[mask],
+    kept = [i for i, m in enumerate(mask) if m]
+    return replace(data, students=tuple(data.students[i] for i in kept), scores=data.scores[mask],
                    totals=data.totals[mask], check_outcomes=data.check_outcomes[mask],
                    vetoed={k: v[mask] for k, v in data.vetoed.items()},
-                   versions=tuple(v for v, m in zip(data.versions, mask) if m))
+                   mistakes=tuple((kept.index(r), m) for r, m in data.mistakes if r in kept),
+                   versions=tuple(data.versions[i] for i in kept), handed_in=tuple(data.handed_in[i] for i in kept))
 
 
 def _rows(data: ClassScores) -> tuple[TestFigures, tuple[ItemRow, ...]]:
@@ -158,8 +157,8 @@ def _rows(data: ClassScores) -> tuple[TestFigures, tuple[ItemRow, ...]]:
     for veto in data.rubric.vetoes:
         kept = (~data.vetoed[veto.id]).astype(float)
         fig = describe_item(kept, 1.0, sums, sums)
-        rows.append(ItemRow(veto.id, "veto", veto.text, fig,
-                            tuple(f for f in _flags(fig, test.n) if f.code != "everybody")))  # nobody vetoed: as it should be
+        flags = tuple(f for f in _flags(fig, test.n) if f.code != "everybody")  # nobody vetoed: nothing to look at
+        rows.append(ItemRow(veto.id, "veto", veto.text, fig, flags))
     return test, tuple(rows)
 
 

@@ -25,7 +25,8 @@ class NothingToAnalyse(CourseError):
     """The lesson has no graded submission that item analysis can use."""
 
 
-LEFT_OUT = {"pending": "尚有评分项未评完", "ungradable": "提交的文件无法评分"}
+LEFT_OUT = {"pending": "尚有评分项未评完", "ungradable": "提交的文件无法评分"}  # why a submission is left out
+WHY_LEFT_OUT = {"pending": "waiting for a grader", "ungradable": "that grading could not take"}
 
 
 @dataclass(frozen=True)
@@ -115,11 +116,12 @@ def no_graded_submission(lesson: str, decided: tuple[StudentReport, ...], left_o
                          paths: CoursePaths) -> NothingToAnalyse:
     """Why there is nothing to analyse yet, and what to do."""
     if not decided:
-        return NothingToAnalyse(f"no graded submission of {lesson} yet: nothing to analyse; hand in and grade the class "
-                           f"first (`course grade {lesson}`)", paths.gradebook.location())
-    why = "、".join(f"{n} 份{LEFT_OUT[reason]}" for reason, n in left_out.items() if n)
-    return NothingToAnalyse(f"no graded submission of {lesson} can be analysed yet ({why}): enter the remaining scores "
-                       f"in formgrader, or regrade the files grading could not take", paths.gradebook.location())
+        return NothingToAnalyse(f"no graded submission of {lesson} yet: nothing to analyse; hand in and grade the "
+                                f"class first (`course grade {lesson}`)", paths.gradebook.location())
+    why = ", ".join(f"{n} {WHY_LEFT_OUT[reason]}" for reason, n in left_out.items() if n)
+    return NothingToAnalyse(f"no graded submission of {lesson} can be analysed yet ({why}): enter the remaining "
+                            f"scores in formgrader, or have the files grading could not take handed in again",
+                            paths.gradebook.location())
 
 
 def _held(outcome: dict, check: Check) -> float:
@@ -149,7 +151,8 @@ def anonymise(text: str, names: tuple[str, ...]) -> str:
     return text
 
 
-def _mistakes(report: StudentReport, outcome: dict, rubric: Rubric, vocabulary, names: tuple[str, ...]) -> list[Mistake]:
+def _mistakes(report: StudentReport, outcome: dict, rubric: Rubric, vocabulary,
+              names: tuple[str, ...]) -> list[Mistake]:
     """One student's diagnosed misconceptions (per failed code item) and veto hints (per answer sentence)."""
     found = []
     for item, verdict in outcome.get("verdicts", {}).items():

@@ -18,6 +18,7 @@ from markupsafe import Markup
 from course.config import load_config
 from course.fileio import write_atomic
 from course.grading.item_analysis import Analysis, ItemFiles, ItemRow, analyse_lesson
+from course.grading.item_data import LEFT_OUT, NothingToAnalyse
 from course.grading.item_stats import LOW_DISCRIMINATION, RELIABLE_N, UPPER_LOWER_SHARE
 
 COLUMNS = ("item", "kind", "max_points", "n", "mean", "facility", "sd", "discrimination", "upper_lower",
@@ -87,7 +88,8 @@ def scatter_svg(rows: tuple[ItemRow, ...], title_id: str) -> str:
              f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="none" stroke="#9e9e9e"/>',
              f'<rect x="{left}" y="{y(LOW_DISCRIMINATION)}" width="{plot_w}" '
              f'height="{y(-1) - y(LOW_DISCRIMINATION)}" fill="#fdecea"/>',
-             f'<line x1="{left}" x2="{left + plot_w}" y1="{y(0)}" y2="{y(0)}" stroke="#757575" stroke-dasharray="3 3"/>']
+             f'<line x1="{left}" x2="{left + plot_w}" y1="{y(0)}" y2="{y(0)}" stroke="#757575" '
+             f'stroke-dasharray="3 3"/>']
     for v in (-1, 0, LOW_DISCRIMINATION, 1):
         parts.append(f'<text x="{left - 4}" y="{y(v) + 4}" text-anchor="end" font-size="11">{v:g}</text>')
     for v in (0, 0.5, 1):
@@ -148,7 +150,7 @@ def render_section(analysis: Analysis | None, *, lesson: str, reason: str = "", 
     """The item analysis section the lesson report ends with (REASON: why there is none, when ANALYSIS is None)."""
     template = resources.files("course.grading").joinpath("templates", "item_section.html").read_text("utf-8")
     return _environment().from_string(template).render(
-        a=analysis, lesson=lesson, reason=reason, prefix=id_prefix, reliable_n=RELIABLE_N,
+        a=analysis, lesson=lesson, reason=reason, prefix=id_prefix, reliable_n=RELIABLE_N, left_out_words=LEFT_OUT,
         low=LOW_DISCRIMINATION, share=UPPER_LOWER_SHARE,
         scatter=Markup(scatter_svg(analysis.rows, f"{id_prefix}-scatter-title")) if analysis else "",
         bars=Markup(misconception_svg(analysis, f"{id_prefix}-bars-title"))
@@ -172,8 +174,6 @@ def semester_section(lessons: list[tuple[str, Analysis | None, str]]) -> str:
 
 def analyse_or_why(course_root, lesson: str, **where) -> tuple[Analysis | None, str]:
     """The lesson's analysis, or None and why there is none yet (no graded submission it can use)."""
-    from course.grading.item_data import NothingToAnalyse
-
     try:
         return analyse_lesson(course_root, lesson, **where), ""
     except NothingToAnalyse as exc:
