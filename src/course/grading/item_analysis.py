@@ -20,6 +20,7 @@ from course.config import load_config
 from course.grading.item_data import ClassScores, read_class
 from course.grading.item_stats import (LOW_DISCRIMINATION, RELIABLE_N, ItemFigures, TestFigures, describe_item,
                                        describe_test, fails_only_with)
+from course.grading.load_checks import HEADING
 
 NO_VARIANCE = {"every student scored the same on this item": "人人得分相同，这一项没有差异",
                "every student scored the same on the rest of the test": "其余部分人人得分相同，没有差异",
@@ -194,7 +195,8 @@ def _misconceptions(data: ClassScores, sections: dict[str, tuple[str, str]], ans
         items = tuple(dict.fromkeys(i for _, m in entries for i in m.items))
         lost = sum(maxima[i] - data.scores[r, column[i]] for r in rows for i in items if i in column)
         first = entries[0][1]
-        key = (items[0] if kind == "veto-hint" else f"label:{data.exercises.get(items[0], '')}") if items else ""
+        key = f"heading:{first.section}" if first.section else \
+            (items[0] if kind == "veto-hint" else f"label:{data.exercises.get(items[0], '')}") if items else ""
         heading, anchor = sections.get(key, ("", ""))
         found.append(Misconception(kind, mistake_id, first.name, len(rows), len(rows) / max(len(data.students), 1),
                                    items, float(lost), heading, f"{answer_page}#{anchor}" if anchor else "",
@@ -202,7 +204,6 @@ def _misconceptions(data: ClassScores, sections: dict[str, tuple[str, str]], ans
     return tuple(sorted(found, key=lambda m: (-m.students, -m.points_lost, m.id)))
 
 
-HEADING = re.compile(r"^(#{2,4})[ \t]+(.+?)[ \t]*(\{[^}]*\})?[ \t]*$")
 LABEL = re.compile(r"^#\|[ \t]*label:[ \t]*([\w-]+)")
 QUESTION = re.compile(r"(Q\d+)(?![A-Za-z0-9_])")
 
@@ -215,8 +216,8 @@ def anchor_id(heading: str) -> str:
 
 
 def lesson_sections(lesson_file: Path) -> dict[str, tuple[str, str]]:
-    """Each question (Q1) and each code cell (label:<its label>) → the heading of the section it is in and that
-    heading's anchor on the site's page (an explicit {#id} wins); {} without the lesson file.
+    """Each heading (heading:<its text>), question (Q1) and code cell (label:<its label>) → the heading of the
+    section it is in and that heading's anchor on the site's page (an explicit {#id} wins); {} without the lesson.
 
     Read line by line (headings outside fenced blocks, labels inside them), so a lesson whose includes are not
     beside the course's reports still points its sections out."""
@@ -224,7 +225,10 @@ def lesson_sections(lesson_file: Path) -> dict[str, tuple[str, str]]:
         return {}
     found: dict[str, tuple[str, str]] = {}
     current, fence = ("", ""), None
-    for line in Path(lesson_file).read_text("utf-8").splitlines():
+    lines = Path(lesson_file).read_text("utf-8").splitlines()
+    if lines and lines[0].strip() == "---":  # the YAML front matter: its comments are no headings
+        lines = lines[next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0) + 1:]
+    for line in lines:
         marker = re.match(r"^(`{3,}|~{3,})", line)
         if marker and (fence is None or marker[1][0] == fence[0] and len(marker[1]) >= len(fence)):
             fence = marker[1] if fence is None else None
@@ -236,9 +240,10 @@ def lesson_sections(lesson_file: Path) -> dict[str, tuple[str, str]]:
             continue
         heading = HEADING.match(line)
         if heading:
-            explicit = re.search(r"#([\w-]+)", heading[3] or "")
-            current = (heading[2], explicit[1] if explicit else anchor_id(heading[2]))
-            question = QUESTION.match(heading[2])
+            explicit = re.search(r"#([\w-]+)", heading[2] or "")
+            current = (heading[1], explicit[1] if explicit else anchor_id(heading[1]))
+            found.setdefault(f"heading:{heading[1]}", current)
+            question = QUESTION.match(heading[1])
             if question:
                 found.setdefault(question[1], current)
     return found

@@ -39,6 +39,7 @@ class Mistake:
     items: tuple[str, ...]  # the rubric items it cost (a code item; the questions the hint was found in)
     example: str  # what the student's work showed, their id and names removed
     veto: str | None = None
+    section: str | None = None  # the heading of the lesson section it points back to, when the lesson names one
 
 
 @dataclass(frozen=True)
@@ -95,9 +96,10 @@ def read_class(course_root: Path, lesson: str, *, autograder: Path | None = None
                    for c in spec.checks(item.id))
     vocabulary = lesson_vocabulary(root / load_config(root).lessons_dir, lesson)
     names, handed_in = _people(paths, lesson, [r.submission.student for r in rows])
+    sections = {m.id: m.section for m in spec.misconceptions}
     mistakes = tuple((i, m) for i, r in enumerate(rows)
                      for m in _mistakes(r, outcomes.get(r.submission.student, {}), rubric, vocabulary,
-                                        names[r.submission.student]))
+                                        names[r.submission.student], sections))
     return ClassScores(
         lesson, rubric, tuple(r.submission.student for r in rows),
         tuple((c.id, "code", c.points) for c in rubric.code_items)
@@ -151,16 +153,18 @@ def anonymise(text: str, names: tuple[str, ...]) -> str:
     return text
 
 
-def _mistakes(report: StudentReport, outcome: dict, rubric: Rubric, vocabulary,
-              names: tuple[str, ...]) -> list[Mistake]:
-    """One student's diagnosed misconceptions (per failed code item) and veto hints (per answer sentence)."""
+def _mistakes(report: StudentReport, outcome: dict, rubric: Rubric, vocabulary, names: tuple[str, ...],
+              sections: dict[str, str | None]) -> list[Mistake]:
+    """One student's diagnosed misconceptions (per failed code item, SECTIONS: misconception id → the heading its
+    checks.yml names) and veto hints (per answer sentence)."""
     found = []
     for item, verdict in outcome.get("verdicts", {}).items():
         if verdict.get("passed"):
             continue
         for d in verdict.get("diagnoses", ()):
             found.append(Mistake("misconception", d["id"], d["name"], (item,),
-                                 anonymise(str(verdict.get("reason", "")), names), d.get("veto")))
+                                 anonymise(str(verdict.get("reason", "")), names), d.get("veto"),
+                                 sections.get(d["id"])))
     hints: dict[str, list] = {}
     for hint in grader_hints(report.submission, vocabulary):
         hints.setdefault(hint.veto_id, []).append(hint)
