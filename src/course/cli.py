@@ -18,7 +18,7 @@ from course.errors import CourseError
 
 # Each subcommand lives in course/commands/<name>.py with add_arguments(parser) and run(args) -> int.
 COMMANDS = ("build", "preview", "publish", "check", "grade", "report", "similarity", "lab", "demo", "new", "hub",
-            "roster", "extend")
+            "roster", "extend", "stats")
 
 
 def _summary(name: str) -> str | None:

@@ -36,9 +36,11 @@ def run(args: argparse.Namespace) -> int:
         record = record_veto(args.root, args.assignment, student=student, question=question, veto=veto,
                              note=args.note)
         print(f"  recorded veto {record.veto} on {record.question} of {record.student} (line {record.line})")
+    from course.grading.item_render import lesson_section
     from course.workflows.similarity_report import similarity_for_report
 
-    result = make_report(args.root, args.assignment, similarity=similarity_for_report(args.root, args.assignment))
+    result = make_report(args.root, args.assignment, similarity=similarity_for_report(args.root, args.assignment),
+                         item_analysis=lesson_section(args.root, args.assignment))
     for change in result.changes:
         print(f"  changed {change}")
     for path in (result.csv, result.html):

@@ -156,8 +156,10 @@ def course_paths(course_root: Path, assignment: str, out_dir: Path | None = None
 
 
 def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = None,
-                similarity: SimilarityInReport | None = None, autograder: Path | None = None) -> ReportResult:
-    """Read rubric, gradebook and vetoes, decide each student, write CSV and HTML.
+                similarity: SimilarityInReport | None = None, autograder: Path | None = None,
+                item_analysis: str = "") -> ReportResult:
+    """Read rubric, gradebook and vetoes, decide each student, write CSV and HTML (ITEM_ANALYSIS: the class's
+    item analysis section the HTML ends with, course.grading.item_render.lesson_section).
 
     Every check runs before either file is written, and each file is replaced atomically, so bad input
     leaves earlier reports untouched.
@@ -171,7 +173,8 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
                   code=read_code_hints(outcomes, rubric))
     problems = read_grading_problems(outcomes, rubric)
     csv_text = render_csv(rubric, students, hints, problems, similarity)
-    html_text = render_html(rubric, students, hints, problems, read_code_errors(outcomes), similarity)
+    html_text = render_html(rubric, students, hints, problems, read_code_errors(outcomes), similarity,
+                            item_analysis)
     changes = record_lateness(paths.gradebook.url, assignment, due, students)
     csv_path = write_atomic(paths.out_dir / f"{assignment}.csv", csv_text)
     html_path = write_atomic(paths.out_dir / f"{assignment}.html", html_text)
@@ -435,7 +438,7 @@ def render_csv(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints
 
 def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints,
                 problems: dict[str, tuple[str, ...]], code_errors: dict[str, dict[str, tuple[str, ...]]],
-                similarity: SimilarityInReport | None = None) -> str:
+                similarity: SimilarityInReport | None = None, item_analysis: str = "") -> str:
     """A self-contained page: class summary with histogram and pass rate, then one section per student.
 
     PROBLEMS (student → why grading flagged the submission) explain a flag, a corrected score, or a damaged file's
@@ -454,7 +457,7 @@ def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hint
         code_hints={s.submission.student: hints.code.get(s.submission.student, ()) for s in students},
         problems={s.submission.student: problems.get(s.submission.student, ()) for s in students},
         code_errors={s.submission.student: code_errors.get(s.submission.student, {}) for s in students},
-        similarity=Markup(similarity.section_html) if similarity else "",
+        similarity=Markup(similarity.section_html) if similarity else "", item_analysis=Markup(item_analysis),
     )
 
 

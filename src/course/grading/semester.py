@@ -88,8 +88,12 @@ def make_semester_report(course_root: Path, *, out_dir: Path | None = None) -> S
                  for marks in [{lesson.name: lesson.mark(person.id) for lesson in lessons if lesson.counted}])
     points = {lesson.name: lesson.rubric.total for lesson in lessons if lesson.counted}
     unknown = tuple(sorted(set(held) - set(known)))
+    from course.grading.item_render import analyse_or_why, semester_section
+
+    items = semester_section([(lesson.name, *analyse_or_why(root, lesson.name)) for lesson in lessons
+                              if lesson.counted])
     texts = {"semester.csv": render_csv(lessons, rows),
-             "semester.html": render_html(lessons, rows, policy, unknown),
+             "semester.html": render_html(lessons, rows, policy, unknown, items),
              "canvas.csv": canvas_csv(identity, points, list(rows), policy.missing, where),
              "moodle.csv": moodle_csv(identity, points, list(rows), policy.missing, where)}
     changes = [change for lesson in lessons if lesson.counted
@@ -146,8 +150,10 @@ def render_csv(lessons: tuple[Lesson, ...], rows: tuple[Row, ...]) -> str:
     return out.getvalue()
 
 
-def render_html(lessons: tuple[Lesson, ...], rows: tuple[Row, ...], policy: Policy, unknown: tuple[str, ...]) -> str:
-    """A self-contained page: the policy, one table of every student × lesson, one histogram per lesson."""
+def render_html(lessons: tuple[Lesson, ...], rows: tuple[Row, ...], policy: Policy, unknown: tuple[str, ...],
+                item_analysis: str = "") -> str:
+    """A self-contained page: the policy, one table of every student × lesson, one histogram per lesson, and
+    ITEM_ANALYSIS (course.grading.item_render.semester_section) at its end."""
     template = resources.files("course.grading").joinpath("templates", "semester.html").read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["points"] = format_points
@@ -161,4 +167,4 @@ def render_html(lessons: tuple[Lesson, ...], rows: tuple[Row, ...], policy: Poli
         lessons=lessons, rows=[(person, {lesson.name: cell(lesson, marks) for lesson in lessons}, semester)
                                for person, marks, semester in rows],
         policy=policy, unknown=unknown, histograms=histograms, counts=counts, weights=policy.weights,
-        graded={name: len(t) for name, t in totals.items()})
+        graded={name: len(t) for name, t in totals.items()}, item_analysis=Markup(item_analysis))
