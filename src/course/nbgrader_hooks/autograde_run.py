@@ -74,11 +74,16 @@ STAND_IN_NOTICE = (
 )
 
 
+SUBMISSION_RECORDS = ("timestamp.txt", "submission_secret.txt")  # what `nbgrader submit` writes beside the notebook
+
+
 def write_stand_in(coursedir, assignment: str, student: str, problem: Problem) -> None:
     """Put the blank released assignment, headed by the reason, where the autograded notebook goes.
 
     nbgrader's feedback is made from autograded notebooks, so without one a student whose file could not be read
-    would get 0 and no word why. Without a release there is nothing to stand in: the folder is only emptied.
+    would get 0 and no word why. The submission's time and secret go beside it, as nbgrader's autograde copies them,
+    so the page is released to that student. Without a release there is nothing to stand in: the folder is only
+    emptied.
     """
     target = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
     shutil.rmtree(target, ignore_errors=True)
@@ -87,6 +92,10 @@ def write_stand_in(coursedir, assignment: str, student: str, problem: Problem) -
     if not notebook.is_file():
         return
     shutil.copytree(release, target)
+    submitted = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
+    for name in SUBMISSION_RECORDS:  # what release_feedback names the page by, and when it was handed in
+        if (submitted / name).is_file():
+            shutil.copyfile(submitted / name, target / name)
     nb = nbformat.read(notebook, as_version=4)
     notice = STAND_IN_NOTICE.format(problem=problem.message, notebook=notebook.name)
     nb.cells.insert(0, nbformat.v4.new_markdown_cell(notice, metadata={"course": {"stand_in": True}}))
