@@ -99,6 +99,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     import nbformat
 
     from course.assignment.versions import assignment_version, released_texts
+    from course.grading.assignments import require_assignment
     from course.grading.deadlines import apply_due_date
     from course.grading.rubric import load_rubric, rubric_path
     from course.nbgrader_hooks.batch_lock import batch_lock
@@ -108,6 +109,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
 
     cpu = time.process_time()
     root = Path(course_root).resolve()
+    require_assignment(root, assignment)
     rubric = load_rubric(rubric_path(root, assignment))
     source = source_notebook(root, assignment)
     if not source.exists():
