@@ -77,6 +77,7 @@ def course_settings(c, root: Path) -> None:
     from course.config import load_config
     from course.nbgrader_hooks.autograde_run import CourseAutogradeExporter
     from course.nbgrader_hooks.feedback import HideHiddenTests, PendingGrades
+    from course.nbgrader_hooks.feedback_marks import ExtraCreditAndVetoes
     from course.nbgrader_hooks.feedback_release import CourseReleaseFeedback
     from course.nbgrader_hooks.formgrader import use_course_templates
     from course.nbgrader_hooks.late_penalty import CourseLatePenalty
@@ -105,7 +106,8 @@ def course_settings(c, root: Path) -> None:
     steps = [replaced.get(p, p) for p in steps]
     steps.insert(steps.index(SaveAutoGradesKeepingGraded) + 1, RecheckOutOfProcess)
     c.Autograde.autograde_preprocessors = steps
-    c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, PendingGrades, CSSHTMLHeaderPreprocessor]
+    c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, PendingGrades, ExtraCreditAndVetoes,
+                                        CSSHTMLHeaderPreprocessor]
     c.ExchangeFactory.release_feedback = CourseReleaseFeedback  # per student, everyone accounted for
     # formgrader shows below each answer the rubric's 要点 and the veto hints, below each code item's test the
     # re-check's diagnoses and `course similarity`'s evidence (graders only), with the course's offline MathJax and
