@@ -138,3 +138,16 @@ def test_course_feedback_makes_and_releases_every_page_into_a_missing_exchange(c
         "feedback on lesson05: 2026005 handed in files (no exchange submission): hand back "
         "feedback/2026005/lesson05/lesson05.html"]
     assert (root / "exchange").stat().st_mode & 0o777 == 0o777
+
+
+def test_course_feedback_releases_the_others_when_one_page_cannot_be_made(course, tmp_path):
+    from course.workflows.give_feedback import give_feedback
+
+    _, original = course
+    root = shutil.copytree(original, tmp_path / "autograder")
+    (root / "autograded" / "2026002" / "lesson05" / "lesson05.ipynb").write_text("{ not json", "utf-8")
+    done = give_feedback(root, "lesson05")
+    assert not done.complete
+    assert done.lines[0] == "feedback on lesson05: 3 of 5 student(s) through the exchange: 2026001, 2026003, 2026004"
+    assert "feedback on lesson05: 2026002 got no feedback: no feedback page yet" in done.lines[2]
+    assert done.lines[-1].startswith("feedback on lesson05: nbgrader generate_feedback failed: ")
