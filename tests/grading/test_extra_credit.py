@@ -36,6 +36,7 @@ def test_extra_credit_is_shown_apart_counts_up_to_full_marks_and_never_passes_a_
     assert decided["bo"].reasons == ("得分 10/10 + 加分 1（总分 10/10），不含加分已达通过线 8，没有一票否决项",)
     rows = _rows(result.csv)
     assert rows["ada"]["total"] == "9" and rows["bo"]["total"] == "10"  # capped at full marks
+    assert rows["ada"]["Q1"] == "1" and rows["bo"]["Q2"] == "2"  # the items' points, extra credit in the total
     html = result.html.read_text("utf-8")
     ada = _section(html, "ada")
     assert "1/2 + 加分 2" in ada and "未得满分，对照要点找出缺失项" in ada

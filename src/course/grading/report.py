@@ -447,7 +447,7 @@ def render_csv(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints
                      "total", "vetoes", "veto_hints", "result", "flags", "similar_pair", "late_penalty", "late"])
     for s in students:
         items = s.submission.code + s.submission.questions
-        writer.writerow([s.submission.student, *("" if i.score is None else format_points(i.score) for i in items),
+        writer.writerow([s.submission.student, *("" if i.score is None else format_points(i.points) for i in items),
                          format_points(s.submission.total), ";".join(sorted({v.veto for v in s.vetoes})),
                          ";".join(hints.veto_ids(s.submission.student)), s.result,
                          " | ".join(problems.get(s.submission.student, ())),
