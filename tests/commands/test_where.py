@@ -82,3 +82,12 @@ def test_every_command_with_a_root_option_finds_the_course_around_the_current_fo
     importlib.import_module(_module(command)).add_arguments(parser)
     root = next((a for a in parser._actions if "--root" in a.option_strings), None)
     assert root is None or (root.default is None and root.help == ROOT_HELP), command
+
+
+def test_grade_force_with_a_mistyped_student_names_the_nearest(course_with_lesson05, monkeypatch, capsys):
+    for student in ("2026001", "2026002"):
+        submit(course_with_lesson05 / "autograder", student, OUT / "reference.ipynb")
+    monkeypatch.chdir(course_with_lesson05)
+    assert main(["grade", "lesson05", "--force", "2026O01"]) == 2
+    assert capsys.readouterr().err == ("course grade: submitted: --force names students without a submission: "
+                                       "2026O01 (did you mean 2026001?)\n")

@@ -130,8 +130,12 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     forced = set(force) if isinstance(force, (list, tuple, set)) else set()
     unknown = sorted(forced - {f.parent.name for f in folders})
     if unknown:
-        raise CourseError(f"--force names students without a submission: {', '.join(unknown)}",
-                          Location(root / "submitted"))
+        import difflib
+
+        have = sorted(f.parent.name for f in folders)
+        near = [m[0] for u in unknown if (m := difflib.get_close_matches(u, have, n=1, cutoff=0.6))]
+        raise CourseError(f"--force names students without a submission: {', '.join(unknown)}"
+                          + (f" (did you mean {', '.join(near)}?)" if near else ""), Location(root / "submitted"))
     todo: list = []
     try:
         with batch_lock(root, f"course grade {assignment}"):
