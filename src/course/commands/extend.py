@@ -23,6 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the extension to the gradebook and say the student's due date now."""
     from course.config import load_config
+    from course.grading.assignments import require_assignment
     from course.grading.deadlines import apply_due_date, grant_extension
     from course.grading.gradebook import check_gradebook, configured_gradebook
 
@@ -30,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
         raise CourseError("expected --hours and/or --days (more time), or --clear (none)")
     root = course_root(args.root, "extend")
     autograder = root / load_config(root).autograder_dir
+    require_assignment(autograder, args.assignment)
     where = configured_gradebook(autograder)
     check_gradebook(where, f"release {args.assignment} first (`nbgrader generate_assignment {args.assignment}`) "
                            "and import the class (`course roster import FILE.csv`)")

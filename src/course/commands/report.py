@@ -29,6 +29,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.assignment is None:
         return semester(args)
+    from course.config import load_config
+    from course.grading.assignments import require_assignment
+
+    require_assignment(args.root / load_config(args.root).autograder_dir, args.assignment)
     if args.veto:
         if not args.note:
             raise CourseError("--veto needs --note \"…\" saying what the student wrote that triggers it")

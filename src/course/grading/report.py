@@ -56,6 +56,11 @@ class ItemScore:
     extra_credit: float | None
     comment: str | None
 
+    @property
+    def points(self) -> float | None:
+        """The grader's (or autograder's) points without extra credit: what 满分 and the pass line are judged on."""
+        return None if self.score is None else self.score - (self.extra_credit or 0)
+
 
 @dataclass(frozen=True)
 class Submission:
@@ -73,6 +78,11 @@ class Submission:
     def pending(self) -> tuple[ItemScore, ...]:
         """Items nbgrader still marks as needing a grader."""
         return tuple(i for i in self.code + self.questions if i.score is None)
+
+    @property
+    def extra(self) -> float:
+        """The extra credit graders gave, over all items (formgrader's extra credit box)."""
+        return sum(i.extra_credit or 0 for i in self.code + self.questions)
 
 
 @dataclass(frozen=True)
@@ -287,7 +297,8 @@ def _submission(gb: Gradebook, db: GradebookAt, rubric: Rubric, notebook_of: dic
     code = tuple(item(code_grade_id(c.id), c.id, c.title, False) for c in rubric.code_items)
     questions = tuple(item(question_grade_id(q.id), q.id, q.title, True) for q in rubric.questions)
     notebooks = {notebook_of[question_grade_id(q.id)] for q in rubric.questions}
-    return Submission(student, code, questions, total, _answers(autograded, rubric, student, notebooks))
+    capped = min(total, rubric.total)  # extra credit counts up to full marks (docs/graders.md)
+    return Submission(student, code, questions, capped, _answers(autograded, rubric, student, notebooks))
 
 
 def _check_range(db: GradebookAt, student: str, grade_id: str, grade) -> None:
@@ -351,6 +362,16 @@ def _decide(rubric: Rubric, submission: Submission, vetoes: tuple[VetoRecord, ..
     if waiting:
         return StudentReport(submission, vetoes, INCOMPLETE, tuple(
             f"{_name(i)} 尚未评分（nbgrader 标记为需要人工评分），评完之前不能判定通过" for i in waiting))
+    extra = submission.extra
+    if extra:  # judged on the points alone: extra credit raises the total, never the result
+        points = sum(i.points for i in submission.code + submission.questions) - \
+            (submission.late.penalty if submission.late else 0)
+        shown = f"得分 {format_points(points)}/{format_points(rubric.total)} + 加分 {format_points(extra)}（总分 {total}）"
+        if points >= rubric.pass_line:
+            return StudentReport(submission, vetoes, PASS, (
+                f"{shown}，不含加分已达通过线 {format_points(rubric.pass_line)}，没有一票否决项",))
+        return StudentReport(submission, vetoes, FAIL, (
+            f"{shown}，不含加分低于通过线 {format_points(rubric.pass_line)}：加分计入总分，不改变是否通过",))
     if submission.total >= rubric.pass_line:
         return StudentReport(submission, vetoes, PASS, (
             f"总分 {total} ≥ 通过线 {format_points(rubric.pass_line)}，没有一票否决项",))
@@ -426,7 +447,7 @@ def render_csv(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints
                      "total", "vetoes", "veto_hints", "result", "flags", "similar_pair", "late_penalty", "late"])
     for s in students:
         items = s.submission.code + s.submission.questions
-        writer.writerow([s.submission.student, *("" if i.score is None else format_points(i.score) for i in items),
+        writer.writerow([s.submission.student, *("" if i.score is None else format_points(i.points) for i in items),
                          format_points(s.submission.total), ";".join(sorted({v.veto for v in s.vetoes})),
                          ";".join(hints.veto_ids(s.submission.student)), s.result,
                          " | ".join(problems.get(s.submission.student, ())),

@@ -12,7 +12,8 @@ code in the grading sandbox instead of nbgrader's Execute and re-checking the co
 SaveAutoGrades, which also flags repaired submissions and writes each outcome to the grade report (with the
 assignment version it was graded against), keeping finished manual grades of unchanged answers finished — so stock
 `nbgrader autograde` (and formgrader's autograde) leaves exactly the gradebook, flags and report
-`course grade` does; hiding hidden tests in feedback and marking unscored answers 待评分 there; beside answers in
+`course grade` does; hiding hidden tests in feedback and marking unscored answers 待评分 there, and releasing it
+student by student (feedback_release); beside answers in
 formgrader, the rubric's 要点, the veto hints and the code diagnoses, with math and diagrams drawn offline.
 The sandbox's limits and its unsafe switch are settings of GradingSandbox, e.g.
 `c.GradingSandbox.memory_bytes = 4 * 2**30` or `c.GradingSandbox.unsafe = True` in nbgrader_config.py.
@@ -121,6 +122,8 @@ def course_settings(c, root: Path) -> None:
     from course.nbgrader_hooks.autograde_run import CourseAutogradeExporter
     from course.nbgrader_hooks.export import CourseExportPlugin
     from course.nbgrader_hooks.feedback import HideHiddenTests, LessonLatePenalty, PendingGrades
+    from course.nbgrader_hooks.feedback_marks import ExtraCreditAndVetoes
+    from course.nbgrader_hooks.feedback_release import CourseReleaseFeedback
     from course.nbgrader_hooks.formgrader import use_course_templates
     from course.nbgrader_hooks.late_penalty import CourseLatePenalty
     from course.nbgrader_hooks.manual_grades import SaveAutoGradesKeepingGraded
@@ -149,8 +152,9 @@ def course_settings(c, root: Path) -> None:
     steps = [replaced.get(p, p) for p in steps]
     steps.insert(steps.index(SaveAutoGradesKeepingGraded) + 1, RecheckOutOfProcess)
     c.Autograde.autograde_preprocessors = steps
-    c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, PendingGrades, LessonLatePenalty,
-                                        CSSHTMLHeaderPreprocessor]
+    c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, PendingGrades, ExtraCreditAndVetoes,
+                                        LessonLatePenalty, CSSHTMLHeaderPreprocessor]
+    c.ExchangeFactory.release_feedback = CourseReleaseFeedback  # per student, everyone accounted for
     # formgrader shows below each answer the rubric's 要点 and the veto hints, below each code item's test the
     # re-check's diagnoses and `course similarity`'s evidence (graders only), with the course's offline MathJax and
     # mermaid; feedback says 待评分
