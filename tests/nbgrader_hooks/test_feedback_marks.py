@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
+ROOT = Path(__file__).resolve().parents[2]
 NOTE = "学生写 ZeRO-3 每步通信量是 2Ψ"
 
 
@@ -52,8 +54,10 @@ def test_extra_credit_is_shown_beside_the_points_in_the_feedback(marked):
 def test_a_vetoed_students_feedback_names_the_veto_and_what_it_means(marked):
     pages, report = marked
     page = text(pages["wangwu"])
-    assert ("一票否决：Q2 · comm-volume——通信量算错（不知道 2Ψ/3Ψ 从哪来）。评分者在你的Q2中认定了这一项：本课的结果为"
-            "不通过，与上面的得分无关。") in page
+    from course.grading.rubric import load_rubric
+
+    meaning = load_rubric(ROOT / "autograder" / "rubrics" / "lesson05.yml").veto("comm-volume").text.rstrip("。")
+    assert f"一票否决：Q2 · comm-volume——{meaning}。评分者在你的Q2中认定了这一项：本课的结果为不通过，与上面的得分无关。" in page
     assert NOTE not in page  # the grader's note is for graders
     decided = {s.submission.student: s for s in report.students}
     assert decided["wangwu"].result == "FAIL" and decided["wangwu"].reasons[0].startswith("一票否决：comm-volume（Q2）")
