@@ -334,7 +334,7 @@ def measured_summary(path: Path | str) -> MarkdownText:
                      f"| {_psi(comm['measured'], psi)} | {_psi(comm['formula'], psi)} | {verdict(row)} |")
         notes += [f"**{row['label']}**：{s}" for s in _deviations(row, memory)]
     identical = all(f["identical"] for f in report["final_parameters"])
-    notes.append("手写 ZeRO-0/1/2/3 训练结束时参数" + ("逐位相同：分片只改变显存与通信，不改变计算结果。" if identical
+    notes.append("手写 ZeRO-0/1/2/3 训练结束时参数" + ("逐位相同：分片只改变状态放在哪里、要通信多少，不改变计算结果。" if identical
                                                  else "并不相同，检查未通过。"))
     return MarkdownText("\n".join(lines) + "\n\n" + "\n".join(f"- {s}" for s in notes) + "\n")
 
