@@ -186,7 +186,7 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
                                        page_markdown)
     from course.site.lite_site import build_lite
     from course.site.departures_page import departures_by_lesson, link_markdown, pandoc_page
-    from course.site.lesson_scripts import assets_markdown, copy_assets
+    from course.site.lesson_scripts import assets_markdown, copy_assets, page_assets, site_path
 
     assignments = assignments or {}
     departures = departures_by_lesson(lessons, plan.root, variant)
@@ -195,12 +195,12 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
         view, images = resolve_resources(select_variant(lesson, variant), plan.root)
         for image in images:
             _copy(plan.root / image.project_path, out / image.project_path)
-        copy_assets(lesson, out, variant)
         if rebuild is not None and lesson.stem not in rebuild:
             for name in (f"{lesson.stem}.html", notes_notebook(lesson.stem), assignment_notebook(lesson.stem),
-                         pandoc_page(lesson.stem)):
+                         pandoc_page(lesson.stem), *(site_path(lesson, a) for a in page_assets(lesson))):
                 _keep(old / name, out / name)
             continue
+        written += copy_assets(lesson, out, variant)
         outputs = lesson_outputs(plan, view)
         released = {assignment_notebook(lesson.stem): assignments[lesson.stem]} if lesson.stem in assignments else {}
         written += write_notebooks(plan, lesson, view, outputs, out, released)
