@@ -20,7 +20,9 @@ from course.lesson.model import Lesson
 from course.tools.pandoc import READER, pandoc_path
 
 QUARTO_READER = "markdown"  # what Quarto hands a page's text to pandoc as
-FOLDER = "departures"  # under Quarto, the pages lie in departures/ at the site's root (not among the lessons)
+# Under Quarto the page's source is generated at the project's root, like the front page (outside lessons/, so the
+# sidebar's lesson list does not take it for a lesson); not committed.
+QUARTO_PATTERN = "lesson[0-9][0-9]-departures.qmd"
 INTRO = ("本页逐条列出本课与它所依据的原稿不同的地方：在哪里、原稿怎么说、本课现在怎么说、为什么改。它只在参考答案版网站上，"
          "供教师与助教核对；学生版的页面与 notebook 只讲正确的内容，不提原稿。")
 
@@ -43,8 +45,8 @@ def pandoc_page(stem: str) -> str:
 
 
 def quarto_source(stem: str) -> str:
-    """The page's generated source under Quarto, relative to the project (rendered to departures/STEM.html)."""
-    return f"{FOLDER}/{stem}.qmd"
+    """The page's generated source under Quarto, at the project's root (rendered to STEM-departures.html there)."""
+    return f"{stem}-departures.qmd"
 
 
 def heading_anchors(lesson: Lesson, reader: str) -> dict[str, str]:
@@ -75,11 +77,11 @@ def departures_markdown(lesson: Lesson, departures: list[Departure], *, lesson_p
 
 
 def quarto_page(lesson: Lesson, departures: list[Departure], lessons_dir: str) -> str:
-    """The generated .qmd Quarto renders into departures/STEM.html."""
-    page = f"../{lessons_dir}/{lesson.stem}.qmd"
-    front = json.dumps(page_title(lesson), ensure_ascii=False)
-    return f"---\ntitle: {front}\n---\n\n" + departures_markdown(lesson, departures, lesson_page=page,
-                                                                   reader=QUARTO_READER)
+    """The generated .qmd Quarto renders into STEM-departures.html; its "第 N 课" link to the lessons in LESSONS_DIR,
+    as on the front page."""
+    front = {"title": page_title(lesson), "course-lesson-dir": lessons_dir}
+    body = departures_markdown(lesson, departures, lesson_page=f"{lessons_dir}/{lesson.stem}.qmd", reader=QUARTO_READER)
+    return f"---\n{json.dumps(front, ensure_ascii=False)}\n---\n\n" + body
 
 
 def pandoc_markdown(lesson: Lesson, departures: list[Departure]) -> str:

@@ -6,8 +6,10 @@ reading notebook and, on the student site, its assignment as stock nbgrader rele
 cache (.course-cache/quarto/VARIANT/); from those notebooks, whether each lesson runs in the browser
 (course.site.lite_page, as on the pandoc path), so that the front page's lesson list (`_lessons-index.md`, which
 index.qmd includes) and each lesson page's "在浏览器中运行" block (`_lessons-browser.md`, which the course's filter
-puts at the top of the page, with the script that adds the pandoc page's notes to it) say the same as `course
-build`'s pages. After it, into the output folder: the staged notebooks beside the lessons' pages; that script
+puts at the top of the page, with the script that adds the pandoc page's notes to it, the lesson's own page
+assets and, on the answer site, the link to its departures page) say the same as `course build`'s pages; on the
+answer site, each lesson's departures page as a .qmd at the project's root (course.site.departures_page). After
+it, into the output folder: the staged notebooks and the lessons' page assets beside the lessons' pages; that script
 (site_libs/course-lite.js) and the site's own MathJax; the checks `course build` makes of its pages (no markup left
 over, nothing loaded from another host, no solution in the student site); then the JupyterLite site
 (lite/, at the site's root) with the notebooks that run in the browser. `course build --renderer quarto` runs the
@@ -18,13 +20,14 @@ from __future__ import annotations
 
 import os
 import re
+from fnmatch import fnmatch
 import shutil
 import sys
 from pathlib import Path
 
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
-from course.site.departures_page import FOLDER as DEPARTURES_FOLDER
+from course.site.departures_page import QUARTO_PATTERN
 from course.site.plan import BuildPlan, make_plan
 
 # Set by `course build --renderer quarto` for the render it runs: the build holds the project's lock and has drawn
@@ -33,6 +36,7 @@ IN_COURSE_BUILD = "COURSE_BUILD_RENDERING"
 INDEX_INCLUDE = "_lessons-index.md"  # written before each render; index.qmd includes it (not committed)
 LITE_SCRIPT = "course-lite.js"  # the in-browser block's notes (src/course/site/), served from the site's site_libs/
 BROWSER_INCLUDE = "_lessons-browser.md"  # each lesson page's in-browser block, by lesson (a div #STEM; not committed)
+DEPARTURES_PAGES = QUARTO_PATTERN.replace(".qmd", ".html")  # answer-only pages (course.site.departures_page)
 # The one file Quarto's page template loads from a CDN whatever the settings (a polyfill for browsers older than
 # MathJax 3 supports); the site serves MathJax itself, so the pages lose this line.
 CDN_POLYFILL = re.compile(r'[ \t]*<script src="https://cdnjs\.cloudflare\.com/polyfill/[^"]*"></script>\n?')
@@ -94,18 +98,13 @@ def page_extras(lesson, departures: dict[str, Path], to_site: str) -> str:
 
 
 def write_departures_pages(plan: BuildPlan, lessons: list, variant: str) -> dict[str, Path]:
-    """On the answer site, each lesson's page of departures from its original, as a .qmd in departures/ (generated,
-    with the folder's MathJax setting); the student site renders none, so the folder is removed."""
-    from course.site.departures_page import FOLDER, departures_by_lesson, quarto_page, quarto_source
+    """On the answer site, each lesson's page of departures from its original, as a generated .qmd at the project's
+    root; the student site renders none, so those of an earlier answer render are removed."""
+    from course.site.departures_page import QUARTO_PATTERN, departures_by_lesson, quarto_page, quarto_source
 
-    folder = plan.root / FOLDER
-    shutil.rmtree(folder, ignore_errors=True)
+    for old in plan.root.glob(QUARTO_PATTERN):
+        old.unlink()
     found = departures_by_lesson(lessons, plan.root, variant)
-    if not found:
-        return {}
-    metadata = plan.root / plan.config.lessons_dir / "_metadata.yml"  # MathJax one folder up, as for the lessons
-    if metadata.is_file():
-        write_atomic(folder / "_metadata.yml", metadata.read_text("utf-8"))
     by_stem = {lesson.stem: lesson for lesson in lessons}
     return {stem: write_atomic(plan.root / quarto_source(stem),
                                quarto_page(by_stem[stem], entries, plan.config.lessons_dir))
@@ -200,7 +199,7 @@ def check_pages(plan: BuildPlan, lessons: list, variant: str, out: Path) -> None
                               Location(page))
         source = next((x.path for x in lessons if pages[x.stem] == page), plan.root / "index.qmd")
         check_markup(leftover_in_html(cleaned), source=source, what=what)
-        if variant == "student" and page.relative_to(out).parts[0] == DEPARTURES_FOLDER:
+        if variant == "student" and fnmatch(page.name, DEPARTURES_PAGES):
             raise CourseError(f"{what}: a page of departures from the original is for the answer site only",
                               Location(page))
         if variant == "student":
