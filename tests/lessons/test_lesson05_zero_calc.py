@@ -16,7 +16,7 @@ from solutions.lesson05 import zero_memory_per_gpu
 from tests.lessons.lesson05_formulas import memory_parts
 from tests.offline_page import keep_offline
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(60)]
 
 GIB = 2 ** 30
 QUANTITIES = ("memory", "memory-params", "memory-grads", "memory-optimizer", "traffic")

@@ -34,7 +34,7 @@ from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.lesson.parse_qmd import parse_lesson
 from course.lesson.scaffold import scaffold_lesson
 from course.lesson.departures import load_departures
-from course.site.check_leaks import solution_leaks
+from course.site.check_leaks import script_leaks, solution_leaks
 from course.site.departures_page import pandoc_page
 from course.site.plan import make_plan
 from tests.offline_page import keep_offline
@@ -320,7 +320,7 @@ def test_lesson5s_calculator_on_quartos_page_shows_the_lessons_numbers(sites, br
     site = sites[kind] / variant
     script = site / "lessons" / "lesson05" / "zero-calc.js"
     assert script.is_file() and (site / "lessons" / "lesson05" / "zero-calc.css").is_file()
-    assert not solution_leaks(parse_lesson(ROOT_LESSON5), script.read_text("utf-8"))
+    assert not script_leaks(parse_lesson(ROOT_LESSON5), script.read_text("utf-8"))
     page = browser.new_page()
     remote, errors = keep_offline(page), []
     page.on("pageerror", lambda e: errors.append(str(e)))

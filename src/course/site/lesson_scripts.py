@@ -68,10 +68,9 @@ def copy_assets(lesson: Lesson, page_dir: Path, variant: str) -> list[Path]:
 
 def check_no_solution(lesson: Lesson, asset: Path) -> None:
     """Fail when a script or style the student site would ship holds a line of the lesson's solution code."""
-    from course.site.check_leaks import solution_lines
+    from course.site.check_leaks import script_leaks
 
-    text = asset.read_text("utf-8")
-    if leaked := [line for line in solution_lines(lesson) if line in text]:
+    if leaked := script_leaks(lesson, asset.read_text("utf-8")):
         raise CourseError(f"{asset.name} would show solution code of {lesson.stem} on the student site: "
                           f"{leaked[0]!r}; a page script may compute what the page derives, not hold the solution",
                           Location(asset))
