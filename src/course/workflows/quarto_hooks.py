@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import os
 import re
-from fnmatch import fnmatch
 import shutil
 import sys
+from fnmatch import fnmatch
 from pathlib import Path
 
 from course.errors import CourseError, Location
@@ -100,7 +100,7 @@ def page_extras(lesson, departures: dict[str, Path], to_site: str) -> str:
 def write_departures_pages(plan: BuildPlan, lessons: list, variant: str) -> dict[str, Path]:
     """On the answer site, each lesson's page of departures from its original, as a generated .qmd at the project's
     root; the student site renders none, so those of an earlier answer render are removed."""
-    from course.site.departures_page import QUARTO_PATTERN, departures_by_lesson, quarto_page, quarto_source
+    from course.site.departures_page import departures_by_lesson, quarto_page, quarto_source
 
     for old in plan.root.glob(QUARTO_PATTERN):
         old.unlink()
