@@ -82,7 +82,8 @@ def pre_render(root: Path, variant: str) -> list[Path]:
         offered = {stem: assignment_notebook(stem) for stem in assignment_lessons(plan, [x.stem for x in lessons])}
     index = index_markdown(lessons, variant, offered, {stem: index_link(run) for stem, run in runs.items()},
                            folder=f"{plan.config.lessons_dir}/", page=".qmd",
-                           departures={stem: quarto_source(stem) for stem in departures})
+                           # "./": the filter would take a bare lessonNN-….qmd for a lesson's page, which is not there
+                           departures={stem: f"./{quarto_source(stem)}" for stem in departures})
     return [write_atomic(plan.root / BROWSER_INCLUDE, blocks), write_atomic(plan.root / INDEX_INCLUDE, index),
             *departures.values()]
 
