@@ -14,15 +14,22 @@ DEFAULT_K = 12
 ACCUM_BYTES = 4  # an FP32 gradient accumulation buffer
 
 
-def memory(psi: int, dp: int, stage: int, k: int = DEFAULT_K, fp32_grad_accum: bool = False) -> Fraction:
-    """Bytes per GPU: parameters, gradients, k bytes of optimizer state, plus the FP32 buffer (sharded like gradients)."""
+def memory_parts(psi: int, dp: int, stage: int, k: Fraction | int = DEFAULT_K,
+                 fp32_grad_accum: bool = False) -> dict[str, Fraction]:
+    """Bytes per GPU of parameters, gradients (with the FP32 accumulation buffer, sharded like them) and k bytes of
+    optimizer state per parameter."""
     shard_params, shard_grads, shard_opt = SHARDED[stage]
 
-    def part(nbytes: int, sharded: bool) -> Fraction:
-        return Fraction(nbytes * psi, dp if sharded else 1)
+    def part(nbytes, sharded: bool) -> Fraction:
+        return Fraction(nbytes) * psi / (dp if sharded else 1)
 
-    total = part(PARAM_BYTES, shard_params) + part(GRAD_BYTES, shard_grads) + part(k, shard_opt)
-    return total + (part(ACCUM_BYTES, shard_grads) if fp32_grad_accum else 0)
+    grads = part(GRAD_BYTES, shard_grads) + (part(ACCUM_BYTES, shard_grads) if fp32_grad_accum else 0)
+    return {"params": part(PARAM_BYTES, shard_params), "grads": grads, "optimizer": part(k, shard_opt)}
+
+
+def memory(psi: int, dp: int, stage: int, k: int = DEFAULT_K, fp32_grad_accum: bool = False) -> Fraction:
+    """Bytes per GPU: parameters, gradients, k bytes of optimizer state, plus the FP32 buffer (sharded like gradients)."""
+    return sum(memory_parts(psi, dp, stage, k, fp32_grad_accum).values(), Fraction(0))
 
 
 def communication(psi: int, stage: int) -> Fraction:

@@ -55,6 +55,9 @@ def normalise(text: str) -> str:
     return re.sub(r"[*`$]", "", text)
 
 
+PAGE_FILES = (".html", ".ipynb", ".js", ".css")
+
+
 def visible_text(path: Path) -> str:
     """What a reader of the file sees: HTML without tags, notebook cells joined, other files as text."""
     raw = path.read_bytes().decode("utf-8", "replace")
@@ -67,8 +70,8 @@ def visible_text(path: Path) -> str:
 
 
 def lesson_files(site: Path, stem: str) -> list[Path]:
-    """The files of one lesson in a variant's site: its page and its notebooks."""
-    return sorted(p for p in site.glob(f"{stem}[.-]*") if p.suffix in (".html", ".ipynb"))
+    """The files of one lesson in a variant's site: its pages, its notebooks and its page scripts and styles."""
+    return sorted(p for p in [*site.glob(f"{stem}[.-]*"), *site.glob(f"{stem}/*")] if p.suffix in PAGE_FILES)
 
 
 def test_lesson5_has_answer_only_material_to_look_for_and_its_answer_page_shows_the_key_points(built_site):
@@ -103,11 +106,13 @@ def test_the_student_index_holds_no_lessons_answers(built_site):
 
 
 def test_the_student_sites_other_files_belong_to_a_lesson_or_the_site(built_site):
-    """Every student page or notebook is scanned above or below (lite/): none lies outside a lesson's files, the
-    index and the in-browser notebooks' site."""
+    """Every student page, notebook or lesson script is scanned above or below (lite/): none lies outside a lesson's
+    files, the index and the in-browser notebooks' site."""
     site = built_site / "student"
     scanned = {p for stem in LESSONS for p in lesson_files(site, stem)} | {site / "index.html"} | set(lite_shipped(site))
-    unscanned = [p.name for p in site.rglob("*") if p.suffix in (".html", ".ipynb") and p not in scanned]
+    shared = ("site_libs", "lite")  # the site's own scripts and the in-browser notebooks' app, not a lesson's
+    unscanned = [p.name for p in site.rglob("*") if p not in scanned and (p.suffix in (".html", ".ipynb") or (
+        p.suffix in PAGE_FILES and p.relative_to(site).parts[0] not in shared))]
     assert not unscanned
 
 

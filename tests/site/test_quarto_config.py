@@ -11,8 +11,10 @@ from course.site.plan import make_plan
 def test_quarto_renders_only_the_course_lessons_as_a_website_with_sidebar_page_navigation_search_and_toc(project_root):
     config = yaml.safe_load((project_root / "_quarto.yml").read_text("utf-8"))
     project = config["project"]
-    # anchored at the root: without the "/" Quarto matches at any depth and renders the tests' fixture lessons
-    assert project["type"] == "website" and project["render"] == ["/index.qmd", "/lessons/lesson[0-9][0-9].qmd"]
+    # anchored at the root: without the "/" Quarto matches at any depth and renders the tests' fixture lessons;
+    # the last pattern is the answer site's departures pages, which the pre-render step writes
+    assert project["type"] == "website" and project["render"] == ["/index.qmd", "/lessons/lesson[0-9][0-9].qmd",
+                                                                  "/lesson[0-9][0-9]-departures.qmd"]
     assert project["pre-render"] == "scripts/quarto_hook.py pre-render"
     assert project["post-render"] == "scripts/quarto_hook.py post-render"
     website = config["website"]

@@ -167,7 +167,9 @@ def test_an_edit_rebuilds_its_lesson_alone_and_a_title_edit_rebuilds_every_lesso
     add_lesson(proj)
     build_course(proj)
     site = proj / "_site"
-    kept = {p: p.stat().st_ino for v in ("student", "answer") for p in (site / v).glob("lesson05*")}
+    kept = {p: p.stat().st_ino for v in ("student", "answer") for p in (site / v).glob("lesson05*") if p.is_file()}
+    kept |= {p: p.stat().st_ino for v in ("student", "answer") for p in (site / v).glob("lesson05/*")}  # its scripts
+    assert len(kept) == 10  # pages and notebooks, the answer site's departures page, each site's two page assets
     qmd = proj / "lessons" / f"{ADDED}.qmd"
     qmd.write_text(qmd.read_text("utf-8").replace("## 本课目标", "## 本课目标\n\n新加的一句。", 1), "utf-8")
     result = build_course(proj)

@@ -1,6 +1,6 @@
 """The course's Quarto project scripts without Quarto: which variant a render makes, and the post-render checks
-(the CDN polyfill removed, anything else from another host refused, a solution line in the student site refused,
-each error naming the page). The renders themselves: tests/workflows/test_quarto_render.py."""
+(the CDN polyfill removed, anything else from another host refused, a solution line or a departures page in the
+student site refused, each error naming the page). The renders themselves: tests/workflows/test_quarto_render.py."""
 
 from __future__ import annotations
 
@@ -53,4 +53,14 @@ def test_a_solution_line_on_a_student_page_stops_the_render_and_not_on_the_answe
     out = site(tmp_path, f"<html><main><pre><code>{highlighted}</code></pre></main></html>")
     check_pages(plan, lessons, "answer", out)
     with pytest.raises(CourseError, match=r"lesson05.qmd: student/lessons/lesson05.html shows solution code of lesson05"):
+        check_pages(plan, lessons, "student", out)
+
+
+def test_a_departures_page_in_the_student_site_stops_the_render_and_not_in_the_answer_site(course, tmp_path):
+    plan, lessons = course
+    out = site(tmp_path, "<html><main><p>正文</p></main></html>")
+    (out / "lesson05-departures.html").write_text("<html><main><p>原稿</p></main></html>", "utf-8")
+    check_pages(plan, lessons, "answer", out)
+    with pytest.raises(CourseError, match=r"student/lesson05-departures.html: a page of departures from the original "
+                                          r"is for the answer site only"):
         check_pages(plan, lessons, "student", out)

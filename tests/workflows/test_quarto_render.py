@@ -9,7 +9,9 @@ when lesson N exists; every local link and image resolves; the index lists every
 390 px; no solution is in the student site (what `course publish` commits) and no freeze cache is left; the
 in-browser notebooks (lite/ at the site's root) are those of the pandoc site, each lesson page says what the pandoc
 page says about running it in the browser, its link and the index's open a notebook the site holds, and opened from
-file:// the student page adds the pandoc page's note that it needs a web address (site_libs/course-lite.js).
+file:// the student page adds the pandoc page's note that it needs a web address (site_libs/course-lite.js); the
+answer site has each lesson's departures page, its places linked to Quarto's own anchors, and the student site none;
+lesson 5's calculator shows the lesson's numbers on Quarto's pages of both variants.
 
 Needs Quarto 1.7+: COURSE_TEST_QUARTO (set by `make test` from ../shared/tools/quarto/setup.sh) or `quarto` on PATH.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -30,7 +33,9 @@ import pytest
 from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.lesson.parse_qmd import parse_lesson
 from course.lesson.scaffold import scaffold_lesson
-from course.site.check_leaks import solution_leaks
+from course.lesson.departures import load_departures
+from course.site.check_leaks import script_leaks, solution_leaks
+from course.site.departures_page import pandoc_page
 from course.site.plan import make_plan
 from tests.offline_page import keep_offline
 from tests.project_copy import copy_project
@@ -39,6 +44,7 @@ from tests.site.test_no_answer_leaks import answer_only_snippets, lite_shipped
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(300)]
 
 ADDED = "lesson09"
+ROOT_LESSON5 = Path(__file__).resolve().parents[2] / "lessons" / "lesson05.qmd"
 VARIANTS = ("student", "answer")
 KINDS = ("quarto render", "course build --renderer quarto")
 NOT_FOUND = ("Quarto not found: these tests render the course with a real Quarto 1.7 or later. `make test` installs "
@@ -157,13 +163,21 @@ def lesson_stems(project: Path) -> list[str]:
     return [p.stem for p in make_plan(project).lessons]
 
 
+def with_departures(project: Path) -> dict[str, list]:
+    """The lessons with departures from their original, and those departures."""
+    found = {stem: load_departures(parse_lesson(project / "lessons" / f"{stem}.qmd"), project)
+             for stem in lesson_stems(project)}
+    return {stem: entries for stem, entries in found.items() if entries}
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_only_the_course_lessons_and_the_index_are_rendered(project, sites, kind, variant):
     site = sites[kind] / variant
     pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
                    if p.relative_to(site).parts[0] not in ("site_libs", "lite"))  # Quarto's pages (lite/: JupyterLite's)
-    assert pages == ["index.html"] + [f"lessons/{stem}.html" for stem in lesson_stems(project)]
+    departures = [pandoc_page(stem) for stem in with_departures(project)] if variant == "answer" else []
+    assert pages == sorted(["index.html", *departures] + [f"lessons/{stem}.html" for stem in lesson_stems(project)])
     notebooks = sorted(p.name for p in (site / "lessons").glob("*.ipynb"))
     expected = [notes_notebook(s) for s in lesson_stems(project)]
     if variant == "student":
@@ -268,6 +282,59 @@ def test_each_lesson_runs_in_the_browser_exactly_as_on_the_pandoc_site(project, 
     assert all((site / href).resolve().is_file() for href, _ in re.findall(LITE_LINK, index))
     listed, pandoc_listed = ([p for _, p in re.findall(LITE_LINK, text)] for text in (index, pandoc_index))
     assert sorted(listed) == sorted(pandoc_listed) == sorted(offered.values())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_answer_site_has_each_lessons_departures_page_linked_from_its_page_and_the_index_the_student_site_none(
+        project, sites, kind):
+    """Each departure at a heading links to that section of Quarto's answer page (Quarto's own anchor, not the
+    pandoc site's); the student site has no such page and no link to one."""
+    departures = with_departures(project)
+    assert "lesson05" in departures
+    answer, student = sites[kind] / "answer", sites[kind] / "student"
+    for stem, entries in departures.items():
+        page = main_html(answer / pandoc_page(stem))
+        places = re.findall(r"<h2\b.*?</h2>", page, re.S)
+        assert len(places) == len(entries)
+        ids = set(re.findall(r'\bid="([^"]+)"', (answer / "lessons" / f"{stem}.html").read_text("utf-8")))
+        for place, entry in zip(places, entries):
+            if entry.heading:
+                [(target, anchor)] = re.findall(r'href="([^"#]+)#([^"]+)"', place)
+                assert target.removeprefix("./") == f"lessons/{stem}.html" and html.unescape(anchor) in ids, entry.where
+            else:
+                assert f"<code>{entry.where}</code>" in place
+        assert f'href="../{pandoc_page(stem)}"' in main_html(answer / "lessons" / f"{stem}.html")
+        assert re.search(rf'href="(?:\./)?{pandoc_page(stem)}"', (answer / "index.html").read_text("utf-8"))
+    assert not list(student.rglob("*departures*"))
+    assert not [p for p in student.rglob("*.html") if "与原稿的差异" in p.read_text("utf-8")]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_lesson5s_calculator_on_quartos_page_shows_the_lessons_numbers(sites, browser, kind, variant):
+    """The lesson's script and style come with Quarto's page (lessons/lesson05/) and hold no solution on the student
+    site; opened from a link with a setting, and for random settings, it shows the formulas' numbers."""
+    from tests.lessons.test_lesson05_zero_calc import assert_shows, fragment, random_setting
+
+    site = sites[kind] / variant
+    script = site / "lessons" / "lesson05" / "zero-calc.js"
+    assert script.is_file() and (site / "lessons" / "lesson05" / "zero-calc.css").is_file()
+    assert not script_leaks(parse_lesson(ROOT_LESSON5), script.read_text("utf-8"))
+    page = browser.new_page()
+    remote, errors = keep_offline(page), []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    setting = {"psi": "7.5e9", "nd": "64", "stage": "3", "k": "12", "accum": "0", "card": "24"}
+    page.goto((site / "lessons" / "lesson05.html").as_uri() + fragment(setting))
+    page.wait_for_selector("#zero-calc [data-quantity=memory]")
+    assert_shows(page, setting)
+    rng = random.Random(kind + variant)
+    for _ in range(10):
+        setting = random_setting(rng)
+        page.evaluate("hash => new Promise(done => { addEventListener('hashchange', done, {once: true}); "
+                      "location.hash = hash; })", fragment(setting))
+        assert_shows(page, setting)
+    assert remote == [] and errors == []
+    page.close()
 
 
 @pytest.mark.parametrize("kind", KINDS)

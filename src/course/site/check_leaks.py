@@ -1,7 +1,8 @@
 """Fail a student site that shows a solution: any line of a lesson's reference solution that its exercise lacks.
 
 Run on the pages whichever renderer made them (Quarto runs every cell, solutions included, before the course's
-filter drops them, so its pages are checked as they are written, not as the lesson says they should be).
+filter drops them, so its pages are checked as they are written, not as the lesson says they should be), and on
+the scripts and styles a lesson's pages load (course.site.lesson_scripts), as the browser receives them.
 """
 
 from __future__ import annotations
@@ -34,3 +35,8 @@ def solution_leaks(lesson: Lesson, page: str) -> list[str]:
     """The lines of LESSON's solutions that PAGE (HTML) shows."""
     text = visible_text(page)
     return [line for line in solution_lines(lesson) if line in text]
+
+
+def script_leaks(lesson: Lesson, script: str) -> list[str]:
+    """The lines of LESSON's solutions that a page script or style sheet (its text as shipped) holds."""
+    return [line for line in solution_lines(lesson) if line in script]

@@ -18,22 +18,26 @@ SUBMIT = (
 
 
 def index_markdown(lessons: list[Lesson], variant: str, assignments: dict[str, str] | None = None,
-                   browser: dict[str, str] | None = None, *, folder: str = "", page: str = ".html") -> str:
+                   browser: dict[str, str] | None = None, *, folder: str = "", page: str = ".html",
+                   departures: dict[str, str] | None = None) -> str:
     """commonmark_x for index.html listing every lesson of this variant; ASSIGNMENTS maps a lesson to its file,
     BROWSER to the link that runs its notebook in the browser (course.site.lite_page).
 
     FOLDER is where the lesson files lie relative to the index ('' on the pandoc site, 'lessons/' under Quarto)
-    and PAGE the suffix a link to a lesson's page takes ('.qmd' under Quarto, which turns it into the page)."""
-    assignments, browser = assignments or {}, browser or {}
-    items = "\n".join(_entry(lesson, assignments.get(lesson.stem), browser.get(lesson.stem), folder, page)
-                      for lesson in lessons)
+    and PAGE the suffix a link to a lesson's page takes ('.qmd' under Quarto, which turns it into the page).
+    DEPARTURES maps a lesson to the link of its page of departures from the original (answer site only)."""
+    assignments, browser, departures = assignments or {}, browser or {}, departures or {}
+    items = "\n".join(_entry(lesson, assignments.get(lesson.stem), browser.get(lesson.stem), folder, page,
+                             departures.get(lesson.stem)) for lesson in lessons)
     submit = f"\n\n{SUBMIT}" if assignments else ""
     return f"{INTRO[variant]}{submit}\n\n## 课程列表\n\n::: {{.lesson-list}}\n\n{items}\n\n:::\n"
 
 
-def _entry(lesson: Lesson, assignment: str | None, browser: str | None, folder: str, page: str) -> str:
+def _entry(lesson: Lesson, assignment: str | None, browser: str | None, folder: str, page: str,
+           departures: str | None) -> str:
     """One lesson's list item: its title (a link to its page), then its prerequisites and notebooks on a line."""
     before = "、".join(f"第 {n} 课" for n in lesson.prerequisites) or "无"
     files = ([f"[讲义 notebook]({folder}{notes_notebook(lesson.stem)})"]
-             + ([f"[作业 notebook]({folder}{assignment})"] if assignment else []) + ([browser] if browser else []))
+             + ([f"[作业 notebook]({folder}{assignment})"] if assignment else []) + ([browser] if browser else [])
+             + ([f"[与原稿的差异]({departures})"] if departures else []))
     return f"- **[{lesson.title}]({folder}{lesson.stem}{page})**\\\n  前置：{before} · {' · '.join(files)}"

@@ -185,30 +185,40 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
     from course.site.lite_page import (browser_notebook, browser_run, browser_runs, index_link, lite_notebooks,
                                        page_markdown)
     from course.site.lite_site import build_lite
+    from course.site.departures_page import departures_by_lesson, link_markdown, pandoc_page
+    from course.site.lesson_scripts import assets_markdown, copy_assets, page_assets, site_path
 
     assignments = assignments or {}
+    departures = departures_by_lesson(lessons, plan.root, variant)
     written = []
     for lesson in lessons:
         view, images = resolve_resources(select_variant(lesson, variant), plan.root)
         for image in images:
             _copy(plan.root / image.project_path, out / image.project_path)
         if rebuild is not None and lesson.stem not in rebuild:
-            for name in (f"{lesson.stem}.html", notes_notebook(lesson.stem), assignment_notebook(lesson.stem)):
+            for name in (f"{lesson.stem}.html", notes_notebook(lesson.stem), assignment_notebook(lesson.stem),
+                         pandoc_page(lesson.stem), *(site_path(lesson, a) for a in page_assets(lesson))):
                 _keep(old / name, out / name)
             continue
+        written += copy_assets(lesson, out, variant)
         outputs = lesson_outputs(plan, view)
         released = {assignment_notebook(lesson.stem): assignments[lesson.stem]} if lesson.stem in assignments else {}
         written += write_notebooks(plan, lesson, view, outputs, out, released)
         run = browser_run(plan, lesson, out / browser_notebook(variant, lesson.stem))
-        page = render_page(page_markdown(plan, variant, run) + write_page_markdown(view, outputs), plan=plan,
+        pointer = link_markdown(lesson, pandoc_page(lesson.stem)) if lesson.stem in departures else ""
+        page = render_page(page_markdown(plan, variant, run) + pointer + assets_markdown(lesson)
+                           + write_page_markdown(view, outputs), plan=plan,
                            variant=variant, title=lesson.title, lesson_dir=lesson.path.parent, number=lesson.number,
                            sidebar=sidebar_html(lessons, lesson.stem), pager=pager_html(lessons, lesson.stem))
         check_markup(leftover_in_html(page), source=lesson.path, what=f"{variant}/{lesson.stem}.html")
         written.append(write_atomic(out / f"{lesson.stem}.html", page))
+        if lesson.stem in departures:
+            written.append(write_departures_page(plan, lessons, lesson, departures[lesson.stem], out))
     offered = {lesson.stem: assignment_notebook(lesson.stem) for lesson in lessons
                if (out / assignment_notebook(lesson.stem)).is_file()}  # made now or kept from the old site
     runs = browser_runs(plan, lessons, variant, out)
-    index = render_page(index_markdown(lessons, variant, offered, {s: index_link(r) for s, r in runs.items()}),
+    index = render_page(index_markdown(lessons, variant, offered, {s: index_link(r) for s, r in runs.items()},
+                                       departures={stem: pandoc_page(stem) for stem in departures}),
                         plan=plan, variant=variant,
                         title=plan.config.course_title, lesson_dir=plan.lessons[0].parent, toc=False,
                         sidebar=sidebar_html(lessons, None))
@@ -222,6 +232,20 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
     if notebooks := lite_notebooks(runs, variant, out):
         build_lite(plan, variant, out, notebooks)
     return written
+
+
+def write_departures_page(plan: BuildPlan, lessons: list[Lesson], lesson: Lesson, departures: list,
+                          out: Path) -> Path:
+    """The answer site's page of LESSON's departures from its original, beside the lesson's page."""
+    from course.site.check_markup import check_markup, leftover_in_html
+    from course.site.departures_page import page_title, pandoc_markdown, pandoc_page
+    from course.site.make_navigation import sidebar_html
+    from course.site.render_page import render_page
+
+    page = render_page(pandoc_markdown(lesson, departures), plan=plan, variant="answer", title=page_title(lesson),
+                       lesson_dir=lesson.path.parent, sidebar=sidebar_html(lessons, None))
+    check_markup(leftover_in_html(page), source=lesson.path, what=f"answer/{pandoc_page(lesson.stem)}")
+    return write_atomic(out / pandoc_page(lesson.stem), page)
 
 
 def write_search_index(plan: BuildPlan, lessons: list[Lesson], out: Path) -> Path:

@@ -6,8 +6,10 @@ reading notebook and, on the student site, its assignment as stock nbgrader rele
 cache (.course-cache/quarto/VARIANT/); from those notebooks, whether each lesson runs in the browser
 (course.site.lite_page, as on the pandoc path), so that the front page's lesson list (`_lessons-index.md`, which
 index.qmd includes) and each lesson page's "在浏览器中运行" block (`_lessons-browser.md`, which the course's filter
-puts at the top of the page, with the script that adds the pandoc page's notes to it) say the same as `course
-build`'s pages. After it, into the output folder: the staged notebooks beside the lessons' pages; that script
+puts at the top of the page, with the script that adds the pandoc page's notes to it, the lesson's own page
+assets and, on the answer site, the link to its departures page) say the same as `course build`'s pages; on the
+answer site, each lesson's departures page as a .qmd at the project's root (course.site.departures_page). After
+it, into the output folder: the staged notebooks and the lessons' page assets beside the lessons' pages; that script
 (site_libs/course-lite.js) and the site's own MathJax; the checks `course build` makes of its pages (no markup left
 over, nothing loaded from another host, no solution in the student site); then the JupyterLite site
 (lite/, at the site's root) with the notebooks that run in the browser. `course build --renderer quarto` runs the
@@ -20,10 +22,12 @@ import os
 import re
 import shutil
 import sys
+from fnmatch import fnmatch
 from pathlib import Path
 
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
+from course.site.departures_page import QUARTO_PATTERN
 from course.site.plan import BuildPlan, make_plan
 
 # Set by `course build --renderer quarto` for the render it runs: the build holds the project's lock and has drawn
@@ -32,6 +36,7 @@ IN_COURSE_BUILD = "COURSE_BUILD_RENDERING"
 INDEX_INCLUDE = "_lessons-index.md"  # written before each render; index.qmd includes it (not committed)
 LITE_SCRIPT = "course-lite.js"  # the in-browser block's notes (src/course/site/), served from the site's site_libs/
 BROWSER_INCLUDE = "_lessons-browser.md"  # each lesson page's in-browser block, by lesson (a div #STEM; not committed)
+DEPARTURES_PAGES = QUARTO_PATTERN.replace(".qmd", ".html")  # answer-only pages (course.site.departures_page)
 # The one file Quarto's page template loads from a CDN whatever the settings (a polyfill for browsers older than
 # MathJax 3 supports); the site serves MathJax itself, so the pages lose this line.
 CDN_POLYFILL = re.compile(r'[ \t]*<script src="https://cdnjs\.cloudflare\.com/polyfill/[^"]*"></script>\n?')
@@ -53,6 +58,7 @@ def pre_render(root: Path, variant: str) -> list[Path]:
     from course.lesson.notebook_names import assignment_notebook
     from course.lesson.parse_qmd import parse_lesson
     from course.site.lite_page import browser_runs, index_link, page_markdown
+    from course.site.departures_page import quarto_source
     from course.site.make_index import index_markdown
     from course.site.resolve_resources import resolve_resources
     from course.workflows.draw_figures import ensure_figures
@@ -67,14 +73,43 @@ def pre_render(root: Path, variant: str) -> list[Path]:
     staged = stage_notebooks(plan, lessons, variant)
     runs = browser_runs(plan, lessons, variant, staged / plan.config.lessons_dir)
     to_site = "../" * len(Path(plan.config.lessons_dir).parts)  # from a lesson page up to the site's root
+    departures = write_departures_pages(plan, lessons, variant)
+    by_stem = {lesson.stem: lesson for lesson in lessons}
     blocks = "".join(f":::: {{#{stem}}}\n{page_markdown(plan, variant, run, to_site)}{lite_script(run, to_site)}"
-                     "::::\n\n" for stem, run in runs.items())
+                     f"{page_extras(by_stem[stem], departures, to_site)}::::\n\n" for stem, run in runs.items())
     offered = {}
     if variant == "student":
         offered = {stem: assignment_notebook(stem) for stem in assignment_lessons(plan, [x.stem for x in lessons])}
     index = index_markdown(lessons, variant, offered, {stem: index_link(run) for stem, run in runs.items()},
-                           folder=f"{plan.config.lessons_dir}/", page=".qmd")
-    return [write_atomic(plan.root / BROWSER_INCLUDE, blocks), write_atomic(plan.root / INDEX_INCLUDE, index)]
+                           folder=f"{plan.config.lessons_dir}/", page=".qmd",
+                           # "./": the filter would take a bare lessonNN-….qmd for a lesson's page, which is not there
+                           departures={stem: f"./{quarto_source(stem)}" for stem in departures})
+    return [write_atomic(plan.root / BROWSER_INCLUDE, blocks), write_atomic(plan.root / INDEX_INCLUDE, index),
+            *departures.values()]
+
+
+def page_extras(lesson, departures: dict[str, Path], to_site: str) -> str:
+    """What the lesson page shows besides its text, as on the pandoc site: on the answer site the link to its
+    departures page, and the lesson's own scripts and styles (course.site.lesson_scripts)."""
+    from course.site.departures_page import link_markdown, quarto_source
+    from course.site.lesson_scripts import assets_markdown
+
+    pointer = link_markdown(lesson, to_site + quarto_source(lesson.stem)) if lesson.stem in departures else ""
+    return pointer + assets_markdown(lesson)
+
+
+def write_departures_pages(plan: BuildPlan, lessons: list, variant: str) -> dict[str, Path]:
+    """On the answer site, each lesson's page of departures from its original, as a generated .qmd at the project's
+    root; the student site renders none, so those of an earlier answer render are removed."""
+    from course.site.departures_page import departures_by_lesson, quarto_page, quarto_source
+
+    for old in plan.root.glob(QUARTO_PATTERN):
+        old.unlink()
+    found = departures_by_lesson(lessons, plan.root, variant)
+    by_stem = {lesson.stem: lesson for lesson in lessons}
+    return {stem: write_atomic(plan.root / quarto_source(stem),
+                               quarto_page(by_stem[stem], entries, plan.config.lessons_dir))
+            for stem, entries in found.items()}
 
 
 def lite_script(run, to_site: str) -> str:
@@ -116,6 +151,7 @@ def post_render(root: Path, variant: str, out: Path) -> list[Path]:
     its pages, and build lite/."""
     from course.lesson.parse_qmd import parse_lesson
     from course.site.lite_page import browser_runs, lite_notebooks
+    from course.site.lesson_scripts import copy_assets
     from course.site.lite_site import LITE, build_lite
     from course.tools.web_assets import locate_web_assets
 
@@ -136,6 +172,8 @@ def post_render(root: Path, variant: str, out: Path) -> list[Path]:
         target = out / asset.site_path
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target)
+    for lesson in lessons:  # beside the lesson's page, as the page names them (checked on the student site)
+        copy_assets(lesson, out / lesson.path.parent.relative_to(plan.root), variant)
     check_pages(plan, lessons, variant, out)
     shutil.rmtree(out / LITE, ignore_errors=True)  # a render over an older site: lite/ is built afresh
     folder = out / plan.config.lessons_dir
@@ -162,6 +200,9 @@ def check_pages(plan: BuildPlan, lessons: list, variant: str, out: Path) -> None
                               Location(page))
         source = next((x.path for x in lessons if pages[x.stem] == page), plan.root / "index.qmd")
         check_markup(leftover_in_html(cleaned), source=source, what=what)
+        if variant == "student" and fnmatch(page.name, DEPARTURES_PAGES):
+            raise CourseError(f"{what}: a page of departures from the original is for the answer site only",
+                              Location(page))
         if variant == "student":
             for lesson in lessons:
                 if leaked := solution_leaks(lesson, cleaned):

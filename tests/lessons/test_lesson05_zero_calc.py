@@ -1,0 +1,189 @@
+"""Lesson 5's memory and traffic calculator (lessons/lesson05/zero-calc.js) in headless Chromium, offline: every
+number it shows is the lesson's formulas' (tests/lessons/lesson05_formulas.py, on course.lab.formulas, and the
+reference solution's zero_memory_per_gpu), for settings opened from the URL fragment and typed into its inputs;
+it is usable by keyboard, labelled, fits 390 px, and the student site ships it without solution code."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from urllib.parse import parse_qsl
+
+import pytest
+
+from course.lab.formulas import comm_elements
+from solutions.lesson05 import zero_memory_per_gpu
+from tests.lessons.lesson05_formulas import memory_parts
+from tests.offline_page import keep_offline
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(60)]
+
+GIB = 2 ** 30
+QUANTITIES = ("memory", "memory-params", "memory-grads", "memory-optimizer", "traffic")
+CONTROLS = ("zc-preset", "zc-psi", "zc-nd", "zc-stage", "zc-k", "zc-accum", "zc-card")
+# Llama-2-70B's shapes as the lesson gives them: 80 layers, h = 8192, FFN 28672, 64 heads with 8 K/V heads; 32000
+# tokens, untied output layer; two RMSNorms per layer and one at the end.
+LAYERS, HIDDEN, FFN, HEADS, KV_HEADS, VOCAB = 80, 8192, 28672, 64, 8, 32000
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from course.tools.chromium import launch_chromium
+
+    with launch_chromium() as b:
+        yield b
+
+
+@pytest.fixture
+def calc(browser, built_site, request):
+    """A fresh page on the student site's lesson 5, whose requests must stay on the machine and raise nothing."""
+    page = browser.new_page()
+    remote, errors = keep_offline(page), []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto((built_site / getattr(request, "param", "student") / "lesson05.html").as_uri())
+    page.wait_for_selector("#zero-calc [data-quantity=memory]")
+    yield page
+    page.close()
+    assert not remote and not errors
+
+
+def random_setting(rng: random.Random) -> dict:
+    """A setting as the fragment writes it: Ψ an integer (plain or in e-notation), N_d up to 4096, any stage, K a
+    whole or half number of bytes, accumulation on or off, one of the three cards."""
+    psi = rng.choice([rng.randint(1, 10**13), rng.randint(1, 999) * 10**rng.randint(6, 10)])
+    text = f"{psi / 10**9:g}e9" if psi % 10**8 == 0 and rng.random() < 0.5 else str(psi)
+    return {"psi": text, "nd": str(rng.choice([1, 2, rng.randint(1, 4096)])), "stage": str(rng.randint(0, 3)),
+            "k": str(rng.choice([12, 0, 4, rng.randint(1, 20), rng.randint(1, 40) / 2])),
+            "accum": str(rng.randint(0, 1)), "card": str(rng.choice([24, 40, 80]))}
+
+
+def fragment(setting: dict) -> str:
+    return "#zero-calc?" + "&".join(f"{key}={value}" for key, value in setting.items())
+
+
+def expected(setting: dict) -> dict[str, Fraction]:
+    """The lesson's formulas for SETTING, exactly."""
+    psi, nd, stage = Fraction(setting["psi"]), int(setting["nd"]), int(setting["stage"])
+    parts = memory_parts(psi, nd, stage, Fraction(setting["k"]), setting["accum"] == "1")
+    total = sum(parts.values())
+    return {"memory": total, **{f"memory-{name}": value for name, value in parts.items()},
+            "traffic": comm_elements(psi, nd, stage)}
+
+
+def shown(page) -> dict[str, float]:
+    return {q: float(page.locator(f"#zero-calc [data-quantity='{q}']").get_attribute("data-value"))
+            for q in QUANTITIES}
+
+
+def assert_shows(page, setting: dict) -> None:
+    """Every shown value is the formulas' (to a double's precision), the total also the reference solution's, and the
+    verdict says whether the total fits the card."""
+    values, want = shown(page), expected(setting)
+    for name in QUANTITIES:
+        assert values[name] == pytest.approx(float(want[name]), rel=1e-12, abs=0), (setting, name)
+    solution = zero_memory_per_gpu(int(Fraction(setting["psi"])), int(setting["nd"]), int(setting["stage"]),
+                                   k=float(setting["k"]), fp32_grad_accum=setting["accum"] == "1")
+    assert values["memory"] == pytest.approx(solution, rel=1e-12)
+    capacity = int(setting["card"]) * GIB
+    if abs(want["memory"] - capacity) > capacity * Fraction(1, 10**9):
+        fits = page.locator("#zero-calc [data-fits]").get_attribute("data-fits")
+        assert fits == ("1" if want["memory"] <= capacity else "0"), setting
+
+
+def fragment_setting(page) -> dict:
+    """The setting the page's URL fragment holds now."""
+    hash_ = page.evaluate("location.hash")
+    assert hash_.startswith("#zero-calc?")
+    return dict(parse_qsl(hash_.split("?", 1)[1]))
+
+
+def test_the_issues_link_opens_exactly_that_setting(calc, built_site):
+    calc.goto((built_site / "student" / "lesson05.html").as_uri() + "#zero-calc?psi=7.5e9&nd=64&stage=3&k=12&accum=0&card=24")
+    calc.reload()
+    calc.wait_for_selector("#zero-calc [data-quantity=memory]")
+    assert [calc.input_value(f"#{c}") for c in ("zc-psi", "zc-nd", "zc-stage", "zc-k", "zc-card")] == \
+        ["7500000000", "64", "3", "12", "24"]
+    assert not calc.is_checked("#zc-accum")
+    assert shown(calc)["memory"] == 16 * 7.5e9 / 64 == 1.875e9  # §2: 16Ψ/N_d
+    assert_shows(calc, {"psi": "7.5e9", "nd": "64", "stage": "3", "k": "12", "accum": "0", "card": "24"})
+
+
+def test_fifty_random_fragments_show_the_lessons_numbers(calc):
+    rng = random.Random(20261206)
+    for _ in range(60):
+        setting = random_setting(rng)
+        # The test's listener runs after the calculator's, registered first: the page has applied the fragment.
+        calc.evaluate("hash => new Promise(done => { addEventListener('hashchange', done, {once: true}); "
+                      "location.hash = hash; })", fragment(setting))
+        assert_shows(calc, setting)
+
+
+def test_fifty_random_settings_typed_into_the_inputs_show_the_lessons_numbers_and_go_into_the_fragment(calc):
+    rng = random.Random(40)
+    for _ in range(55):
+        setting = random_setting(rng)
+        calc.fill("#zc-psi", setting["psi"])
+        calc.fill("#zc-nd", setting["nd"])
+        calc.select_option("#zc-stage", setting["stage"])
+        calc.fill("#zc-k", setting["k"])
+        calc.set_checked("#zc-accum", setting["accum"] == "1")
+        calc.select_option("#zc-card", setting["card"])
+        assert_shows(calc, setting)
+        now = fragment_setting(calc)
+        assert {k: Fraction(v) for k, v in now.items()} == {k: Fraction(v) for k, v in setting.items()}
+
+
+def test_the_presets_are_the_lessons_models(calc):
+    """7B is Ψ = 7×10⁹; Llama-2-70B's shapes count what the lesson's per-layer figure (about 0.856×10⁹) says."""
+    per_layer = 2 * HIDDEN * HIDDEN + 2 * HIDDEN * (HIDDEN * KV_HEADS // HEADS) + 3 * HIDDEN * FFN + 2 * HIDDEN
+    assert round(per_layer / 1e9, 3) == 0.856
+    llama = LAYERS * per_layer + 2 * VOCAB * HIDDEN + HIDDEN
+    for preset, psi in (("7b", 7 * 10**9), ("70b", 70 * 10**9), ("llama2-70b", llama)):
+        calc.select_option("#zc-preset", preset)
+        assert int(calc.input_value("#zc-psi")) == psi
+        assert Fraction(fragment_setting(calc)["psi"]) == psi
+    calc.fill("#zc-psi", "123")
+    assert calc.input_value("#zc-preset") == ""  # a typed Ψ is no preset
+
+
+def test_a_bad_setting_says_what_to_enter_and_shows_no_number(calc):
+    calc.fill("#zc-nd", "0")
+    assert "N_d" in calc.inner_text("#zero-calc .zc-results")
+    assert calc.locator("#zero-calc [data-quantity]").count() == 0
+
+
+def test_every_control_has_a_label_the_results_are_announced_and_the_keyboard_reaches_and_changes_everything(calc):
+    for control in CONTROLS:
+        assert calc.evaluate("id => document.getElementById(id).labels[0].textContent.trim().length", control) > 1
+    assert calc.get_attribute("#zero-calc .zc-results", "aria-live") == "polite"
+    calc.focus("#zc-preset")
+    order = [calc.evaluate("document.activeElement.id")]
+    for _ in CONTROLS[1:]:
+        calc.keyboard.press("Tab")
+        order.append(calc.evaluate("document.activeElement.id"))
+    assert order == list(CONTROLS)
+    calc.focus("#zc-nd")
+    calc.keyboard.press("Control+A")
+    calc.keyboard.type("16")
+    calc.focus("#zc-stage")
+    calc.select_option("#zc-stage", "3")
+    calc.keyboard.press("ArrowUp")  # ZeRO-3 → ZeRO-2, from the keyboard
+    calc.focus("#zc-accum")
+    calc.keyboard.press("Space")
+    setting = fragment_setting(calc)
+    assert (setting["nd"], setting["stage"], setting["accum"]) == ("16", "2", "1")
+    assert_shows(calc, setting)
+
+
+@pytest.mark.parametrize("calc", ["student", "answer"], indirect=True)
+def test_at_390px_the_calculator_fits_without_sideways_scrolling(calc):
+    calc.set_viewport_size({"width": 390, "height": 844})
+    calc.select_option("#zc-preset", "llama2-70b")
+    calc.set_checked("#zc-accum", True)
+    calc.locator("#zero-calc").scroll_into_view_if_needed()
+    assert calc.evaluate("document.documentElement.scrollWidth") <= 390
+    box = calc.locator("#zero-calc").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    for control in CONTROLS:
+        b = calc.locator(f"#{control}").bounding_box()
+        assert b["x"] >= 0 and b["x"] + b["width"] <= 390, control
