@@ -20,6 +20,9 @@ from course.errors import CourseError, Location
 from course.figures.render import agg_figure, find_cjk_font, render_png
 from course.fileio import write_atomic
 
+from .fsdp_practice import (FP32_BYTES, LLAMA2_70B, PCIE4_X16, DecoderShape, checkpoint_bytes, unit_transient_bytes,
+                            zero3_traffic_bytes)
+
 MemoryFn = Callable[..., float]
 
 GB = 1e9  # the lesson converts bytes to GB with 10^9
@@ -162,50 +165,6 @@ def draw_zero_memory(out_path: Path, memory_fn: MemoryFn, *, num_params: float =
 
 # The worked example of 具体演示与数值推演: a 70B model, ZeRO-3 on N_d = 64 cards of 24 GiB.
 BF16_BYTES = 2
-FP32_BYTES = 4
-PREFETCHED_UNITS = 2  # with prefetch, a rank holds the unit it computes and the one being gathered or reduced
-PCIE4_X16 = 32e9  # bytes/s, one direction: PCIe 4.0 x16, the link between consumer cards
-
-
-@dataclass(frozen=True)
-class DecoderShape:
-    """A Llama-style decoder's shapes: grouped-query attention, SwiGLU MLP, two RMSNorms per layer."""
-
-    layers: int
-    hidden: int
-    ffn: int
-    heads: int
-    kv_heads: int
-    vocab: int
-
-
-# Llama 2 (Touvron et al., 2023, arXiv:2307.09288), the 70B model's configuration.
-LLAMA2_70B = DecoderShape(layers=80, hidden=8192, ffn=28672, heads=64, kv_heads=8, vocab=32000)
-
-
-def decoder_layer_params(shape: DecoderShape) -> int:
-    """Parameters of one decoder layer: Q and O (h×h), K and V (h×kv), the three MLP matrices, two norms."""
-    kv = shape.kv_heads * (shape.hidden // shape.heads)
-    attention = 2 * shape.hidden * shape.hidden + 2 * shape.hidden * kv
-    return attention + 3 * shape.hidden * shape.ffn + 2 * shape.hidden
-
-
-def unit_peak_bytes(psi_u: float, grad_bytes: int = BF16_BYTES) -> float:
-    """Transient bytes beyond the static state while a unit runs backward: two gathered units of BF16
-    parameters (this one and the prefetched one) and two of full gradients (this one and the one in
-    reduce-scatter) — 8Ψ_u in BF16, 12Ψ_u when gradients are reduced in FP32."""
-    return PREFETCHED_UNITS * BF16_BYTES * psi_u + PREFETCHED_UNITS * grad_bytes * psi_u
-
-
-def checkpoint_bytes(shape: DecoderShape, seq: int, micro_batch: int = 1) -> float:
-    """The least activation memory of full activation checkpointing: each layer keeps only its BF16 input."""
-    return shape.layers * micro_batch * seq * shape.hidden * BF16_BYTES
-
-
-def zero3_traffic_bytes(psi: float, dp: int, grad_bytes: int = BF16_BYTES) -> float:
-    """Bytes a rank sends per step under ZeRO-3: two all-gathers of BF16 parameters, one reduce-scatter of gradients."""
-    share = (dp - 1) / dp * psi
-    return 2 * BF16_BYTES * share + grad_bytes * share
 
 
 @dataclass(frozen=True)
@@ -239,14 +198,14 @@ class CardExample:
 def card_example(psi: float = 70e9, dp: int = 64, card_gib: int = 24, seq: int = 4096,
                  shape: DecoderShape = LLAMA2_70B) -> CardExample:
     """The lesson's example: a nominal 70B model with Llama-2-70B's layer shapes, ZeRO-3, one FSDP unit per layer."""
-    psi_u = decoder_layer_params(shape)
+    psi_u = shape.layer_params()
     return CardExample(
         psi=psi, dp=dp, seq=seq, psi_u=psi_u,
         static=(BF16_BYTES + BF16_BYTES + ADAM_K) * psi / dp,
-        unit_peak=unit_peak_bytes(psi_u),
-        unit_peak_fp32=unit_peak_bytes(psi_u, FP32_BYTES),
+        unit_peak=unit_transient_bytes(psi_u),
+        unit_peak_fp32=unit_transient_bytes(psi_u, FP32_BYTES),
         card=card_gib * GIB,
-        checkpoints=checkpoint_bytes(shape, seq),
+        checkpoints=checkpoint_bytes(shape, batch=1, seq=seq),
         traffic_values=3 * (dp - 1) / dp * psi,
         traffic_bf16=zero3_traffic_bytes(psi, dp),
         traffic_fp32_grads=zero3_traffic_bytes(psi, dp, FP32_BYTES),
@@ -297,6 +256,6 @@ def card_example_markdown(ex: CardExample | None = None) -> str:
         f"装得下也不等于跑得动：每步每卡收发 $3\\frac{{N_d-1}}{{N_d}}\\Psi$ = {_sci(ex.traffic_values)} 个数值，"
         f"集合通信全用 BF16 时为 {ex.traffic_bf16 / GB:.1f} GB，梯度按 FP32 归约时 reduce-scatter 那一份翻倍，共 "
         f"{ex.traffic_fp32_grads / GB:.1f} GB。消费级显卡之间没有 NVLink，按 PCIe 4.0 x16 单向理论带宽约 "
-        f"{PCIE4_X16 / GB:g} GB/s 计，仅 BF16 的通信每步就要约 {ex.traffic_bf16 / PCIE4_X16:.0f} s，跨节点更慢。",
+        f"{float(PCIE4_X16) / GB:.1f} GB/s 计，仅 BF16 的通信每步就要约 {ex.traffic_bf16 / PCIE4_X16:.0f} s，跨节点更慢。",
     ]
     return "\n".join(text) + "\n"

@@ -103,14 +103,14 @@ def test_the_fsdp_unit_bound_is_the_formulas_modules(zero_memory):
     section = _section("### 6. 工程选型准则：FSDP 与扩展边界")
     bf16 = re.search(r"\\underbrace\{2 \\times 2\\Psi_u\}.*?= (\d+)\\Psi_u \\text\{ 字节\}", section)
     fp32 = re.search(r"2 \\times 2\\Psi_u \+ 2 \\times 4\\Psi_u = (\d+)\\Psi_u", section)
-    assert int(bf16.group(1)) == zero_memory.unit_peak_bytes(1) == 8
-    assert int(fp32.group(1)) == zero_memory.unit_peak_bytes(1, grad_bytes=4) == 12
+    assert int(bf16.group(1)) == zero_memory.unit_transient_bytes(1) == 8
+    assert int(fp32.group(1)) == zero_memory.unit_transient_bytes(1, reduce_bytes=4) == 12
 
 
 def test_llama2_70b_layer_is_counted_from_its_shapes(zero_memory):
     shape = zero_memory.LLAMA2_70B
     h, kv = shape.hidden, shape.kv_heads * shape.hidden // shape.heads
-    assert zero_memory.decoder_layer_params(shape) == 2 * h * h + 2 * h * kv + 3 * h * shape.ffn + 2 * h == 855_654_400
+    assert shape.layer_params() == 2 * h * h + 2 * h * kv + 3 * h * shape.ffn + 2 * h == 855_654_400
 
 
 def test_the_70b_example_is_computed_and_says_it_does_not_fit(zero_memory):
@@ -120,7 +120,7 @@ def test_the_70b_example_is_computed_and_says_it_does_not_fit(zero_memory):
     assert "print(card_example_markdown())" in section and re.findall(r"\d+\.\d+", _prose(section)) == []
     ex = zero_memory.card_example()
     assert Fraction(ex.static) == memory_bytes(70 * 10**9, 64, 3)
-    assert ex.unit_peak == zero_memory.unit_peak_bytes(zero_memory.decoder_layer_params(zero_memory.LLAMA2_70B))
+    assert ex.unit_peak == zero_memory.unit_transient_bytes(zero_memory.LLAMA2_70B.layer_params())
     assert ex.card == 24 * 2**30 and ex.left == ex.card - ex.static - ex.unit_peak
     assert ex.checkpoints > ex.left  # so it does not fit: the page must say so
     shown = zero_memory.card_example_markdown(ex)
