@@ -119,7 +119,7 @@ def _optimizer_and_total(parent: ET.Element, top: float, dp: int) -> float:
     box_top = top + 38
     right = _column_x(3) + COL_W
     _box(parent, COL_X0, box_top, right - COL_X0, BOX_H, LOCAL_UPDATE,
-         f"本地优化器更新（1/N_d 分片）：每卡只更新自己的 1/{dp} FP32 主权重与 Adam 状态")
+         f"本地优化器更新（1/N_d 分片）：每卡只更新自己的 1/{dp} FP32 master 权重与 Adam 状态")
     total_top = box_top + BOX_H + 22
     ET.SubElement(parent, "rect", {
         "x": str(COL_X0), "y": f"{total_top:g}", "width": f"{right - COL_X0:g}", "height": "62", "rx": "6",

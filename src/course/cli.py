@@ -18,12 +18,17 @@ from course.errors import CourseError
 
 # Each subcommand lives in course/commands/<name>.py with add_arguments(parser) and run(args) -> int.
 COMMANDS = ("build", "preview", "publish", "check", "grade", "report", "similarity", "lab", "demo", "new", "hub",
-            "roster", "extend")
+            "roster", "extend", "stats", "hand-in", "feedback")
+
+
+def _module(name: str) -> str:
+    """The module of command NAME (`hand-in` lives in course/commands/hand_in.py)."""
+    return f"course.commands.{name.replace('-', '_')}"
 
 
 def _summary(name: str) -> str | None:
     """First line of a command module's docstring, read from its source so the module is not imported."""
-    spec = importlib.util.find_spec(f"course.commands.{name}")
+    spec = importlib.util.find_spec(_module(name))
     doc = ast.get_docstring(ast.parse(Path(spec.origin).read_text("utf-8")))
     return doc.strip().splitlines()[0] if doc else None
 
@@ -35,7 +40,7 @@ def _parser(chosen: str | None) -> argparse.ArgumentParser:
     for name in COMMANDS:
         sp = sub.add_parser(name, help=_summary(name))
         if name == chosen:
-            module = importlib.import_module(f"course.commands.{name}")
+            module = importlib.import_module(_module(name))
             module.add_arguments(sp)
             sp.set_defaults(_run=module.run)
     return parser

@@ -56,7 +56,7 @@ def test_graded_cells_follow_the_exercise_and_the_questions_in_lesson_order(less
     assert [c.metadata.nbgrader["grade_id"] for c in cells] == GRADED
     assert [c.id for c in cells] == GRADED  # the cell id finds a cell again when metadata is stripped
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    assert "ZeRO 的核心洞见" in text and "参考答案（仅 answer 分支）" not in text
+    assert "ZeRO 的出发点" in text and "## 参考答案" not in text
 
 
 def test_tests_are_locked_with_hidden_checks_and_answers_are_empty_under_their_question(lesson):

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from course.cli import COMMANDS, main
+from course.cli import COMMANDS, _module, main
 from course.commands.where import ROOT_HELP
 from course.config import find_course
 from tests.assignment.make_submissions import OUT
@@ -42,11 +42,34 @@ def test_grade_and_report_work_from_inside_autograder_and_say_which_course(relea
     assert f"wrote {root / 'reports' / 'lesson05.html'}" in out and (root / "reports" / "lesson05.csv").is_file()
 
 
-def test_a_command_outside_any_course_works_on_the_current_folder_and_says_so(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("command", [["build"], ["report"], ["report", "lesson05"], ["grade", "lesson05"]])
+def test_a_command_outside_any_course_says_so_and_names_root(tmp_path, monkeypatch, capsys, command):
     monkeypatch.chdir(tmp_path)
-    assert main(["build"]) == 2  # no lessons here: the error names this folder's lessons/
+    assert main(command) == 2
     captured = capsys.readouterr()
-    assert captured.out.splitlines()[0] == f"course build: the course at {tmp_path.resolve()}"
+    assert captured.out == ""  # no "the course at /" before failing
+    assert captured.err == (f"course {command[0]}: no course here or above ({tmp_path.resolve()}: no pyproject.toml "
+                            "with [tool.course] in it or a folder above it); use `--root` to name the course "
+                            "repository\n")
+
+
+@pytest.fixture
+def course_with_lesson05(released, tmp_path):
+    """A course repository around a released lesson05 (no gradebook needed for the names)."""
+    project = tmp_path / "course"
+    (project / "pyproject.toml").parent.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "course"\n\n[tool.course]\n', "utf-8")
+    shutil.copytree(released, project / "autograder")
+    return project
+
+
+@pytest.mark.parametrize("command", [["grade", "lesson5"], ["report", "lesson5"],
+                                     ["extend", "lesson5", "2026001", "--hours", "2"]])
+def test_an_unknown_lesson_names_what_exists_and_the_nearest(course_with_lesson05, monkeypatch, capsys, command):
+    monkeypatch.chdir(course_with_lesson05)
+    assert main(command) == 2
+    assert capsys.readouterr().err == (f"course {command[0]}: rubrics: no assignment 'lesson5': there are lesson05; "
+                                       "did you mean lesson05?\n")
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -56,6 +79,15 @@ def test_every_command_with_a_root_option_finds_the_course_around_the_current_fo
     import importlib
 
     parser = argparse.ArgumentParser()
-    importlib.import_module(f"course.commands.{command}").add_arguments(parser)
+    importlib.import_module(_module(command)).add_arguments(parser)
     root = next((a for a in parser._actions if "--root" in a.option_strings), None)
     assert root is None or (root.default is None and root.help == ROOT_HELP), command
+
+
+def test_grade_force_with_a_mistyped_student_names_the_nearest(course_with_lesson05, monkeypatch, capsys):
+    for student in ("2026001", "2026002"):
+        submit(course_with_lesson05 / "autograder", student, OUT / "reference.ipynb")
+    monkeypatch.chdir(course_with_lesson05)
+    assert main(["grade", "lesson05", "--force", "2026O01"]) == 2
+    assert capsys.readouterr().err == ("course grade: submitted: --force names students without a submission: "
+                                       "2026O01 (did you mean 2026001?)\n")

@@ -101,6 +101,20 @@ def test_a_check_calling_a_function_the_exercise_does_not_define_is_named(lesson
                               f"make_table, zero_communication_volume, zero_memory_per_gpu")
 
 
+def test_a_misconception_pointing_to_a_heading_the_lesson_lacks_is_named(lesson05, tmp_path):
+    lesson, spec = lesson05
+    assert spec.misconceptions[0].section == "2. ZeRO 阶段 1、2、3 的显存拆解与数学推导"
+    text = (ROOT / "lessons" / "lesson05" / "checks.yml").read_text("utf-8")
+    path = tmp_path / "lesson05" / "checks.yml"
+    path.parent.mkdir()
+    path.write_text(text.replace("section: 2. ZeRO 阶段", "section: 9. ZeRO 阶段", 1), "utf-8")
+    line = next(i for i, ln in enumerate(path.read_text("utf-8").splitlines(), 1) if "9. ZeRO 阶段" in ln)
+    with pytest.raises(CourseError, match=rf"lesson05/checks.yml, line {line}: misconceptions/0/section: expected "
+                                          r"the text of a heading of lesson05.qmd \(without the #s\), got "
+                                          r"'9. ZeRO 阶段 1、2、3 的显存拆解与数学推导'; its headings include 本课目标"):
+        check_against_lesson(load_checks(path), lesson)
+
+
 def test_an_exercise_without_its_solution_is_named(lesson05):
     lesson, spec = lesson05
     def without(blocks):

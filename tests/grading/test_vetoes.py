@@ -21,3 +21,15 @@ def test_a_new_veto_file_shows_examples_from_its_own_rubric(tmp_path):
     assert "(question: scale, the code item's id)" in text
     assert "comm-volume" not in text and "Q2" not in text
     assert [(r.student, r.question, r.veto) for r in load_vetoes(path, RUBRIC, {"s1"})] == [("s1", "Q1", "no-root")]
+
+
+def test_a_mistyped_student_is_refused_naming_the_nearest(tmp_path):
+    import pytest
+
+    from course.errors import CourseError
+
+    path = tmp_path / "vetoes" / "lesson98.yml"
+    path.parent.mkdir()
+    with pytest.raises(CourseError) as refused:
+        add_veto(path, RUBRIC, {"2026001", "2026002"}, VetoRecord("2026O01", "Q1", "no-root", "说不开方也行"))
+    assert "got '2026O01' (did you mean 2026001?)" in str(refused.value)

@@ -1,4 +1,4 @@
-"""The 实测 figure, summary and tables come from the lab's report and the GPU measurement, in Chinese, without torch."""
+"""The lab section's figure, summary and tables come from the lab's report and the GPU measurement, in Chinese, without torch."""
 
 from __future__ import annotations
 
@@ -44,7 +44,9 @@ def test_table_has_one_line_per_row_with_the_measured_ratios(lab_report_path, la
     assert len(lines) == 1 + len(lab_report["rows"])
     assert table._repr_markdown_() == str(table)
     keep = next(line for line in lines if "reshard_after_forward=False" in line and line.startswith("| 4 "))
-    assert "| 197,760 |" in keep and "| 0.667 |" in keep and keep.endswith("| ≠，已解释 |")
+    assert "| 197,760 |" in keep and "| 0.667 |" in keep and keep.endswith("| ≠（原因见下） |")
+    notes = table.split("\n\n", 1)[1]  # what the rows point to: each differing PyTorch row's cause, under the table
+    assert "FSDP2 reshard_after_forward=False（N=4）：通信是公式的 0.667 倍" in notes
     assert all(line.endswith("| ✓ 与公式一致 |") for line in lines if "手写" in line)
     padded = [r for r in lab_report["rows"] if r["model"] == "padded" and r["stage"] == 0]
     for row in padded:
@@ -80,7 +82,7 @@ def test_traffic_is_labelled_computed_and_only_memory_measured(lab_report_path):
         cells = [c.strip() for c in header.strip("|").split("|")]
         traffic = [c for c in cells if "通信" in c and "公式" not in c]
         assert traffic and all("按记录计算" in c and "实测" not in c for c in traffic), header
-        assert any("显存" in c and "实测" in c for c in cells), header
+        assert any("状态内存" in c and "实测" in c for c in cells), header  # gloo ranks keep their state in host memory
     fig = plot_measured_vs_formula(lab_report_path)
     memory_ax, comm_ax = fig.axes
     assert {b.get_label().split()[0] for b in memory_ax.containers if b.get_label().endswith(("=2", "=4"))} == {"实测"}
@@ -109,7 +111,7 @@ def test_figure_draws_measured_bars_over_psi_without_missing_glyphs(lab_report_p
     zero0_n2 = next(r for r in lab_report["rows"] if r["label"] == "ZeRO-0" and r["ranks"] == 2 and r["model"] == "main")
     assert memory_ax.patches[0].get_height() == zero0_n2["memory_bytes"]["measured"] / zero0_n2["psi"] == 16
     assert comm_ax.patches[0].get_height() == zero0_n2["comm_elements"]["measured"] / zero0_n2["psi"]
-    assert "每卡状态显存" in memory_ax.get_ylabel() and "ZeRO-3\n手写" in [t.get_text() for t in memory_ax.get_xticklabels()]
+    assert "每个 rank 的状态内存" in memory_ax.get_ylabel() and "ZeRO-3\n手写" in [t.get_text() for t in memory_ax.get_xticklabels()]
     alt = repr(fig)  # Jupyter's text/plain: the page's and the notebooks' alt text
     assert alt.startswith("柱状图") and "Figure" not in alt and "都落在黑线上" in alt and "0.667" in alt
 
@@ -182,15 +184,15 @@ def test_the_fsdp_note_states_what_the_lab_measured_between_steps(lab_report_pat
     assert kept["measured"] * n == 12 * psi and kept["gradient_tensors"] == [0] * n  # FP32 shard + m + v
     assert row["memory_bytes"]["measured"] * n == 16 * psi  # after backward, before the optimizer step
     note = fsdp_refinement(lab_report_path)
-    assert "步与步之间（优化器更新与 zero_grad 之后、下一步前向之前）每卡状态为 12Ψ/N" in note
-    assert "梯度被置为 None（实测各卡留下的梯度张量为 0 个）" in note and "16Ψ/N，与 ZeRO-3 公式之比为 1.000" in note
+    assert "步与步之间（优化器更新与 zero_grad 之后、下一步前向之前）每个 rank 的状态为 12Ψ/N" in note
+    assert "梯度被置为 None（实测各 rank 留下的梯度张量为 0 个）" in note and "16Ψ/N，与 ZeRO-3 公式之比为 1.000" in note
 
     # A trainer that kept its gradients would be described as keeping them: the phrase is read, not typed.
     def keeps_gradients(r):
         r["memory_bytes"]["between_steps"] = {"per_rank": [16 * psi // n] * n, "measured": 16 * psi // n,
                                               "gradient_tensors": [3] * n}
     kept_note = fsdp_refinement(_edited_report(lab_report, tmp_path, keeps_gradients))
-    assert "每卡状态为 16Ψ/N，与反向结束时相同：梯度在步与步之间保留" in kept_note and "12Ψ/N" not in kept_note
+    assert "每个 rank 的状态为 16Ψ/N，与反向结束时相同：梯度在步与步之间保留" in kept_note and "12Ψ/N" not in kept_note
 
 
 @pytest.mark.torch
@@ -200,11 +202,19 @@ def test_every_number_of_the_fsdp_note_comes_from_the_report(lab_report_path, la
     note = fsdp_refinement(lab_report_path)
     zero = next(r for r in lab_report["rows"] if r["implementation"] == "zero_redundancy_optimizer" and r["ranks"] == 4)
     ratios = [x / zero["comm_elements"]["formula"] for x in zero["comm_elements"]["per_rank"]]
-    assert f"{min(ratios):.3f}–{max(ratios):.3f} 倍（各卡平均 {sum(ratios) / len(ratios):.3f} 倍）" in note
+    assert f"{min(ratios):.3f}–{max(ratios):.3f} 倍（各 rank 平均 {sum(ratios) / len(ratios):.3f} 倍）" in note
     assert len(set(ratios)) > 1  # unequal shards: ranks receive unequal broadcasts, none averaged away
 
     def more_traffic(r):
         r["comm_elements"].update(measured=r["comm_elements"]["measured"] * 2, ratio=2.0)
     changed = fsdp_refinement(_edited_report(lab_report, tmp_path, more_traffic))
-    assert "每步每卡通信为 4.50Ψ，与 ZeRO-3 公式 $3\\frac{N-1}{N}\\Psi$ 之比为 2.000" in changed
+    assert "每步每个 rank 的通信为 4.50Ψ，与 ZeRO-3 公式 $3\\frac{N-1}{N}\\Psi$ 之比为 2.000" in changed
     assert "2.25Ψ" in note and "2.25Ψ" not in changed
+
+
+def test_the_ranks_state_is_called_memory_on_gloo_and_gpu_memory_on_nccl():
+    """gloo ranks run on the CPU and keep their state in host memory (内存); NCCL ranks keep it on a GPU (显存)."""
+    from course.lab.lesson_view import memory_word
+
+    assert memory_word({"backend": "gloo"}) == "内存"
+    assert memory_word({"backend": "nccl"}) == "显存"

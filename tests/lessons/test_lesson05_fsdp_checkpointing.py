@@ -1,5 +1,5 @@
 """Lesson 5 (§5, 激活检查点与 FSDP 一起用) says recomputing a checkpointed block under FSDP2 issues no second
-All-Gather: with each block checkpointed and then fully_shard-ed, a step's collectives are the same as without."""
+all-gather: with each block checkpointed and then fully_shard-ed, a step's collectives are the same as without."""
 
 from __future__ import annotations
 

@@ -69,7 +69,7 @@ def test_the_lab_section_types_no_measured_number():
 def test_the_lab_section_calls_only_memory_measured():
     """Traffic is computed from the recorded collectives: the caption and the text say 计算 for it, 实测 for memory."""
     caption = re.search(r'#\| fig-cap: "(图 5-5[^"]*)"', TEXT).group(1)
-    assert "显存（实测）" in caption and "通信（按记录的集合通信计算）" in caption
+    assert "内存（实测）" in caption and "通信（按记录的集合通信计算）" in caption  # gloo ranks: host memory, not 显存
     assert not re.search(r"实测[^，。；]{0,6}通信|通信[^，。；]{0,6}实测", _prose(TEXT))
 
 
@@ -92,10 +92,23 @@ def test_misconceptions_are_taught_in_boxes_that_say_why():
 
 def test_the_sections_not_run_by_the_lab_say_static_review_under_their_heading():
     """The lesson's own rule: what was not actually run may only be marked 静态审查."""
-    for heading in ("### 4. ", "### 6. ", "### 7. "):
+    for heading in ("### 4. ", "### 5. ", "### 6. ", "### 7. "):
         section = TEXT.split(heading, 1)[1].split("\n### ", 1)[0].split("\n## ", 1)[0]
         first_paragraphs = section.split("\n- ", 1)[0].split("\n1. ", 1)[0]
         assert "*静态审查：" in first_paragraphs, heading
+
+
+def test_the_70b_example_says_it_is_computed_not_run():
+    """The example is arithmetic on the formulas; nothing ran on a card, and the line under its heading says so."""
+    section = _section("### 70B 模型能在 24 GiB 的卡上训练吗？")
+    assert section.lstrip().startswith("*计算（未运行）：")
+
+
+def test_every_section_the_text_points_to_exists():
+    """A “…”一节 reference names a heading of the lesson (its full text or the start of it), so a reader can find it."""
+    headings = _headings()
+    named = re.findall(r"“([^”]+)”一节", TEXT)
+    assert named and [name for name in named if not any(h.startswith(name) for h in headings)] == []
 
 
 def test_the_fsdp_unit_bound_is_the_formulas_modules(zero_memory):

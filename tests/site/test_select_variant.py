@@ -12,7 +12,7 @@ from course.lesson.parse_qmd import parse_lesson
 from course.site.select_variant import select_variant
 from course.tools.pandoc import run_pandoc
 
-ANSWER_ONLY = ["参考答案（仅 answer 分支）", "三个问答题要点", "**参考答案版**"]
+ANSWER_ONLY = ["先完成题目再核对", "三个问答题要点", "**参考答案版**"]
 
 
 @pytest.fixture(scope="module")

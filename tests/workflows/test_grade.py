@@ -57,6 +57,9 @@ def test_stock_autograde_put_the_hidden_tests_back_and_restored_the_deleted_test
 def test_summary_and_report_name_each_flagged_student_and_why(graded):
     text = summary(graded)
     assert "cheat-replaced-checker" in text and "1→0" in text and "kernel 1, re-check 0" in text
+    students = len(graded.students)
+    assert f"graded {students} — no grade recorded for them before: " in text and "not graded yet" not in text
+    assert f"graded {students} (0 already graded, skipped)" in text
     report = json.loads(graded.report.read_text("utf-8"))
     assert report["reference"]["flagged"] is False and report["reference"]["problems"] == []
     assert "not valid JSON" in report["invalid-json"]["problems"][0]

@@ -92,3 +92,20 @@ def test_an_interrupted_force_run_is_finished_by_the_next_run(course):
     assert counts(rerun.stdout) == (CLASS - done, done)
     assert f"graded {CLASS - done} — an interrupted --force run had not regraded them yet" in rerun.stdout
     assert counts(grade(course).stdout) == (0, CLASS)  # and then it is done
+
+
+def test_ctrl_c_in_the_first_moment_says_so_too(course):
+    proc = subprocess.Popen([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(course)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stdout.readline().startswith("course grade: the nbgrader course root")  # it has started
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err, err
+    assert re.search(r"^course grade: interrupted (before anyone was graded; `course grade lesson05` starts it again"
+                     rf"|after 0 of {CLASS}; `course grade lesson05` resumes)$", err, re.M), err

@@ -1,9 +1,10 @@
 """Which version of an assignment a grade came from, and every version students were given.
 
-A version is the digest of what grading compares a submission with: the graded and runnable cells of the nbgrader
-source notebook (autograder/source/<a>/<a>.ipynb: what students fill, the read-only cells, the visible and hidden
-checks, the points) and the checks `course build` keeps beside it (autograder/checks/<a>.yml: what the re-check
-runs and the known wrong answers it names). Lesson prose does not enter it, so a typo fix regrades nobody.
+A version is the digest of everything students are given and grading compares a submission with: every cell of
+the nbgrader source notebook (autograder/source/<a>/<a>.ipynb: the lesson's prose the assignment carries, what
+students fill, the read-only cells, the visible and hidden checks, the points) and the checks `course build` keeps
+beside it (autograder/checks/<a>.yml: what the re-check runs and the known wrong answers it names). A reworded
+sentence is a new version too, so it is released again and reaches the students.
 
 Every release made through the course's nbgrader config is kept, by version, in
 autograder/release-history/<a>/<version>/ (the released notebook as students received it) with an index of the
@@ -33,14 +34,14 @@ def _source(course_root: Path, assignment: str) -> Path:
 
 
 def assignment_version(course_root: Path, assignment: str) -> str | None:
-    """The digest of the source notebook's graded and code cells and of the course root's checks (None unbuilt)."""
+    """The digest of every cell of the source notebook (type, text, nbgrader's metadata) and of the course root's
+    checks (None unbuilt)."""
     source = _source(course_root, assignment)
     if not source.is_file():
         return None
     cells = json.loads(source.read_text("utf-8")).get("cells", [])
-    graded = [(c.get("cell_type"), _text(c), c.get("metadata", {}).get("nbgrader")) for c in cells
-              if c.get("cell_type") == "code" or c.get("metadata", {}).get("nbgrader")]
-    h = hashlib.sha256(json.dumps(graded, sort_keys=True, ensure_ascii=False).encode())
+    shown = [(c.get("cell_type"), _text(c), c.get("metadata", {}).get("nbgrader")) for c in cells]
+    h = hashlib.sha256(json.dumps(shown, sort_keys=True, ensure_ascii=False).encode())
     checks = Path(course_root) / "checks" / f"{assignment}.yml"
     h.update(b"\0checks\0" + (checks.read_bytes() if checks.is_file() else b""))
     return h.hexdigest()[:VERSION_CHARS]

@@ -23,6 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Write the extension to the gradebook and say the student's due date now."""
     from course.config import load_config
+    from course.grading.assignments import require_assignment
     from course.grading.deadlines import apply_due_date, grant_extension
     from course.grading.gradebook import check_gradebook, configured_gradebook
 
@@ -30,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
         raise CourseError("expected --hours and/or --days (more time), or --clear (none)")
     root = course_root(args.root, "extend")
     autograder = root / load_config(root).autograder_dir
+    require_assignment(autograder, args.assignment)
     where = configured_gradebook(autograder)
     check_gradebook(where, f"release {args.assignment} first (`nbgrader generate_assignment {args.assignment}`) "
                            "and import the class (`course roster import FILE.csv`)")
@@ -37,5 +39,6 @@ def run(args: argparse.Namespace) -> int:
     done = grant_extension(where.url, args.assignment, args.student, hours=args.hours, days=args.days)
     due = f"due {done.due:%Y-%m-%d %H:%M} UTC" if done.due else \
         "the lesson has no due date yet ([tool.course] due_dates)"
-    print(f"course extend: {done.student} on {done.assignment}: extension {done.extension or 'none'}; {due}")
+    print(f"course extend: {done.student} on {done.assignment}: extension {done.extension or 'none'}; {due}; "
+          f"`course report {done.assignment}` takes it into the late penalty")
     return 0

@@ -34,7 +34,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Grade, then print the per-student summary."""
+    """Grade, then print the per-student summary; Ctrl-C at any moment says how far it got (exit 130)."""
+    try:
+        return grade(args)
+    except KeyboardInterrupt as exc:  # before the batch started (imports, checks): nobody graded, nothing to resume
+        if str(exc):
+            raise
+        raise KeyboardInterrupt(f"interrupted before anyone was graded; `course grade {args.assignment}` starts it "
+                                "again") from None
+
+
+def grade(args: argparse.Namespace) -> int:
+    """Find the course, grade, print the summary."""
     from course.commands.where import course_root
     from course.config import load_config
     from course.workflows.grade import grade_assignment, summary

@@ -29,6 +29,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.assignment is None:
         return semester(args)
+    from course.config import load_config
+    from course.grading.assignments import require_assignment
+
+    require_assignment(args.root / load_config(args.root).autograder_dir, args.assignment)
     if args.veto:
         if not args.note:
             raise CourseError("--veto needs --note \"…\" saying what the student wrote that triggers it")
@@ -36,9 +40,13 @@ def run(args: argparse.Namespace) -> int:
         record = record_veto(args.root, args.assignment, student=student, question=question, veto=veto,
                              note=args.note)
         print(f"  recorded veto {record.veto} on {record.question} of {record.student} (line {record.line})")
+    from course.grading.item_render import lesson_section
     from course.workflows.similarity_report import similarity_for_report
 
-    result = make_report(args.root, args.assignment, similarity=similarity_for_report(args.root, args.assignment))
+    result = make_report(args.root, args.assignment, similarity=similarity_for_report(args.root, args.assignment),
+                         item_analysis=lesson_section(args.root, args.assignment))
+    for change in result.changes:
+        print(f"  changed {change}")
     for path in (result.csv, result.html):
         print(f"  wrote {path}")
     counts = {r: sum(s.result == r for s in result.students) for r in ("PASS", "FAIL", "INCOMPLETE")}
@@ -53,6 +61,8 @@ def semester(args: argparse.Namespace) -> int:
     if args.veto:
         raise CourseError("--veto needs the lesson it is about: course report lessonNN --veto …")
     result = make_semester_report(args.root)
+    for change in result.changes:
+        print(f"  changed {change}")
     for path in (result.csv, result.html, result.canvas, result.moodle):
         print(f"  wrote {path}")
     for lesson in result.lessons:

@@ -134,6 +134,7 @@ class Misconception:
     evidence: str  # grader-facing: which formula the wrong values match
     checks: tuple[Check, ...]
     veto: str | None = None  # the rubric veto it is evidence of (a hint, never a decision)
+    section: str | None = None  # the heading of the lesson section that teaches it right (item analysis links it)
 
     def holds(self, results: Mapping[Call, Result]) -> bool:
         """Whether the student's results show this mistake."""

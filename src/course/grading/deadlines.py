@@ -43,9 +43,23 @@ def due_dates(project_root: Path) -> dict[str, dt.datetime]:
     return dates
 
 
-def apply_due_date(course_root: Path, db_url: str, assignment: str) -> dt.datetime | None:
+@dataclass(frozen=True)
+class DueDate:
+    """A lesson's declared due date as written to the gradebook, and the one the gradebook held before (UTC)."""
+
+    assignment: str
+    due: dt.datetime
+    before: dt.datetime | None
+
+    def describe(self) -> str:
+        """What changed, for a command's output."""
+        before = f"{self.before:%Y-%m-%d %H:%M} UTC" if self.before else "none"
+        return f"{self.assignment}: due date {before} → {self.due:%Y-%m-%d %H:%M} UTC ([tool.course] due_dates)"
+
+
+def apply_due_date(course_root: Path, db_url: str, assignment: str) -> DueDate | None:
     """Write ASSIGNMENT's declared due date to the gradebook at DB_URL (if one is declared and the assignment
-    exists there); the date written, else None. The project is the course root's parent."""
+    exists there); the date written and the one before, else None. The project is the course root's parent."""
     from nbgrader.api import MissingEntry
 
     from course.grading.gradebook import gradebook
@@ -58,10 +72,11 @@ def apply_due_date(course_root: Path, db_url: str, assignment: str) -> dt.dateti
             found = gb.find_assignment(assignment)
         except MissingEntry:
             return None
-        if found.duedate != due:
+        before = found.duedate
+        if before != due:
             found.duedate = due
             gb.db.commit()
-    return due
+    return DueDate(assignment, due, before)
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 
 nbgrader applies it: the course's LateSubmissionPlugin (course.nbgrader_hooks.late_penalty.CourseLatePenalty,
 configured as `c.CourseLatePenalty.<field>` in autograder/nbgrader_config.py) asks `penalty` for each notebook an
-autograde run finds late (stock `nbgrader autograde` and `course grade` alike) and nbgrader stores the result as the
-notebook's late_submission_penalty; the reports read it from the gradebook and explain it with `describe`.
+autograde run finds late (stock `nbgrader autograde` and `course grade` alike), and the course asks it again with
+the lesson's whole total once graders have scored everything (course.grading.late_total), which every place that
+shows a score uses; the reports explain it with `describe`.
 By default lateness costs nothing (nbgrader's own default, penalty_method 'none'): a course declares its policy.
 """
 
@@ -26,7 +27,7 @@ class LatePolicy:
     grace_minutes: float = policy_field(0.0, "Minutes after the due date that cost nothing; later, every hour "
                                              "counts from the due date itself.")
     max_points: float | None = policy_field(None, "The most points lateness can cost (None: no limit but the "
-                                                  "notebook's score, which nbgrader never lets a penalty exceed).")
+                                                  "lesson's total, which a penalty never exceeds).")
 
     @classmethod
     def settings(cls) -> dict[str, tuple[object, str]]:

@@ -8,6 +8,7 @@ solution, a call of a function the exercise does not define, rubric code items t
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from course.errors import CourseError, InvalidYaml, Location, SchemaMismatch
@@ -47,7 +48,7 @@ def load_checks(path: Path, *, lesson: str | None = None) -> AssignmentSpec:
         checks = tuple(_check(doc, ("misconceptions", n, "when", i), text, rel_tol=default_tol)
                        for i, text in enumerate(entry["when"]))
         wrong.append(Misconception(entry["id"], entry["item"], entry["name"], entry["explanation"],
-                                   entry["evidence"], checks, entry.get("veto")))
+                                   entry["evidence"], checks, entry.get("veto"), entry.get("section")))
     _unique(doc, [m.id for m in wrong])
     return AssignmentSpec(lesson, items, tuple(wrong), source=doc)
 
@@ -109,11 +110,26 @@ def check_against_lesson(spec: AssignmentSpec, lesson) -> dict:
             part = "hidden" if check.hidden else "visible"
             index = n - sum(not c.hidden for c in item.checks) if check.hidden else n
             _calls_defined(spec, ("items", item.id, part, index), check, item.exercise, defined[item.exercise])
+    headings = lesson_headings(lesson)
     for n, wrong in enumerate(spec.misconceptions):
         exercise = spec.items[wrong.item].exercise
         for i, check in enumerate(wrong.checks):
             _calls_defined(spec, ("misconceptions", n, "when", i), check, exercise, defined[exercise])
+        if wrong.section is not None and wrong.section not in headings:
+            raise spec.source.error(("misconceptions", n, "section"),
+                                    f"expected the text of a heading of {lesson.path.name} (without the #s), got "
+                                    f"{wrong.section!r}; its headings include {', '.join(headings[:4])}")
     return {label: pairs[label] for label in spec.exercises}
+
+
+HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t]*(\{[^}]*\})?[ \t]*$", re.M)  # its text, then any {#id …}
+
+
+def lesson_headings(lesson) -> list[str]:
+    """The text of every heading of the lesson's prose, in order."""
+    from course.lesson.model import Markdown, walk
+
+    return [m[1] for block in walk(lesson.blocks) if isinstance(block, Markdown) for m in HEADING.finditer(block.text)]
 
 
 def _calls_defined(spec: AssignmentSpec, key: tuple, check, exercise: str, names: set[str]) -> None:

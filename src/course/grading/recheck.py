@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -198,6 +198,7 @@ class ItemVerdict:
     reason: str
     diagnoses: tuple[Diagnosis, ...] = ()
     errors: tuple[CellError, ...] = ()  # of a failed item: exceptions raised while the student's cells ran
+    checks: dict[str, bool] = field(default_factory=dict)  # each check's line → whether it held (item analysis)
 
     def __post_init__(self) -> None:
         # read back from the grade report's JSON, diagnoses and errors arrive as mappings
@@ -377,15 +378,16 @@ def _verdict(spec: AssignmentSpec, item: str, results: Mapping[Call, Result], *,
     student's cells (a SyntaxError leaves the function undefined) and any known mistake."""
     checks = spec.checks(item, hidden=hidden)
     failed = [(c, why) for c in checks if (why := c.failure(results)) is not None]
+    held = {c.describe(): all(c is not f for f, _ in failed) for c in checks}
     if not failed:
-        return ItemVerdict(True, f"all {len(checks)} checks passed")
+        return ItemVerdict(True, f"all {len(checks)} checks passed", checks=held)
     check, why = failed[0]
     label = "hidden" if check.hidden else "visible"
     diagnoses = tuple(diagnosis(m) for m in spec.diagnose(item, results))
     raised = "".join(f"; while defining the code, {e.describe()}" for e in errors)
     named = "".join(f"; diagnosed: {d.id}" for d in diagnoses)
     return ItemVerdict(False, f"{len(failed)} of {len(checks)} checks failed; first ({label}): {check.describe()}: "
-                              f"{why}{raised}{named}", diagnoses, errors)
+                              f"{why}{raised}{named}", diagnoses, errors, held)
 
 
 def diagnosis(wrong: Misconception) -> Diagnosis:

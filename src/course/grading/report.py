@@ -4,16 +4,17 @@ final, explained grade per student (autograder/reports/lessonNN.csv and .html).
 Result rules: a submission grading could not take (mis-named, not the assignment notebook, damaged) → INCOMPLETE
 with the reason; any veto → FAIL whatever the points; any item still waiting for a grader → INCOMPLETE;
 otherwise the total against the rubric's pass line. Scores are nbgrader's own (Grade.score,
-SubmittedAssignment.score), never recomputed. Veto hints come from the answers' sentences and from the code:
-the mistakes the re-check diagnosed (reports/<lesson>-grade.json, written by every autograde run) with their
-evidence; the same file says what grading found wrong with a submission (a damaged file, edited cells). Hints are
-never decisions; a grader confirms one with `course report lesson05 --veto STUDENT ITEM VETO --note …`.
+SubmittedAssignment.score), never recomputed; a late submission loses what the late policy takes off the lesson's
+whole total (course.grading.late_total), which the report writes back to the gradebook with the declared due date,
+so a changed due date, extension or policy counts without regrading. Veto hints come from the answers' sentences
+and from the code: the mistakes the re-check diagnosed (reports/<lesson>-grade.json, written by every autograde
+run) with their evidence; the same file says what grading found wrong with a submission (a damaged file, edited
+cells). Hints are never decisions; a grader confirms one with `course report lesson05 --veto STUDENT ITEM VETO --note …`.
 """
 
 from __future__ import annotations
 
 import csv
-import datetime
 import io
 import json
 import math
@@ -29,8 +30,10 @@ from nbgrader.api import Gradebook, MissingEntry
 from course.config import load_config
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
+from course.grading.deadlines import DueDate, apply_due_date
 from course.grading.gradebook import GradebookAt, check_gradebook, configured_gradebook, gradebook, nbgrader_config
 from course.grading.late_policy import policy_in_words
+from course.grading.late_total import Late, late_plugin, lesson_late, record_penalties
 from course.grading.rubric import (Rubric, code_grade_id, format_points, load_rubric, question_grade_id, render_text,
                                    rubric_path)
 from course.hints.find import VetoHint, find_veto_hints
@@ -53,36 +56,16 @@ class ItemScore:
     extra_credit: float | None
     comment: str | None
 
-
-@dataclass(frozen=True)
-class Late:
-    """A submission nbgrader found late: by how much, against which due date, and the penalty it stored."""
-
-    seconds: float
-    penalty: float  # nbgrader's late_submission_penalty (the course's late policy, applied at autograde)
-    due: datetime.datetime  # the student's own due date (UTC): the lesson's, moved by any extension
-    submitted: datetime.datetime
-    extension: datetime.timedelta | None
-
-    def reason(self, policy: str) -> str:
-        """The penalty explained, as the report and the exports show it."""
-        hours, rest = divmod(round(self.seconds), 3600)
-        moved = f"（含延期 {_span(self.extension.total_seconds())}）" if self.extension else ""
-        return (f"迟交 {hours} 小时 {rest // 60} 分（截止 {self.due:%Y-%m-%d %H:%M} UTC{moved}，提交于 "
-                f"{self.submitted:%Y-%m-%d %H:%M} UTC）：按迟交规则（{policy}）扣 {format_points(self.penalty)} 分")
-
-
-def _span(seconds: float) -> str:
-    """A duration in words: 2 天 3 小时."""
-    days, rest = divmod(round(seconds), 86400)
-    return " ".join(filter(None, [days and f"{days} 天", rest // 3600 and f"{rest // 3600} 小时",
-                                  rest % 3600 // 60 and f"{rest % 3600 // 60} 分"])) or "0 分"
+    @property
+    def points(self) -> float | None:
+        """The grader's (or autograder's) points without extra credit: what 满分 and the pass line are judged on."""
+        return None if self.score is None else self.score - (self.extra_credit or 0)
 
 
 @dataclass(frozen=True)
 class Submission:
-    """One student's graded submission: rubric items in rubric order and nbgrader's total (its score less any
-    late penalty, as nbgrader's export computes it)."""
+    """One student's graded submission: rubric items in rubric order and its total: nbgrader's score less the late
+    penalty once the total is final (while items wait for a grader, the penalty is provisional and not taken)."""
 
     student: str
     code: tuple[ItemScore, ...]
@@ -95,6 +78,11 @@ class Submission:
     def pending(self) -> tuple[ItemScore, ...]:
         """Items nbgrader still marks as needing a grader."""
         return tuple(i for i in self.code + self.questions if i.score is None)
+
+    @property
+    def extra(self) -> float:
+        """The extra credit graders gave, over all items (formgrader's extra credit box)."""
+        return sum(i.extra_credit or 0 for i in self.code + self.questions)
 
 
 @dataclass(frozen=True)
@@ -147,6 +135,7 @@ class ReportResult:
     csv: Path
     html: Path
     students: tuple[StudentReport, ...]
+    changes: tuple[str, ...] = ()  # what it changed in the gradebook: the due date, late penalties
 
 
 @dataclass(frozen=True)
@@ -177,13 +166,16 @@ def course_paths(course_root: Path, assignment: str, out_dir: Path | None = None
 
 
 def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = None,
-                similarity: SimilarityInReport | None = None, autograder: Path | None = None) -> ReportResult:
-    """Read rubric, gradebook and vetoes, decide each student, write CSV and HTML.
+                similarity: SimilarityInReport | None = None, autograder: Path | None = None,
+                item_analysis: str = "") -> ReportResult:
+    """Read rubric, gradebook and vetoes, decide each student, write CSV and HTML (ITEM_ANALYSIS: the class's
+    item analysis section the HTML ends with, course.grading.item_render.lesson_section).
 
     Every check runs before either file is written, and each file is replaced atomically, so bad input
     leaves earlier reports untouched.
     """
     paths = course_paths(course_root, assignment, out_dir, autograder=autograder)
+    due = declared_due_date(paths.gradebook, assignment)
     rubric, students = decide_lesson(paths)
     vocabulary = lesson_vocabulary(Path(course_root) / load_config(Path(course_root)).lessons_dir, rubric.lesson)
     outcomes = read_grade_report(paths.grade_report, rubric)
@@ -191,10 +183,26 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
                   code=read_code_hints(outcomes, rubric))
     problems = read_grading_problems(outcomes, rubric)
     csv_text = render_csv(rubric, students, hints, problems, similarity)
-    html_text = render_html(rubric, students, hints, problems, read_code_errors(outcomes), similarity)
+    html_text = render_html(rubric, students, hints, problems, read_code_errors(outcomes), similarity,
+                            item_analysis)
+    changes = record_lateness(paths.gradebook.url, assignment, due, students)
     csv_path = write_atomic(paths.out_dir / f"{assignment}.csv", csv_text)
     html_path = write_atomic(paths.out_dir / f"{assignment}.html", html_text)
-    return ReportResult(csv_path, html_path, students)
+    return ReportResult(csv_path, html_path, students, changes)
+
+
+def record_lateness(db_url: str, assignment: str, due: DueDate | None,
+                    students: tuple[StudentReport, ...]) -> tuple[str, ...]:
+    """Write the lesson's late penalties back to the gradebook; what the report changed there (its due date too)."""
+    penalties = record_penalties(db_url, assignment, {s.submission.student: s.submission.late for s in students})
+    return (*([due.describe()] if due and due.before != due.due else []), *(c.describe(assignment) for c in penalties))
+
+
+def declared_due_date(db: GradebookAt, lesson: str) -> DueDate | None:
+    """Write the lesson's declared due date to its gradebook, so lateness counts from a date changed since grading
+    (the gradebook checked first, never created)."""
+    _check_graded(db, lesson)
+    return apply_due_date(db.course_root, db.url, lesson)
 
 
 def decide_lesson(paths: CoursePaths) -> tuple[Rubric, tuple[StudentReport, ...]]:
@@ -222,9 +230,7 @@ def record_veto(course_root: Path, assignment: str, *, student: str, question: s
 
 def read_gradebook(db: GradebookAt, rubric: Rubric, autograded: Path) -> tuple[Submission, ...]:
     """Every submission of the rubric's assignment with its rubric items, sorted by student id."""
-    check_gradebook(db, f"nothing is graded there yet: release and grade {rubric.lesson} first "
-                        f"(`nbgrader generate_assignment {rubric.lesson}`, then `course grade {rubric.lesson}`), "
-                        "or set db_url to the gradebook that holds the grades")
+    _check_graded(db, rubric.lesson)
     with gradebook(db.url) as gb:
         try:
             assignment = gb.find_assignment(rubric.lesson)
@@ -233,10 +239,23 @@ def read_gradebook(db: GradebookAt, rubric: Rubric, autograded: Path) -> tuple[S
             raise CourseError(f"expected the gradebook of {rubric.lesson}, but it holds {held}",
                               db.location()) from None
         notebook_of = _check_cells(db, rubric, assignment)
-        policy = policy_in_words(nbgrader_config(db.course_root))
-        return tuple(replace(_submission(gb, db, rubric, notebook_of, autograded, s.student.id,
-                                         s.score - (s.late_submission_penalty or 0)), late=_late(s), late_policy=policy)
-                     for s in sorted(assignment.submissions, key=lambda s: s.student.id) if _handed_in(s))
+        config = nbgrader_config(db.course_root)
+        plugin, policy = late_plugin(config), policy_in_words(config)
+        submissions = []
+        for s in sorted(assignment.submissions, key=lambda s: s.student.id):
+            if _handed_in(s):
+                late = lesson_late(s, plugin)
+                submissions.append(replace(_submission(gb, db, rubric, notebook_of, autograded, s.student.id,
+                                                       s.score - (late.taken if late else 0)),
+                                           late=late, late_policy=policy))
+        return tuple(submissions)
+
+
+def _check_graded(db: GradebookAt, lesson: str) -> None:
+    """Stop unless DB is a readable gradebook, naming how a lesson gets graded."""
+    check_gradebook(db, f"nothing is graded there yet: release and grade {lesson} first "
+                        f"(`nbgrader generate_assignment {lesson}`, then `course grade {lesson}`), "
+                        "or set db_url to the gradebook that holds the grades")
 
 
 def _handed_in(submission) -> bool:
@@ -244,15 +263,6 @@ def _handed_in(submission) -> bool:
     row (where nbgrader keeps the extension) with no score yet."""
     return any(g.auto_score is not None or g.manual_score is not None or g.needs_manual_grade
                for nb in submission.notebooks for g in nb.grades)
-
-
-def _late(submission) -> Late | None:
-    """What nbgrader knows about the submission's lateness, if it was late."""
-    seconds = submission.total_seconds_late
-    if not seconds or seconds <= 0:
-        return None
-    return Late(seconds, submission.late_submission_penalty or 0.0, submission.duedate, submission.timestamp,
-                submission.extension)
 
 
 def _check_cells(db: GradebookAt, rubric: Rubric, assignment) -> dict[str, str]:
@@ -287,7 +297,8 @@ def _submission(gb: Gradebook, db: GradebookAt, rubric: Rubric, notebook_of: dic
     code = tuple(item(code_grade_id(c.id), c.id, c.title, False) for c in rubric.code_items)
     questions = tuple(item(question_grade_id(q.id), q.id, q.title, True) for q in rubric.questions)
     notebooks = {notebook_of[question_grade_id(q.id)] for q in rubric.questions}
-    return Submission(student, code, questions, total, _answers(autograded, rubric, student, notebooks))
+    capped = min(total, rubric.total)  # extra credit counts up to full marks (docs/graders.md)
+    return Submission(student, code, questions, capped, _answers(autograded, rubric, student, notebooks))
 
 
 def _check_range(db: GradebookAt, student: str, grade_id: str, grade) -> None:
@@ -351,6 +362,16 @@ def _decide(rubric: Rubric, submission: Submission, vetoes: tuple[VetoRecord, ..
     if waiting:
         return StudentReport(submission, vetoes, INCOMPLETE, tuple(
             f"{_name(i)} 尚未评分（nbgrader 标记为需要人工评分），评完之前不能判定通过" for i in waiting))
+    extra = submission.extra
+    if extra:  # judged on the points alone: extra credit raises the total, never the result
+        points = sum(i.points for i in submission.code + submission.questions) - \
+            (submission.late.penalty if submission.late else 0)
+        shown = f"得分 {format_points(points)}/{format_points(rubric.total)} + 加分 {format_points(extra)}（总分 {total}）"
+        if points >= rubric.pass_line:
+            return StudentReport(submission, vetoes, PASS, (
+                f"{shown}，不含加分已达通过线 {format_points(rubric.pass_line)}，没有一票否决项",))
+        return StudentReport(submission, vetoes, FAIL, (
+            f"{shown}，不含加分低于通过线 {format_points(rubric.pass_line)}：加分计入总分，不改变是否通过",))
     if submission.total >= rubric.pass_line:
         return StudentReport(submission, vetoes, PASS, (
             f"总分 {total} ≥ 通过线 {format_points(rubric.pass_line)}，没有一票否决项",))
@@ -426,7 +447,7 @@ def render_csv(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints
                      "total", "vetoes", "veto_hints", "result", "flags", "similar_pair", "late_penalty", "late"])
     for s in students:
         items = s.submission.code + s.submission.questions
-        writer.writerow([s.submission.student, *("" if i.score is None else format_points(i.score) for i in items),
+        writer.writerow([s.submission.student, *("" if i.score is None else format_points(i.points) for i in items),
                          format_points(s.submission.total), ";".join(sorted({v.veto for v in s.vetoes})),
                          ";".join(hints.veto_ids(s.submission.student)), s.result,
                          " | ".join(problems.get(s.submission.student, ())),
@@ -438,7 +459,7 @@ def render_csv(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints
 
 def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hints,
                 problems: dict[str, tuple[str, ...]], code_errors: dict[str, dict[str, tuple[str, ...]]],
-                similarity: SimilarityInReport | None = None) -> str:
+                similarity: SimilarityInReport | None = None, item_analysis: str = "") -> str:
     """A self-contained page: class summary with histogram and pass rate, then one section per student.
 
     PROBLEMS (student → why grading flagged the submission) explain a flag, a corrected score, or a damaged file's
@@ -457,7 +478,7 @@ def render_html(rubric: Rubric, students: tuple[StudentReport, ...], hints: Hint
         code_hints={s.submission.student: hints.code.get(s.submission.student, ()) for s in students},
         problems={s.submission.student: problems.get(s.submission.student, ()) for s in students},
         code_errors={s.submission.student: code_errors.get(s.submission.student, {}) for s in students},
-        similarity=Markup(similarity.section_html) if similarity else "",
+        similarity=Markup(similarity.section_html) if similarity else "", item_analysis=Markup(item_analysis),
     )
 
 

@@ -4,7 +4,8 @@ Every student in nbgrader's Student table × every graded lesson the course know
 checks.yml), each lesson decided exactly as its own report decides (course.grading.report.decide_lesson: veto →
 FAIL, anything ungraded → INCOMPLETE, else the rubric's pass line), totalled under the course's semester policy
 (course.grading.semester_policy), written as reports/semester.csv and semester.html, and as the files Canvas and
-Moodle import (course.grading.lms_export). The gradebook is read only through nbgrader's configured db_url.
+Moodle import (course.grading.lms_export). The gradebook is reached only through nbgrader's configured db_url;
+like a lesson's report, this one writes each lesson's declared due date and late penalties back to it.
 Every input is checked before any file is written, and each file is replaced atomically.
 """
 
@@ -21,10 +22,12 @@ from markupsafe import Markup
 
 from course.config import load_config
 from course.fileio import write_atomic
+from course.grading.deadlines import DueDate
 from course.grading.gradebook import GradebookAt, check_gradebook, configured_gradebook, gradebook
 from course.grading.lms_export import Person, Row, canvas_csv, load_identity, moodle_csv
 from course.grading.report import (FAIL, INCOMPLETE, PASS, StudentReport, course_paths, decide_lesson,
-                                   histogram_svg, read_grade_report, read_grading_problems)
+                                   declared_due_date, histogram_svg, read_grade_report, read_grading_problems,
+                                   record_lateness)
 from course.grading.rubric import Rubric, format_points
 from course.grading.semester_policy import Mark, Policy, load_policy, standing
 from course.lesson.discover import discover_lessons
@@ -40,6 +43,7 @@ class Lesson:
     rubric: Rubric | None  # None while the gradebook has no such assignment
     students: tuple[StudentReport, ...]
     flags: dict[str, tuple[str, ...]]  # student → vetoes and what grading found wrong
+    due: DueDate | None = None  # the declared due date as the report wrote it to the gradebook
 
     @property
     def counted(self) -> bool:
@@ -67,6 +71,7 @@ class SemesterReport:
     lessons: tuple[Lesson, ...]
     rows: tuple[Row, ...]
     unknown: tuple[str, ...]  # gradebook assignments that are no lesson of this course
+    changes: tuple[str, ...] = ()  # what it changed in the gradebook: due dates, late penalties
 
 
 def make_semester_report(course_root: Path, *, out_dir: Path | None = None) -> SemesterReport:
@@ -83,13 +88,19 @@ def make_semester_report(course_root: Path, *, out_dir: Path | None = None) -> S
                  for marks in [{lesson.name: lesson.mark(person.id) for lesson in lessons if lesson.counted}])
     points = {lesson.name: lesson.rubric.total for lesson in lessons if lesson.counted}
     unknown = tuple(sorted(set(held) - set(known)))
+    from course.grading.item_render import analyse_or_why, semester_section
+
+    items = semester_section([(lesson.name, *analyse_or_why(root, lesson.name)) for lesson in lessons
+                              if lesson.counted])
     texts = {"semester.csv": render_csv(lessons, rows),
-             "semester.html": render_html(lessons, rows, policy, unknown),
+             "semester.html": render_html(lessons, rows, policy, unknown, items),
              "canvas.csv": canvas_csv(identity, points, list(rows), policy.missing, where),
              "moodle.csv": moodle_csv(identity, points, list(rows), policy.missing, where)}
+    changes = [change for lesson in lessons if lesson.counted
+               for change in record_lateness(where.url, lesson.name, lesson.due, lesson.students)]
     out = Path(out_dir) if out_dir else root / config.autograder_dir / "reports"
     paths = [write_atomic(out / name, text) for name, text in texts.items()]
-    return SemesterReport(*paths, lessons, rows, unknown)
+    return SemesterReport(*paths, lessons, rows, unknown, tuple(changes))
 
 
 def read_people(where: GradebookAt) -> tuple[list[Person], list[str]]:
@@ -106,13 +117,14 @@ def read_people(where: GradebookAt) -> tuple[list[Person], list[str]]:
 def read_lesson(root: Path, name: str) -> Lesson:
     """One lesson decided as its own report decides it, with each student's flags."""
     paths = course_paths(root, name)
+    due = declared_due_date(paths.gradebook, name)
     rubric, students = decide_lesson(paths)
     problems = read_grading_problems(read_grade_report(paths.grade_report, rubric), rubric)
     flags = {s.submission.student: (*(f"一票否决 {v.veto}（{v.question}）" for v in s.vetoes),
                                     *problems.get(s.submission.student, ()),
                                     *([s.submission.late.reason(s.submission.late_policy)] if s.submission.late
                                       else [])) for s in students}
-    return Lesson(name, rubric, students, flags)
+    return Lesson(name, rubric, students, flags, due)
 
 
 def cell(lesson: Lesson, marks: dict[str, Mark]) -> tuple[str, str]:
@@ -138,8 +150,10 @@ def render_csv(lessons: tuple[Lesson, ...], rows: tuple[Row, ...]) -> str:
     return out.getvalue()
 
 
-def render_html(lessons: tuple[Lesson, ...], rows: tuple[Row, ...], policy: Policy, unknown: tuple[str, ...]) -> str:
-    """A self-contained page: the policy, one table of every student × lesson, one histogram per lesson."""
+def render_html(lessons: tuple[Lesson, ...], rows: tuple[Row, ...], policy: Policy, unknown: tuple[str, ...],
+                item_analysis: str = "") -> str:
+    """A self-contained page: the policy, one table of every student × lesson, one histogram per lesson, and
+    ITEM_ANALYSIS (course.grading.item_render.semester_section) at its end."""
     template = resources.files("course.grading").joinpath("templates", "semester.html").read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["points"] = format_points
@@ -153,4 +167,4 @@ def render_html(lessons: tuple[Lesson, ...], rows: tuple[Row, ...], policy: Poli
         lessons=lessons, rows=[(person, {lesson.name: cell(lesson, marks) for lesson in lessons}, semester)
                                for person, marks, semester in rows],
         policy=policy, unknown=unknown, histograms=histograms, counts=counts, weights=policy.weights,
-        graded={name: len(t) for name, t in totals.items()})
+        graded={name: len(t) for name, t in totals.items()}, item_analysis=Markup(item_analysis))

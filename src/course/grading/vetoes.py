@@ -8,6 +8,8 @@ file's header shows both ways with the lesson's own ids (its rubric's first veto
 
 from __future__ import annotations
 
+import difflib
+
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,6 +142,7 @@ def record_problem(record: VetoRecord, rubric: Rubric, students: Collection[str]
     if not record.note.strip():
         return "note", "expected text saying what in the answer triggers the veto"
     if record.student not in students:
+        nearest = difflib.get_close_matches(record.student, sorted(students), n=1, cutoff=0.6)
         return "student", f"expected a student with a {rubric.lesson} submission in the gradebook, " \
-                          f"got {record.student!r}"
+                          f"got {record.student!r}" + (f" (did you mean {nearest[0]}?)" if nearest else "")
     return None

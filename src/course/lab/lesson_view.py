@@ -1,10 +1,10 @@
-"""What the lesson's lab section (扩展（选读）) shows from assets/lab/zero_measured.json (a figure, a summary, the note refining
-“FSDP 就是 ZeRO-3”, the full table) and from a committed one-GPU measurement (gpu_memory_table, with its provenance).
+"""What the lesson's lab section (扩展（选读）) shows from assets/lab/zero_measured.json (a figure, a summary, the note comparing
+FSDP2 with the ZeRO-3 formulas, the full table) and from a committed one-GPU measurement (gpu_memory_table, with its provenance).
 
 The section teaches in that order: the figure, then a compact table (one N, one line per stage or PyTorch
 implementation, in units of Ψ) with one sentence per deviation saying its cause, the FSDP note (fsdp_refinement,
 whose between-steps sentence follows the report's between-steps snapshot), and last the full table for readers
-who want every measured row. Everything is read from the lab's report, so the lesson never states a number the
+who want every measured row, with the same causes under it. Everything is read from the lab's report, so the lesson never states a number the
 lab did not produce (memory is counted from live tensors; traffic is computed from the recorded collectives with
 the ring formulas, and the text says so). Tables are Markdown strings that also display as Markdown in Jupyter; the
 figure is a matplotlib Figure (no pyplot state) that displays as PNG and whose text form is its alt text.
@@ -31,6 +31,11 @@ SHORT_LABELS = {
     "zero_redundancy_optimizer": "ZeroRedun-\ndancyOpti-\nmizer",
 }
 BAR_COLOURS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52")
+
+
+def memory_word(report: dict) -> str:
+    """What a rank's state lives in: 显存 for NCCL ranks on GPUs, 内存 for gloo ranks on the CPU."""
+    return "显存" if report["backend"] == "nccl" else "内存"
 
 
 class MarkdownText(str):
@@ -90,7 +95,7 @@ def _memory_cell(row: dict) -> str:
     """Measured state bytes of the fullest rank, plus the emptiest rank when ranks differ."""
     mem = row["memory_bytes"]
     if mem["min_rank"] != mem["measured"]:
-        return f"{_n(mem['measured'])}（最少的一卡 {_n(mem['min_rank'])}）"
+        return f"{_n(mem['measured'])}（最少的 rank {_n(mem['min_rank'])}）"
     return _n(mem["measured"])
 
 
@@ -100,12 +105,12 @@ def matches_formula(row: dict, key: str) -> bool:
 
 
 def verdict(row: dict) -> str:
-    """✓ only where memory and traffic match the formula; a passing PyTorch row that differs is 'explained'."""
+    """✓ only where memory and traffic match the formula; a passing PyTorch row that differs points to its reasons."""
     if not row["ok"]:
         return "✗ 检查未通过"
     if matches_formula(row, "memory_bytes") and matches_formula(row, "comm_elements"):
         return "✓ 与公式一致"
-    return "≠，已解释"
+    return "≠（原因见下）"
 
 
 def _table_line(row: dict) -> str:
@@ -132,16 +137,18 @@ def _table_line(row: dict) -> str:
 
 
 def _footnotes(report: dict) -> list[str]:
-    """How the numbers were taken, the padding tolerance, and the final-parameter comparison."""
+    """How the numbers were taken, why PyTorch rows differ, the padding tolerance, the final-parameter comparison."""
     first = report["warmup"] + 1
     measured_steps = f"第 {first}–{report['steps']} 步" if report["steps"] > first else f"第 {first} 步"
+    memory = memory_word(report)
     notes = [
-        f"测量：每卡显存 = 存活的参数、梯度、优化器状态张量底层存储的 numel × 元素字节数（{sample_point(report, 'after_backward')}采样，"
+        f"测量：每个 rank 的{memory} = 存活的参数、梯度、优化器状态张量底层存储的 numel × 元素字节数（{sample_point(report, 'after_backward')}采样，"
         f"不含激活与 Adam 的 step 计数标量）；“前向后额外持有”是{sample_point(report, 'after_forward')}仍存活的完整参数副本。"
-        f"通信不是在网络上测得的：在 c10d 算子层记录每次集合通信及其张量大小，再按环形算法公式折算为每卡接收的元素数——"
-        f"all-reduce 记 2(N−1)/N·n，all-gather、reduce-scatter 记 (N−1)/N·n，broadcast 非源卡记 n、源卡记 0（n 为完整张量大小）。"
+        f"通信不是在网络上测得的：在 c10d 算子层记录每次集合通信及其张量大小，再按环形算法公式折算为每个 rank 接收的元素数——"
+        f"all-reduce 记 2(N−1)/N·n，all-gather、reduce-scatter 记 (N−1)/N·n，broadcast 非源 rank 记 n、源 rank 记 0（n 为完整张量大小）。"
         f"跳过前 {report['warmup']} 步预热，取{measured_steps}，各步完全相同。",
     ]
+    notes += [f"{row['label']}（N={row['ranks']}）：{said}" for row in _ordered(report) for said in _deviations(row, memory)]
     manual = [r for r in report["rows"] if r["implementation"] == "manual" and r["stage"] == 0]
     padded = [r for r in manual if r["psi_padded"] != r["psi"]]
     for row in padded:
@@ -154,7 +161,7 @@ def _footnotes(report: dict) -> list[str]:
     for final in report["final_parameters"]:
         verdict = "逐位相同" if final["identical"] else "不相同（检查未通过）"
         psi = _n(report["models"][final["model"]]["psi"])
-        notes.append(f"N={final['ranks']}、Ψ={psi}：手写 ZeRO-0/1/2/3 训练后的 FP32 主权重与 BF16 参数{verdict}。")
+        notes.append(f"N={final['ranks']}、Ψ={psi}：手写 ZeRO-0/1/2/3 训练后的 FP32 master 权重与 BF16 参数{verdict}。")
     notes.append(f"环境：torch {report['torch']}，{report['backend']} 后端（墙钟时间见 `course lab` 的输出；页面只放可复现的测量）。")
     return notes
 
@@ -163,8 +170,8 @@ def measured_table(path: Path | str) -> MarkdownText:
     """The full 实测 table (Markdown) with one line per measured row, followed by how it was measured."""
     report = read_report(Path(path))
     header = (
-        "| N | 模型 | 实现 | 对照公式 | 每卡状态显存 实测 (B) | 公式 (B) | 比值 | 前向后额外持有 (B) "
-        "| 每步每卡通信 按记录计算（元素） | 公式（元素） | 比值 | 检查 |"
+        f"| N | 模型 | 实现 | 对照公式 | 每个 rank 的状态{memory_word(report)} 实测 (B) | 公式 (B) | 比值 | 前向后额外持有 (B) "
+        "| 每步每个 rank 的通信 按记录计算（元素） | 公式（元素） | 比值 | 检查 |"
     )
     lines = [header, "|" + "---|" * 12]
     lines += [_table_line(row) for row in _ordered(report)]
@@ -196,26 +203,27 @@ def _psi(x: float, psi: int) -> str:
     return f"{x / psi:.2f}Ψ"
 
 
-def _deviations(row: dict) -> list[str]:
-    """One sentence per quantity of ROW that differs from its formula, with the cause (PyTorch rows only)."""
+def _deviations(row: dict, memory: str = "内存") -> list[str]:
+    """One sentence per quantity of ROW that differs from its formula, with the cause (PyTorch rows only);
+    MEMORY is what the ranks' state lives in (memory_word)."""
     mem, comm, n = row["memory_bytes"], row["comm_elements"], row["ranks"]
     said = []
     impl = row["implementation"]
     if impl == "fsdp2_no_reshard" and not matches_formula(row, "comm_elements"):
         said.append(f"通信是公式的 {comm['ratio']:.3f} 倍：参数从前向结束一直留到反向用完，反向不再 all-gather，"
-                    f"少掉一个 (N−1)/N·Ψ；代价是这段时间每卡多持有完整 BF16 参数 2Ψ（实测 "
+                    f"少掉一个 (N−1)/N·Ψ；代价是这段时间每个 rank 多持有完整 BF16 参数 2Ψ（实测 "
                     f"{_n(max(mem['held_after_forward']))} B）。")
     if impl == "zero_redundancy_optimizer" and not matches_formula(row, "comm_elements"):
         low, high, mean = _comm_ratio_range(row)
         received = "、".join(_n(x) for x in _broadcast_received(row))
-        said.append(f"通信是公式的 {low:.3f}–{high:.3f} 倍（各卡平均 {mean:.3f} 倍）：梯度仍由 DDP 整体 all-reduce（每卡 2(N−1)/N·Ψ），"
-                    f"更新后再由持有者 broadcast 参数，每卡收到自己不持有的那部分（N={n} 时各卡 {received} 个元素），"
-                    "而不是 reduce-scatter + all-gather；优化器状态分得不均，各卡的通信也就不等。")
+        said.append(f"通信是公式的 {low:.3f}–{high:.3f} 倍（各 rank 平均 {mean:.3f} 倍）：梯度仍由 DDP 整体 all-reduce（每个 rank 2(N−1)/N·Ψ），"
+                    f"更新后再由持有者 broadcast 参数，每个 rank 收到自己不持有的那部分（N={n} 时各 rank {received} 个元素），"
+                    "而不是 reduce-scatter + all-gather；优化器状态分得不均，各 rank 的通信也就不等。")
     if impl == "zero_redundancy_optimizer" and not matches_formula(row, "memory_bytes"):
         shares = "、".join(_n(s["optimizer"]) for s in mem["per_rank"])
-        said.append(f"显存是公式的 {mem['ratio']:.3f} 倍：模型是 FP32，每卡常驻 FP32 参数 4Ψ 与 DDP 梯度桶 4Ψ，"
-                    f"而不是公式假设的 BF16 参数与梯度；Adam 状态按整个参数张量分给各卡，并不均等（N={n} 时各卡 {shares} B，"
-                    "表中取最满的一卡）。")
+        said.append(f"{memory}是公式的 {mem['ratio']:.3f} 倍：模型是 FP32，每个 rank 常驻 FP32 参数 4Ψ 与 DDP 梯度桶 4Ψ，"
+                    f"而不是公式假设的 BF16 参数与梯度；Adam 状态按整个参数张量分给各 rank，并不均等（N={n} 时各 rank {shares} B，"
+                    "表中取最满的 rank）。")
     if impl != "manual" and not said and not (matches_formula(row, "memory_bytes") and matches_formula(row, "comm_elements")):
         raise CourseError(f"row {row['label']} (N={n}) differs from its formula and the lesson has no explanation "
                           "for it; add one to course.lab.lesson_view", None)
@@ -267,14 +275,14 @@ def between_steps_phrase(report: dict, row: dict) -> str:
     """What ROW keeps from one step to the next, derived from the between-steps snapshot and its gradient count."""
     mem, n, psi = row["memory_bytes"], row["ranks"], row["psi"]
     kept = mem["between_steps"]
-    said = f"步与步之间（{sample_point(report, 'between_steps')}）每卡状态为 {_over_n(kept['measured'], psi, n)}"
+    said = f"步与步之间（{sample_point(report, 'between_steps')}）每个 rank 的状态为 {_over_n(kept['measured'], psi, n)}"
     if not any(kept["gradient_tensors"]):
         dropped = mem["measured"] - kept["measured"]
-        return (said + f"：训练循环每步更新后调用 `zero_grad()`，梯度被置为 None（实测各卡留下的梯度张量为 0 个），"
+        return (said + f"：训练循环每步更新后调用 `zero_grad()`，梯度被置为 None（实测各 rank 留下的梯度张量为 0 个），"
                        f"少了 {_over_n(dropped, psi, n)} 的梯度分片，到下一步反向时才重新分配")
     if kept["measured"] == mem["measured"]:
         return said + "，与反向结束时相同：梯度在步与步之间保留"
-    return said + f"，梯度保留（各卡 {'、'.join(map(str, kept['gradient_tensors']))} 个梯度张量）"
+    return said + f"，梯度保留（各 rank {'、'.join(map(str, kept['gradient_tensors']))} 个梯度张量）"
 
 
 def _row(report: dict, implementation: str) -> dict:
@@ -285,26 +293,26 @@ def _row(report: dict, implementation: str) -> dict:
 
 
 def fsdp_refinement(path: Path | str) -> MarkdownText:
-    """The callout refining “FSDP 就是 ZeRO-3”: every number and the between-steps phrase read from the lab's report."""
+    """The callout comparing FSDP2 with the ZeRO-3 formulas: every number and the between-steps phrase read from the lab's report."""
     report = read_report(Path(path))
     fsdp, keep, zero = (_row(report, name) for name in ("fsdp2_reshard", "fsdp2_no_reshard", "zero_redundancy_optimizer"))
     n, psi = fsdp["ranks"], fsdp["psi"]
     state = fsdp["memory_bytes"]["per_rank"][0]
     low, high, mean = _comm_ratio_range(zero)
     text = (
-        f"实验（N = {n}）表明，“FSDP 就是 ZeRO-3”只在总量上成立：FSDP2 在 `reshard_after_forward=True` 时每步每卡通信为 "
+        f"实验（N = {n}）表明，“FSDP 就是 ZeRO-3”只在总量上成立：FSDP2 在 `reshard_after_forward=True` 时每步每个 rank 的通信为 "
         f"{_times_psi(fsdp['comm_elements']['measured'], psi)}，与 ZeRO-3 公式 $3\\frac{{N-1}}{{N}}\\Psi$ 之比为 {fsdp['comm_elements']['ratio']:.3f}；"
-        f"{sample_point(report, 'after_backward')}每卡状态为 {_over_n(fsdp['memory_bytes']['measured'], psi, n)}，"
+        f"{sample_point(report, 'after_backward')}每个 rank 的状态为 {_over_n(fsdp['memory_bytes']['measured'], psi, n)}，"
         f"与 ZeRO-3 公式之比为 {fsdp['memory_bytes']['ratio']:.3f}。但构成与教材不同：FSDP2 不常驻 BF16 参数和梯度，而是保存 FP32 参数分片"
         f"（兼作 master 权重）{_over_n(state['parameters'], psi, n)}、FP32 梯度分片 {_over_n(state['gradients'], psi, n)} 与 Adam 的 "
         f"$m$、$v$ 共 {_over_n(state['optimizer'], psi, n)}，BF16 参数只在 all-gather 时临时生成。{between_steps_phrase(report, fsdp)}。"
         f"\n\n把 `reshard_after_forward` 设为 False 后，{sample_point(report, 'after_backward')}的状态仍是 "
-        f"{_over_n(keep['memory_bytes']['measured'], psi, n)}，但从前向结束到反向结束每卡多持有完整的 BF16 参数 "
+        f"{_over_n(keep['memory_bytes']['measured'], psi, n)}，但从前向结束到反向结束每个 rank 多持有完整的 BF16 参数 "
         f"{_times_psi(max(keep['memory_bytes']['held_after_forward']), psi)}，反向不再 all-gather，通信降为 ZeRO-3 公式的 "
         f"{keep['comm_elements']['ratio']:.3f} 倍，一步之内更像 ZeRO-2。所以更准确的说法是：FSDP 默认按 ZeRO-3 全分片，并可用 "
         f"`reshard_after_forward` 在 ZeRO-3 与 ZeRO-2 之间用显存换通信。同样，PyTorch 的 ZeroRedundancyOptimizer 虽只分片优化器状态，"
-        f"却用 all-reduce 加 broadcast，且按整个参数张量分配优化器状态，各卡并不均等；每卡收到的是自己不持有的参数，"
-        f"通信是 ZeRO-1 公式的 {low:.3f}–{high:.3f} 倍（各卡平均 {mean:.3f} 倍）。"
+        f"却用 all-reduce 加 broadcast，且按整个参数张量分配优化器状态，各 rank 并不均等；每个 rank 收到的是自己不持有的参数，"
+        f"通信是 ZeRO-1 公式的 {low:.3f}–{high:.3f} 倍（各 rank 平均 {mean:.3f} 倍）。"
     )
     return MarkdownText(text + "\n")
 
@@ -315,17 +323,18 @@ def measured_summary(path: Path | str) -> MarkdownText:
     main = next(iter(report["models"]))
     n = max(r["ranks"] for r in report["rows"])
     rows = [r for r in _ordered(report) if r["ranks"] == n and r["model"] == main]
-    lines = [f"N = {n}、Ψ = {_n(report['models'][main]['psi'])} 时每卡的量，单位 Ψ（显存按字节、通信按元素）：", "",
-             "| 实现 | 对照公式 | 状态显存 实测 | 公式 | 每步通信 按记录计算 | 公式 | 结论 |", "|---|---|---|---|---|---|---|"]
+    memory = memory_word(report)
+    lines = [f"N = {n}、Ψ = {_n(report['models'][main]['psi'])} 时每个 rank 的量，单位 Ψ（{memory}按字节、通信按元素）：", "",
+             f"| 实现 | 对照公式 | 状态{memory} 实测 | 公式 | 每步通信 按记录计算 | 公式 | 结论 |", "|---|---|---|---|---|---|---|"]
     notes = []
     for row in rows:
         mem, comm, psi = row["memory_bytes"], row["comm_elements"], row["psi"]
         impl = f"手写 {row['label']}" if row["implementation"] == "manual" else row["label"]
         lines.append(f"| {impl} | ZeRO-{row['stage']} | {_psi(mem['measured'], psi)} | {_psi(mem['formula'], psi)} "
                      f"| {_psi(comm['measured'], psi)} | {_psi(comm['formula'], psi)} | {verdict(row)} |")
-        notes += [f"**{row['label']}**：{s}" for s in _deviations(row)]
+        notes += [f"**{row['label']}**：{s}" for s in _deviations(row, memory)]
     identical = all(f["identical"] for f in report["final_parameters"])
-    notes.append("手写 ZeRO-0/1/2/3 训练结束时参数" + ("逐位相同：分片只改变显存与通信，不改变计算结果。" if identical
+    notes.append("手写 ZeRO-0/1/2/3 训练结束时参数" + ("逐位相同：分片只改变状态放在哪里、要通信多少，不改变计算结果。" if identical
                                                  else "并不相同，检查未通过。"))
     return MarkdownText("\n".join(lines) + "\n\n" + "\n".join(f"- {s}" for s in notes) + "\n")
 
@@ -374,12 +383,12 @@ def _alt_text(report: dict, groups, worlds: list[int]) -> str:
                     for k in ("memory_bytes", "comm_elements"))
     off = []
     for _, rows in groups[4:]:
-        for key, what in (("memory_bytes", "显存"), ("comm_elements", "通信")):
+        for key, what in (("memory_bytes", memory_word(report)), ("comm_elements", "通信")):
             bad = {n: r for n, r in sorted(rows.items()) if not matches_formula(r, key)}
             if bad:
                 label = next(iter(bad.values()))["label"]
                 off.append(f"{label} 的{what}与公式之比 " + _per_n(bad, lambda r: f"{r[key]['ratio']:.3f}"))
-    return (f"柱状图，左为每卡状态显存（字节/Ψ），右为每步每卡通信（元素/Ψ），N = {'、'.join(map(str, worlds))} 各一根柱，"
+    return (f"柱状图，左为每个 rank 的状态{memory_word(report)}（字节/Ψ），右为每步每个 rank 的通信（元素/Ψ），N = {'、'.join(map(str, worlds))} 各一根柱，"
             "黑色短线是教材公式。手写 ZeRO-0/1/2/3 的柱顶" + ("都落在黑线上" if manual_ok else "并不都落在黑线上")
             + "。" + ("。".join(off) if off else "PyTorch 实现也与公式一致") + "。")
 
@@ -394,11 +403,11 @@ def plot_measured_vs_formula(path: Path | str) -> LabFigure:
     with matplotlib.rc_context(rc):
         fig = LabFigure(figsize=(11, 5.2), dpi=150, layout="constrained", rc=rc, alt=_alt_text(report, groups, worlds))
         mem_ax, comm_ax = fig.subplots(1, 2)
-        _draw_panel(mem_ax, groups, worlds, "memory_bytes", "每卡状态显存（字节 / Ψ）")
-        _draw_panel(comm_ax, groups, worlds, "comm_elements", "每步每卡通信（元素 / Ψ）")
+        _draw_panel(mem_ax, groups, worlds, "memory_bytes", f"每个 rank 的状态{memory_word(report)}（字节 / Ψ）")
+        _draw_panel(comm_ax, groups, worlds, "comm_elements", "每步每个 rank 的通信（元素 / Ψ）")
         mem_ax.legend(frameon=False, fontsize=9)
         fig.suptitle(
-            f"显存实测、通信按记录的集合通信计算，对照教材公式：Ψ = {_n(report['models'][main]['psi'])} 的 MLP，{report['backend']} 后端\n"
+            f"{memory_word(report)}实测、通信按记录的集合通信计算，对照教材公式：Ψ = {_n(report['models'][main]['psi'])} 的 MLP，{report['backend']} 后端\n"
             "黑线为对照阶段的公式；虚线右侧为 PyTorch 自带实现（重分片即 reshard_after_forward=True）",
             fontsize=11,
         )

@@ -2,16 +2,18 @@
 
 nbgrader's Autograde converter makes its exporter once per run, right before its loop over the submissions;
 the course's config names this exporter (`c.Autograde.exporter_class`), which wraps that loop:
-1. it takes the course's batch lock for the whole loop (course.nbgrader_hooks.batch_lock); when another run
+1. an assignment not released (no release/ notebook, or not in the gradebook) stops the run before anything is
+   written: nbgrader would create the gradebook, each student and their autograded/ folder before failing;
+2. it takes the course's batch lock for the whole loop (course.nbgrader_hooks.batch_lock); when another run
    holds it, nbgrader stops before touching anything, with the holder's pid and command; so it does when the
    source notebook or checks changed since the last release (grading would mix two versions of the checks);
    the answers graders saw in each autograded notebook are remembered before nbgrader removes it, where no
    record of them exists yet (course.nbgrader_hooks.manual_grades);
-2. it looks at every submission folder the run covers (course.assignment.preflight) and scores the ones that
+3. it looks at every submission folder the run covers (course.assignment.preflight) and scores the ones that
    cannot be graded (no notebook, renamed, over the size limit, not UTF-8, invalid JSON, not a notebook) 0
    with the reason (grade_unreadable), leaving them out of nbgrader's loop, where reading them would fail the
    student without writing a grade;
-3. nbgrader's own loop grades the rest.
+4. nbgrader's own loop grades the rest.
 `course grade` holds the lock itself, runs nbgrader's autograde per student on its workers with nbconvert's plain
 exporter in place of this one (course.workflows.grade_worker) and scores unreadable submissions with the same
 grade_unreadable, so both commands leave the same gradebook, flags and grade report.
@@ -74,11 +76,16 @@ STAND_IN_NOTICE = (
 )
 
 
+SUBMISSION_RECORDS = ("timestamp.txt", "submission_secret.txt")  # what `nbgrader submit` writes beside the notebook
+
+
 def write_stand_in(coursedir, assignment: str, student: str, problem: Problem) -> None:
     """Put the blank released assignment, headed by the reason, where the autograded notebook goes.
 
     nbgrader's feedback is made from autograded notebooks, so without one a student whose file could not be read
-    would get 0 and no word why. Without a release there is nothing to stand in: the folder is only emptied.
+    would get 0 and no word why. The submission's time and secret go beside it, as nbgrader's autograde copies them,
+    so the page is released to that student. Without a release there is nothing to stand in: the folder is only
+    emptied.
     """
     target = Path(coursedir.format_path(coursedir.autograded_directory, student, assignment))
     shutil.rmtree(target, ignore_errors=True)
@@ -87,6 +94,10 @@ def write_stand_in(coursedir, assignment: str, student: str, problem: Problem) -
     if not notebook.is_file():
         return
     shutil.copytree(release, target)
+    submitted = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
+    for name in SUBMISSION_RECORDS:  # what release_feedback names the page by, and when it was handed in
+        if (submitted / name).is_file():
+            shutil.copyfile(submitted / name, target / name)
     nb = nbformat.read(notebook, as_version=4)
     notice = STAND_IN_NOTICE.format(problem=problem.message, notebook=notebook.name)
     nb.cells.insert(0, nbformat.v4.new_markdown_cell(notice, metadata={"course": {"stand_in": True}}))
@@ -128,6 +139,7 @@ class CourseAutogradeExporter(NotebookExporter):
         """Under the batch lock: score the unreadable submissions, then run nbgrader's loop on the others."""
         coursedir = converter.coursedir
         try:
+            self.require_release(coursedir)
             with batch_lock(Path(coursedir.root), f"nbgrader autograde {coursedir.assignment_id}"):
                 self.require_current_release(coursedir)
                 for assignment in sorted({a for _, a in submission_folders(coursedir).values()}):
@@ -141,6 +153,31 @@ class CourseAutogradeExporter(NotebookExporter):
         except BatchBusy as exc:
             self.log.error("%s", exc)
             raise NbGraderException(str(exc)) from None
+
+    def require_release(self, coursedir) -> None:
+        """Stop before anything is written (gradebook, autograded/, the lock) when an assignment is not released.
+
+        nbgrader would create the gradebook and each student before finding that the assignment is not in it.
+        """
+        from nbgrader.api import MissingEntry
+
+        from course.errors import CourseError
+        from course.grading.gradebook import GradebookAt, check_gradebook
+
+        for assignment in sorted({a for _, a in submission_folders(coursedir).values()}):
+            fix = (f"{assignment} is not released yet: run `nbgrader generate_assignment {assignment}` first "
+                   "(nothing was graded or written)")
+            release = Path(coursedir.format_path(coursedir.release_directory, ".", assignment)) / f"{assignment}.ipynb"
+            try:
+                if not release.is_file():
+                    raise CourseError(fix)
+                check_gradebook(GradebookAt(coursedir.db_url, Path(coursedir.root)), fix)
+                with gradebook(coursedir.db_url) as gb:
+                    gb.find_assignment(assignment)
+            except (CourseError, MissingEntry) as exc:  # MissingEntry: not released into this gradebook
+                message = str(exc) if isinstance(exc, CourseError) else fix
+                self.log.error("%s", message)
+                raise NbGraderException(message) from None
 
     def require_current_release(self, coursedir) -> None:
         """Stop before grading anyone when the source or checks changed since the recorded release.

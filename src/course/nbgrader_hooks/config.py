@@ -1,7 +1,9 @@
 """The course's nbgrader settings, applied by autograder/nbgrader_config.py to nbgrader's config object.
 
 Everything lives under the course root (autograder/): gradebook (nbgrader's default db_url), exchange,
-exported grades — defaults that a system, hub or user nbgrader config overrides. Stock nbgrader
+exported grades — defaults that a system, hub or user nbgrader config and the command line override, whichever
+section they set an option in (set_defaults). `nbgrader export` writes late penalties on the lesson's whole total
+(course.nbgrader_hooks.export), as the feedback shows them. Stock nbgrader
 steps are kept and these course steps are added: per-region stubs when releasing, a release that refuses a cell
 change before deleting anything and is kept by version (release_run); for autograding, one run
 per course at a time under the batch lock, damaged submissions scored 0 with the reason instead of failing
@@ -10,7 +12,8 @@ code in the grading sandbox instead of nbgrader's Execute and re-checking the co
 SaveAutoGrades, which also flags repaired submissions and writes each outcome to the grade report (with the
 assignment version it was graded against), keeping finished manual grades of unchanged answers finished — so stock
 `nbgrader autograde` (and formgrader's autograde) leaves exactly the gradebook, flags and report
-`course grade` does; hiding hidden tests in feedback and marking unscored answers 待评分 there; beside answers in
+`course grade` does; hiding hidden tests in feedback and marking unscored answers 待评分 there, and releasing it
+student by student (feedback_release); beside answers in
 formgrader, the rubric's 要点, the veto hints and the code diagnoses, with math and diagrams drawn offline.
 The sandbox's limits and its unsafe switch are settings of GradingSandbox, e.g.
 `c.GradingSandbox.memory_bytes = 4 * 2**30` or `c.GradingSandbox.unsafe = True` in nbgrader_config.py.
@@ -27,8 +30,8 @@ def configure(c, root: Path) -> None:
     """Point nbgrader at ROOT and register the course's preprocessors, as defaults only.
 
     nbgrader loads the course root's nbgrader_config.py last, and `get_config()` there is a fresh config that
-    cannot see what the system, hub (JUPYTER_CONFIG_PATH) or user config files set; so each course value is
-    applied only where none of those files set that key, and theirs win. Command-line options win over both.
+    cannot see what the system, hub (JUPYTER_CONFIG_PATH) or user config files set, nor the command line; so each
+    course value is applied only where none of those sets that option (set_defaults), and theirs win.
     """
     from traitlets.config import Config
 
@@ -38,6 +41,7 @@ def configure(c, root: Path) -> None:
     inherited = Config()
     for _, loaded in inherited_config_files(skip=Path(root).resolve() / "nbgrader_config.py"):
         inherited.merge(loaded)
+    inherited.merge(command_line())
     set_defaults(c, course, inherited)
 
 
@@ -46,25 +50,66 @@ def configure_demo(c, root: Path) -> None:
 
     A hub's db_url, course root, course id and exchange name the real class; the demo course sets its own so
     that nothing it does (release, grade, scores, vetoes, exports) can reach the real class's gradebook or files.
+    Only what the command line names wins over them (e.g. `nbgrader export --to FILE`).
     """
+    from traitlets.config import Config
+
     root = Path(root).resolve()
     configure(c, root)
-    c.CourseDirectory.root = str(root)
-    c.CourseDirectory.course_id = f"{COURSE_ID}-demo"
-    c.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
-    c.Exchange.root = str(root / "exchange")
-    c.CsvExportPlugin.to = str(root / "reports" / "grades.csv")
+    demo = Config()
+    demo.CourseDirectory.root = str(root)
+    demo.CourseDirectory.course_id = f"{COURSE_ID}-demo"
+    demo.CourseDirectory.db_url = f"sqlite:///{root / 'gradebook.db'}"
+    demo.Exchange.root = str(root / "exchange")
+    demo.CsvExportPlugin.to = str(root / "reports" / "grades.csv")
+    set_defaults(c, demo, command_line())
+
+
+def command_line():
+    """The config the command line of the Jupyter app now loading this file sets (nbgrader's `--to`, `--course`,
+    `--Section.option=…`), which traitlets merges after every config file; empty outside such an app."""
+    from traitlets.config import Application, Config
+
+    return getattr(Application.instance(), "cli_config", Config()) if Application.initialized() else Config()
 
 
 def set_defaults(c, course, inherited) -> None:
-    """Copy each COURSE value into C whose key INHERITED does not set, section by section (nested ones too)."""
+    """Copy each COURSE value into C unless INHERITED sets that option for the same class: in the same section, or
+    in a section traitlets merges before it — a base class's (`--to` sets ExportPlugin.to, read before a
+    CsvExportPlugin.to), or for a nested section the class's own top-level one. Those would lose to a course value
+    in the more specific section, so the course sets none there; a more specific section than the course's wins
+    over it anyway."""
+    bases = section_bases()
+    _set_defaults(c, course, inherited, [], bases)
+
+
+def _set_defaults(c, course, inherited, enclosing: list, bases: dict[str, set[str]]) -> None:
+    """set_defaults for one section of COURSE, ENCLOSING being the inherited sections that configure its class."""
     from traitlets.config import Config
 
     for key, value in course.items():
         if isinstance(value, Config):
-            set_defaults(c[key], value, inherited.get(key) or Config())
-        elif key not in inherited:
+            places = [source[name] for source in (inherited, *enclosing) for name in bases.get(key, {key})
+                      if source._has_section(name)]
+            _set_defaults(c[key], value, inherited, places, bases)
+        elif not any(key in place for place in enclosing):
             c[key] = value
+
+
+def section_bases() -> dict[str, set[str]]:
+    """Class name → the config sections traitlets reads for that class (its own and its Configurable bases'),
+    for every configurable class imported so far."""
+    from traitlets.config import Configurable
+
+    found: dict[str, set[str]] = {}
+    todo, seen = [Configurable], set()
+    while todo:
+        cls = todo.pop()
+        if cls not in seen:
+            seen.add(cls)
+            found.setdefault(cls.__name__, set()).update(cls.section_names())
+            todo.extend(cls.__subclasses__())
+    return found
 
 
 def course_settings(c, root: Path) -> None:
@@ -75,7 +120,10 @@ def course_settings(c, root: Path) -> None:
 
     from course.config import load_config
     from course.nbgrader_hooks.autograde_run import CourseAutogradeExporter
-    from course.nbgrader_hooks.feedback import HideHiddenTests, PendingGrades
+    from course.nbgrader_hooks.export import CourseExportPlugin
+    from course.nbgrader_hooks.feedback import HideHiddenTests, LessonLatePenalty, PendingGrades
+    from course.nbgrader_hooks.feedback_marks import ExtraCreditAndVetoes
+    from course.nbgrader_hooks.feedback_release import CourseReleaseFeedback
     from course.nbgrader_hooks.formgrader import use_course_templates
     from course.nbgrader_hooks.late_penalty import CourseLatePenalty
     from course.nbgrader_hooks.manual_grades import SaveAutoGradesKeepingGraded
@@ -90,6 +138,7 @@ def course_settings(c, root: Path) -> None:
     c.CourseDirectory.course_id = COURSE_ID
     c.Exchange.root = str(root / "exchange")
     c.CsvExportPlugin.to = str(root / "reports" / "grades.csv")
+    c.ExportApp.plugin_class = CourseExportPlugin  # late penalties on the lesson's whole total
     c.ClearSolutions.text_stub = ""  # written answers start empty under their question
     stock = GenerateAssignment.class_traits()["preprocessors"].default()
     c.GenerateAssignment.preprocessors = [ClearSolutionsWithStubs if p is ClearSolutions else p for p in stock]
@@ -103,7 +152,9 @@ def course_settings(c, root: Path) -> None:
     steps = [replaced.get(p, p) for p in steps]
     steps.insert(steps.index(SaveAutoGradesKeepingGraded) + 1, RecheckOutOfProcess)
     c.Autograde.autograde_preprocessors = steps
-    c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, PendingGrades, CSSHTMLHeaderPreprocessor]
+    c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, PendingGrades, ExtraCreditAndVetoes,
+                                        LessonLatePenalty, CSSHTMLHeaderPreprocessor]
+    c.ExchangeFactory.release_feedback = CourseReleaseFeedback  # per student, everyone accounted for
     # formgrader shows below each answer the rubric's 要点 and the veto hints, below each code item's test the
     # re-check's diagnoses and `course similarity`'s evidence (graders only), with the course's offline MathJax and
     # mermaid; feedback says 待评分

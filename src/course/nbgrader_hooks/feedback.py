@@ -13,7 +13,9 @@ exception the student's own cells raised while being defined (a SyntaxError) is 
 Feedback may be generated and released before graders have scored the written answers. nbgrader would show each
 such answer as "Score: 0.0 / 2.0" and count it as 0 in the total; PendingGrades marks it 待评分 instead, and the
 course's feedback template (templates/course_feedback) heads the page with the graded part and what is still
-open. Once graded, `nbgrader generate_feedback --force` and `release_feedback` replace the page.
+open. Once graded, `nbgrader generate_feedback --force` and `release_feedback` replace the page. A late
+submission's penalty is the lesson's (LessonLatePenalty): taken from the whole total once it is known, provisional
+before.
 """
 
 from __future__ import annotations
@@ -133,6 +135,29 @@ class PendingGrades(FeedbackStep):
                         metadata={"course": "pending-grade"}))
         nb.cells = cells
         resources["course_pending"] = pending
+        return nb, resources
+
+
+class LessonLatePenalty(FeedbackStep):
+    """The page's score less the lesson's late penalty on its whole total (course.grading.late_total), not the one
+    nbgrader stored at autograde from the code alone; while items wait for a grader the penalty is named as
+    provisional and not taken. The reason goes to the page's contents (resources.course_late)."""
+
+    def preprocess(self, nb, resources):
+        """Ask the configured late-submission plugin, as the reports and the export do."""
+        from nbgrader.api import Gradebook
+
+        from course.grading.late_policy import policy_in_words
+        from course.grading.late_total import late_plugin, lesson_late, notebook_shares
+
+        info = resources["nbgrader"]
+        with Gradebook(info["db_url"]) as gb:
+            submission = gb.find_submission(info["assignment"], info["student"])
+            late = lesson_late(submission, late_plugin(self.config))
+            scores = {notebook.name: notebook.score for notebook in submission.notebooks}
+        share = notebook_shares(late, scores)[info["notebook"]] if late and not late.provisional else 0.0
+        info["late_penalty"], info["score"] = share, scores[info["notebook"]] - share
+        resources["course_late"] = late.reason(policy_in_words(self.config)) if late else ""
         return nb, resources
 
 

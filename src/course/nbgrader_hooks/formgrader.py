@@ -151,11 +151,26 @@ class OfflineScripts(Preprocessor):
         if for_graders(resources):  # formgrader's own script waits for MathJax 2's signal
             scripts.append(MATHJAX2_SIGNAL)
         if any(cell.cell_type == "markdown" and re.search(r"^\s*```+\s*\{?mermaid", cell.source, re.M)
-               for cell in nb.cells):
+               for cell in nb.cells) and not drawn_here(nb, resources, found["mermaid"], self.log):
             scripts += [found["mermaid"].read_text("utf-8"),
                         package_files.files("course.site").joinpath("course.js").read_text("utf-8")]
         resources["course_scripts"] = [inline_script(s) for s in scripts]
         return nb, resources
+
+
+def drawn_here(nb: NotebookNode, resources: dict, mermaid_js: Path, log) -> bool:
+    """For a feedback page: its diagrams drawn once into SVG (course.nbgrader_hooks.drawn_diagrams), so the page
+    needs no mermaid script; False for formgrader (the grader's browser draws them) or where they cannot be drawn."""
+    from course.nbgrader_hooks.drawn_diagrams import draw_into
+
+    if for_graders(resources):
+        return False
+    try:
+        draw_into(nb.cells, mermaid_js)
+    except Exception as exc:  # no Chromium or Playwright (ToolMissing), or Playwright's own Error: draw in the browser
+        log.warning("feedback inlines mermaid to draw its diagrams (%s)", exc)
+        return False
+    return True
 
 
 def inline_script(source: str) -> str:

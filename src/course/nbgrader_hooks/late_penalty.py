@@ -2,7 +2,9 @@
 
 The course's nbgrader config makes it `c.AssignLatePenalties.plugin_class` (a default: a hub or user config may
 name another), so stock `nbgrader autograde` and `course grade` both ask it for the penalty of each late notebook;
-nbgrader stores the answer as late_submission_penalty. A course declares its policy in autograder/nbgrader_config.py:
+nbgrader stores the answer as late_submission_penalty, capped at the code's score. The course asks the same plugin
+again with the lesson's whole total (course.grading.late_total). A course declares its policy in
+autograder/nbgrader_config.py:
 
     c.CourseLatePenalty.points_per_hour = 1     # 1 point per started hour late
     c.CourseLatePenalty.max_points = 5

@@ -99,6 +99,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     import nbformat
 
     from course.assignment.versions import assignment_version, released_texts
+    from course.grading.assignments import require_assignment
     from course.grading.deadlines import apply_due_date
     from course.grading.rubric import load_rubric, rubric_path
     from course.nbgrader_hooks.batch_lock import batch_lock
@@ -108,6 +109,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
 
     cpu = time.process_time()
     root = Path(course_root).resolve()
+    require_assignment(root, assignment)
     rubric = load_rubric(rubric_path(root, assignment))
     source = source_notebook(root, assignment)
     if not source.exists():
@@ -128,8 +130,12 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     forced = set(force) if isinstance(force, (list, tuple, set)) else set()
     unknown = sorted(forced - {f.parent.name for f in folders})
     if unknown:
-        raise CourseError(f"--force names students without a submission: {', '.join(unknown)}",
-                          Location(root / "submitted"))
+        import difflib
+
+        have = sorted(f.parent.name for f in folders)
+        near = [m[0] for u in unknown if (m := difflib.get_close_matches(u, have, n=1, cutoff=0.6))]
+        raise CourseError(f"--force names students without a submission: {', '.join(unknown)}"
+                          + (f" (did you mean {', '.join(near)}?)" if near else ""), Location(root / "submitted"))
     todo: list = []
     try:
         with batch_lock(root, f"course grade {assignment}"):
@@ -172,7 +178,8 @@ def rerelease_if_changed(root: Path, assignment: str) -> str | None:
     """Release ASSIGNMENT again when its source or checks changed since the recorded release; say what happened.
 
     Stock `nbgrader generate_assignment --force` through the course's config: a cell change nbgrader refuses
-    stops here with the way out, and release/ is left as it was.
+    stops here with the way out, and release/ is left as it was. Where the assignment was released to nbgrader's
+    exchange, stock `nbgrader release_assignment --force` replaces it there, so students fetch the new one.
     """
     from course.assignment.versions import assignment_version, released_version
 
@@ -180,9 +187,28 @@ def rerelease_if_changed(root: Path, assignment: str) -> str | None:
     if before == now:
         return None
     release(root, assignment)
-    return (f"released {assignment} again: the source notebook or checks changed since "
+    said = (f"released {assignment} again: the source notebook (its text included) or checks changed since "
             f"{f'version {before}' if before else 'the last release (made before versions were recorded)'}; "
             f"now version {now}")
+    outbound = exchange_release(root, assignment)
+    if outbound is None:
+        return f"{said}; students get it from release/{assignment}/ (the student site after `course build`)"
+    run_nbgrader(root, "release_assignment", assignment, "--force")
+    return (f"{said}; the exchange has it too (`nbgrader release_assignment {assignment} --force`, {outbound}): a "
+            f"student who fetched the old one moves their {assignment}/ folder aside and fetches again")
+
+
+def exchange_release(root: Path, assignment: str) -> Path | None:
+    """Where nbgrader's exchange holds ASSIGNMENT for students to fetch (None: never released to an exchange)."""
+    from nbgrader.coursedir import CourseDirectory
+    from nbgrader.exchange.default import Exchange
+
+    from course.grading.gradebook import nbgrader_config
+
+    config = nbgrader_config(root)
+    outbound = (Path(Exchange(config=config).root) / CourseDirectory(config=config).course_id / "outbound"
+                / assignment)
+    return outbound if outbound.is_dir() else None
 
 
 def require_assignment_in_gradebook(root: Path, assignment: str, config=None) -> None:

@@ -103,7 +103,7 @@ class GradeState:
         """Why WORK must be graded (None: this exact submission was graded for VERSION and ROWS still hold it)."""
         latest = self._latest(work.student)
         if latest is None:
-            return "not graded yet"
+            return "no grade recorded for them before"
         stamp = latest[1]
         if stamp.get("submission") != work.digest:
             return "new submission"
