@@ -1,5 +1,5 @@
 """Numbers of lesson 5 beyond course.lab.formulas: the Llama-2-70B shape, FSDP2's reduce dtype, HSDP, ZeRO++,
-offload, checkpointing, and the rounding the page prints numbers with.
+offload, checkpointing, the public data-parallel benchmark §6 cites, and the rounding the page prints numbers with.
 
 Each is the accounting of the lesson's §2–§3 (course.lab.formulas) applied to a setting the text describes; the
 lesson's `output: asis` cells print them, so no number on the page is typed by hand, and
@@ -9,8 +9,8 @@ Bytes unless a name says elements; GB = 10^9 bytes, GiB = 2^30 bytes (a card's c
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 
 from course.lab.formulas import GRAD_BYTES, PARAM_BYTES, comm_breakdown, comm_elements, memory_bytes
@@ -70,7 +70,7 @@ def unit_transient_bytes(psi_unit: int, reduce_bytes: int = GRAD_BYTES) -> int:
 
 
 def zero3_traffic_bytes(psi: int, ranks: int, reduce_bytes: int = GRAD_BYTES) -> Fraction:
-    """Bytes per rank per step of ZeRO-3 / FSDP: two BF16 All-Gathers, one Reduce-Scatter in the reduce dtype."""
+    """Bytes per rank per step of ZeRO-3 / FSDP: two BF16 all-gathers, one reduce-scatter in the reduce dtype."""
     one_pass = Fraction(ranks - 1, ranks) * psi
     return 2 * PARAM_BYTES * one_pass + reduce_bytes * one_pass
 
@@ -88,15 +88,15 @@ class Hsdp:
         return memory_bytes(self.psi, self.shard, 3)
 
     def intra_elements(self) -> Fraction:
-        """Elements per rank in the shard group (All-Gather ×2, Reduce-Scatter): 3(G−1)/G·Ψ."""
+        """Elements per rank in the shard group (all-gather ×2, reduce-scatter): 3(G−1)/G·Ψ."""
         return comm_elements(self.psi, self.shard, 3)
 
     def inter_elements(self) -> Fraction:
-        """Elements per rank across groups: All-Reduce of its gradient shard Ψ/G over R replicas, 2(R−1)/R·Ψ/G."""
+        """Elements per rank across groups: all-reduce of its gradient shard Ψ/G over R replicas, 2(R−1)/R·Ψ/G."""
         return 2 * Fraction(self.replicas - 1, self.replicas) * Fraction(self.psi, self.shard)
 
     def node_egress_elements(self) -> Fraction:
-        """Elements leaving one node per step: its G ranks' All-Reduce traffic."""
+        """Elements leaving one node per step: its G ranks' all-reduce traffic."""
         return self.shard * self.inter_elements()
 
     def flat_node_egress_elements(self) -> Fraction:
@@ -107,7 +107,7 @@ class Hsdp:
 def zeropp_cross_node_fraction() -> Fraction:
     """ZeRO++'s cross-node volume over ZeRO-3's (paper's accounting, 16-bit baseline): qwZ, hpZ, qgZ."""
     forward_gather = Fraction(INT8_BYTES, PARAM_BYTES)  # qwZ: INT8 weights instead of 16-bit
-    backward_gather = Fraction(0)  # hpZ: the backward All-Gather stays inside the node
+    backward_gather = Fraction(0)  # hpZ: the backward all-gather stays inside the node
     gradients = Fraction(INT4_BYTES, GRAD_BYTES)  # qgZ: INT4 gradients instead of 16-bit
     return (forward_gather + backward_gather + gradients) / 3
 
@@ -165,26 +165,44 @@ def checkpoint_bytes(shape: DecoderShape, batch: int, seq: int) -> int:
 RECOMPUTE_FLOPS_FACTOR = Fraction(2 + 4 + 2, 2 + 4)
 
 
+# The Ultra-Scale Playbook (Hugging Face, 2025), data-parallel benchmark (plain DP, no sharding): tokens/s per GPU
+# relative to DP = 8, for DP = 8 … 256, as the page reads them; and its rule of thumb "DP shouldn't exceed 512".
+PLAYBOOK_DP_THROUGHPUT = tuple((n, Fraction(t)) for n, t in
+                               ((8, "1.00"), (16, "0.94"), (32, "0.88"), (64, "0.78"), (128, "0.66"), (256, "0.39")))
+PLAYBOOK_DP_RULE_OF_THUMB = 512
+
+
+def per_doubling_drops(points: tuple[tuple[int, Fraction], ...]) -> list[Fraction]:
+    """The share of per-GPU throughput lost from each point to the next: 1 − t(next)/t(this)."""
+    return [1 - after / before for (_, before), (_, after) in zip(points, points[1:])]
+
+
+def fixed(value, digits: int) -> str:
+    """VALUE to DIGITS decimals, halves rounded up (551.25 → 551.3) as a reader rounds, not to even as floats print."""
+    scaled = math.floor(Fraction(value) * 10**digits + Fraction(1, 2))
+    sign, whole = ("-" if scaled < 0 else ""), abs(scaled)
+    text = str(whole).rjust(digits + 1, "0")
+    return sign + (f"{text[:-digits]}.{text[-digits:]}" if digits else text)
+
+
+def percent(share: Fraction) -> str:
+    """A share as a whole percentage: 0.0638 → '6%'."""
+    return f"{fixed(100 * share, 0)}%"
+
+
 def gb(nbytes, digits: int = 1) -> str:
     """Bytes as GB (10^9), as the lesson prints them."""
-    return f"{float(Fraction(nbytes) / GB):.{digits}f}"
+    return fixed(Fraction(nbytes) / GB, digits)
 
 
 def gib(nbytes, digits: int = 1) -> str:
     """Bytes as GiB (2^30)."""
-    return f"{float(Fraction(nbytes) / GIB):.{digits}f}"
+    return fixed(Fraction(nbytes) / GIB, digits)
 
 
 def giga(elements, digits: int = 2) -> str:
     """A count in units of 10^9."""
-    return f"{float(Fraction(elements) / 10**9):.{digits}f}"
-
-
-def fixed(x, digits: int) -> str:
-    """X rounded half up to DIGITS decimals, as one rounds by hand (26.25 → 26.3); float formatting would give 26.2."""
-    exact = Fraction(x)
-    quotient = Decimal(exact.numerator) / Decimal(exact.denominator)
-    return str(quotient.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP))
+    return fixed(Fraction(elements) / 10**9, digits)
 
 
 def sci(x, digits: int = 1) -> str:

@@ -20,8 +20,8 @@ from course.errors import CourseError, Location
 from course.figures.render import agg_figure, find_cjk_font, render_png
 from course.fileio import write_atomic
 
-from .fsdp_practice import (FP32_BYTES, LLAMA2_70B, PCIE4_X16, DecoderShape, checkpoint_bytes, unit_transient_bytes,
-                            zero3_traffic_bytes)
+from .fsdp_practice import (FP32_BYTES, LLAMA2_70B, PCIE4_X16, DecoderShape, checkpoint_bytes, fixed, gb,
+                            unit_transient_bytes, zero3_traffic_bytes)
 
 MemoryFn = Callable[..., float]
 
@@ -43,7 +43,7 @@ STAGE_LABELS = ("ZeRO-0\n朴素 DP", "ZeRO-1\n分片优化器状态", "ZeRO-2\n+
 COMPONENTS = (
     ("参数（BF16）", "params", "#4C72B0"),
     ("梯度（BF16）", "grads", "#DD8452"),
-    ("优化器状态（FP32 主权重 + m + v）", "optimizer", "#55A868"),
+    ("优化器状态（FP32 master 权重 + m + v）", "optimizer", "#55A868"),
 )
 
 
@@ -254,8 +254,8 @@ def card_example_markdown(ex: CardExample | None = None) -> str:
         "要在这样的卡上训练 70B，还需要把状态卸载（offload）到 CPU 内存，或用张量并行把单元切小、把激活分摊到多张卡上。",
         "",
         f"装得下也不等于跑得动：每步每卡收发 $3\\frac{{N_d-1}}{{N_d}}\\Psi$ = {_sci(ex.traffic_values)} 个数值，"
-        f"集合通信全用 BF16 时为 {ex.traffic_bf16 / GB:.1f} GB，梯度按 FP32 归约时 reduce-scatter 那一份翻倍，共 "
-        f"{ex.traffic_fp32_grads / GB:.1f} GB。消费级显卡之间没有 NVLink，按 PCIe 4.0 x16 单向理论带宽约 "
-        f"{float(PCIE4_X16) / GB:.1f} GB/s 计，仅 BF16 的通信每步就要约 {ex.traffic_bf16 / PCIE4_X16:.0f} s，跨节点更慢。",
+        f"集合通信全用 BF16 时为 {gb(ex.traffic_bf16)} GB，梯度按 FP32 归约时 reduce-scatter 那一份翻倍，共 "
+        f"{gb(ex.traffic_fp32_grads)} GB。RTX 4090 没有 NVLink，卡间走 PCIe：按 PCIe 4.0 x16 单向理论带宽约 "
+        f"{gb(PCIE4_X16)} GB/s 计，仅 BF16 的通信每步就要约 {fixed(ex.traffic_bf16 / PCIE4_X16, 0)} s，跨节点更慢。",
     ]
     return "\n".join(text) + "\n"

@@ -20,7 +20,7 @@ QMD = ROOT / "lessons" / "lesson05.qmd"
 # A result a hand could type: a decimal, a size in GB / GiB (also as TeX "\text{ GB}" or "\text{G 数值}"), a percentage.
 TYPED_RESULT = re.compile(r"\d+\.\d+|\d+\s*(?:\\text\{\s*)?G(?:i)?B|\d+\s*\\text\{G|\d+\s*\\?%")
 # Givens, not results: software versions, arXiv numbers and paper sections, the card the text is about, image widths.
-GIVENS = re.compile(r"(?:PyTorch|torch) [\d.、]+|arXiv:\d+\.\d+|arxiv\.org/abs/\d+\.\d+|第 \d+\.\d+ 节|24 GiB|"
+GIVENS = re.compile(r"(?:PyTorch|torch|NCCL 自) [\d.、]+|arXiv:\d+\.\d+|arxiv\.org/abs/\d+\.\d+|第 \d+\.\d+ 节|24 GiB|"
                     r"width=\"\d+%\"")
 PSI_7B, GB = 7 * 10**9, 10**9
 
@@ -46,7 +46,7 @@ def test_the_lessons_prose_types_no_result():
 def test_a_typed_result_is_found_and_givens_are_not(typed):
     assert typed_results(f"正文 {typed}。\n") != []
     assert typed_results(f"```{{python}}\nprint('{typed}')\n```\n") == []
-    assert typed_results("torch 2.13、PyTorch 2.6、arXiv:2407.21783 第 3.3 节，24 GiB 的卡 {width=\"85%\"}\n") == []
+    assert typed_results("NCCL 自 2.23 起，torch 2.13、PyTorch 2.6、arXiv:2407.21783 第 3.3 节，24 GiB 的卡 {width=\"85%\"}\n") == []
 
 
 def _half_up(x: Fraction, digits: int) -> str:
