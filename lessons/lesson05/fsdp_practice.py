@@ -1,10 +1,10 @@
-"""Numbers of lesson 5's passages on FSDP in practice: FSDP2's reduce dtype, HSDP, ZeRO++, offload, checkpointing,
-and the public data-parallel benchmark §6 cites.
+"""Numbers of lesson 5 beyond course.lab.formulas: the Llama-2-70B shape, FSDP2's reduce dtype, HSDP, ZeRO++,
+offload, checkpointing, the public data-parallel benchmark §6 cites, and the rounding the page prints numbers with.
 
 Each is the accounting of the lesson's §2–§3 (course.lab.formulas) applied to a setting the text describes; the
-lesson's `output: asis` cells print them, so no number in those passages is typed by hand, and
-tests/lessons/test_lesson05_fsdp_practice.py recomputes them on the built pages. Bytes unless a name says
-elements; GB = 10^9 bytes, GiB = 2^30 bytes (a card's capacity is quoted in GiB).
+lesson's `output: asis` cells print them, so no number on the page is typed by hand, and
+tests/lessons/test_lesson05_fsdp_practice.py and test_lesson05_numbers.py recompute them on the built pages.
+Bytes unless a name says elements; GB = 10^9 bytes, GiB = 2^30 bytes (a card's capacity is quoted in GiB).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from course.lab.formulas import GRAD_BYTES, PARAM_BYTES, comm_elements, memory_bytes
+from course.lab.formulas import GRAD_BYTES, PARAM_BYTES, comm_breakdown, comm_elements, memory_bytes
 
 GB = 10**9
 GIB = 2**30
@@ -48,6 +48,20 @@ class DecoderShape:
 
 # Llama 2 (Touvron et al. 2023, arXiv:2307.09288), 70B: 80 layers, h 8192, FFN 28672, 64 heads, 8 KV heads, vocab 32000.
 LLAMA2_70B = DecoderShape(layers=80, hidden=8192, ffn=28672, heads=64, kv_heads=8, vocab=32000)
+
+
+def approx_elements(psi: int, stage: int) -> Fraction:
+    """The lesson's 2Ψ / 3Ψ: elements per rank per step with the ring's (N_d−1)/N_d taken as 1 (large N_d)."""
+    ranks = 2
+    return comm_elements(psi, ranks, stage) / Fraction(ranks - 1, ranks)
+
+
+def approx_traffic_bytes(psi: int, stage: int, reduce_bytes: int = GRAD_BYTES) -> Fraction:
+    """approx_elements in bytes: parameters gathered in BF16, gradients reduced in REDUCE_BYTES."""
+    ranks = 2
+    width = {"all_gather": PARAM_BYTES, "reduce_scatter": reduce_bytes, "all_reduce": reduce_bytes}
+    moved = sum(width[kind] * n for kind, n in comm_breakdown(psi, ranks, stage).items())
+    return moved / Fraction(ranks - 1, ranks)
 
 
 def unit_transient_bytes(psi_unit: int, reduce_bytes: int = GRAD_BYTES) -> int:
@@ -189,3 +203,9 @@ def gib(nbytes, digits: int = 1) -> str:
 def giga(elements, digits: int = 2) -> str:
     """A count in units of 10^9."""
     return fixed(Fraction(elements) / 10**9, digits)
+
+
+def sci(x, digits: int = 1) -> str:
+    """A large count in TeX scientific notation with DIGITS decimals in the mantissa: 2.1\\times 10^{9}."""
+    mantissa, exponent = f"{float(Fraction(x)):.{digits}e}".split("e")
+    return f"{mantissa}\\times 10^{{{int(exponent)}}}"

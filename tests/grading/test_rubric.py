@@ -25,7 +25,7 @@ LESSON = ROOT / "lessons" / "lesson05.qmd"
 # The seed lesson's 检查与通过标准 plus each code item's points, as the page shows it; the comm-volume veto names only
 # a wrong origin of 2Ψ/3Ψ, not a unit slip, so it no longer repeats Q2/Q3's 0-point criteria (lesson05/departures.yml).
 STANDARD = """\
-总分 10 分：代码正确 4 分（三档公式 1 分、FP32 累积分支 1 分、通信量 1 分、dp=1 交叉验证 1 分）、三题各 2 分、通过线 8 分。
+总分 10 分：代码正确 4 分（三档公式 1 分、FP32 累积分支 1 分、通信量 1 分、交叉验证 1 分）、三题各 2 分、通过线 8 分。
 
 一票否决项：
 
@@ -100,7 +100,7 @@ def test_uneven_question_points_are_named_one_by_one(tmp_path):
     q1, q3 = text.index("  - id: Q1"), text.index("  - id: Q3")
     text = text[:q1] + text[q1:q3].replace("points: 2", "points: 3", 1) + text[q3:].replace("points: 2", "points: 1", 1)
     assert shown(standard_markdown(load_rubric(_write(tmp_path, text)))).startswith(
-        "总分 10 分：代码正确 4 分（三档公式 1 分、FP32 累积分支 1 分、通信量 1 分、dp=1 交叉验证 1 分）、Q1 3 分、Q2 2 分、"
+        "总分 10 分：代码正确 4 分（三档公式 1 分、FP32 累积分支 1 分、通信量 1 分、交叉验证 1 分）、Q1 3 分、Q2 2 分、"
         "Q3 1 分、通过线 8 分。")
 
 

@@ -3,12 +3,15 @@ what the visible ones cannot."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+from course.grading.checks import Result
 from course.grading.load_checks import load_checks
 from course.grading.rubric import load_rubric
+from course.lab.formulas import SHARDED
 from tests.lessons.lesson05_formulas import expected, memory
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,8 +38,6 @@ def test_every_expected_value_is_what_the_lessons_formulas_give(check):
 
 @pytest.mark.parametrize("wrong", SPEC.misconceptions, ids=lambda m: m.id)
 def test_no_known_wrong_answer_matches_the_formulas(wrong):
-    from course.grading.checks import Result
-
     assert not wrong.holds({call: Result(expected(call)) for check in wrong.checks for call in check.calls})
 
 
@@ -64,3 +65,44 @@ def test_the_misconceptions_of_issue_11_are_declared():
     ids = {m.id for m in SPEC.misconceptions}
     assert {"zero2-shards-params", "comm-volumes-swapped", "comm-in-bf16-bytes", "fp32-accum-missing",
             "fp32-accum-unsharded"} <= ids
+
+
+def _memory_sharding(shards: dict[int, tuple[bool, bool, bool]]):
+    """zero_memory_per_gpu as a student would write it if stage s sharded (parameters, gradients, optimizer) = shards[s]."""
+    def zero_memory_per_gpu(psi, dp, stage, k=12, fp32_grad_accum=False):
+        sizes = (2 * psi, 2 * psi, k * psi)
+        return sum(Fraction(size, dp if sharded else 1) for size, sharded in zip(sizes, shards[stage]))
+    return zero_memory_per_gpu
+
+
+def _failures(item: str, fn, *, hidden: bool = True) -> list[str]:
+    """The checks of ITEM that FN fails."""
+    return [check.describe() for check in SPEC.checks(item, hidden=hidden)
+            if check.failure({call: Result(fn(*call.args, **dict(call.kwargs))) for call in check.calls})]
+
+
+# Every way to get one of ZeRO-1/2/3 wrong by sharding one component too many or too few.
+WRONG_STAGES = [(stage, part) for stage in (1, 2, 3) for part in range(3)]
+
+
+@pytest.mark.parametrize("stage,part", WRONG_STAGES, ids=lambda v: str(v))
+def test_the_cross_check_fails_a_stage_that_shards_the_wrong_components(stage, part):
+    """dp = 1 alone passes any formula (every stage is 16Ψ there); the differences at dp > 1 catch each slip."""
+    flipped = list(SHARDED[stage])
+    flipped[part] = not flipped[part]
+    wrong = _memory_sharding({**SHARDED, stage: tuple(flipped)})
+    dp1_only = [check for check in SPEC.checks("dp1-cross-check") if all(call.args[1] == 1 for call in check.calls)]
+    assert dp1_only and all(check.failure({c: Result(wrong(*c.args, **dict(c.kwargs))) for c in check.calls}) is None
+                            for check in dp1_only)
+    assert _failures("dp1-cross-check", wrong, hidden=False), (stage, part)  # the visible checks already see it
+
+
+def test_the_cross_check_passes_the_lessons_formulas_and_leaves_inexact_division_to_the_formulas_item():
+    right = _memory_sharding(SHARDED)
+
+    def floor_division(psi, dp, stage, k=12, fp32_grad_accum=False):
+        sizes = (2 * psi, 2 * psi, k * psi)
+        return sum(size // dp if sharded else size for size, sharded in zip(sizes, SHARDED[stage]))
+
+    assert _failures("dp1-cross-check", right) == []
+    assert _failures("dp1-cross-check", floor_division) == [] and _failures("formulas", floor_division)

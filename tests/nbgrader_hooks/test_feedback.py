@@ -175,14 +175,14 @@ def test_feedback_before_grading_says_pending_and_released_feedback_after_gradin
     # zhangsan: code 4/4, Q1–Q3 written and waiting; nbgrader alone would print 4.0 / 10.0 and 0.0 / 2.0 each
     assert _heading(early["zhangsan"]) == ("lesson05（尚未评完：已评部分得分 4.0 / 4.0；待评分：Q1、Q2、Q3，共 6.0 分。"
                                            "总分 10.0 分在全部评完后才确定）")
-    # wangwu: one code item failed, Q3 left empty (nbgrader scores an unchanged answer 0 itself: graded, not open)
-    assert _heading(early["wangwu"]) == ("lesson05（尚未评完：已评部分得分 3.0 / 6.0；待评分：Q1、Q2，共 4.0 分。"
+    # wangwu: two code items failed (ZeRO-2 shards the parameters: the formulas and the cross-check), Q3 left empty (nbgrader scores an unchanged answer 0 itself: graded, not open)
+    assert _heading(early["wangwu"]) == ("lesson05（尚未评完：已评部分得分 2.0 / 6.0；待评分：Q1、Q2，共 4.0 分。"
                                          "总分 10.0 分在全部评完后才确定）")
     for qid in ("Q1", "Q2", "Q3"):
         panel = _answer_panel(early["zhangsan"], qid)
         assert f"{qid}：待评分" in panel and "Score:" not in panel
     assert "Score: 0.0 / 2.0" in _answer_panel(early["wangwu"], "Q3") and "待评分" not in _answer_panel(early["wangwu"], "Q3")
-    assert "4.0 / 10.0" not in early["zhangsan"] and "3.0 / 10.0" not in early["wangwu"]
+    assert "4.0 / 10.0" not in early["zhangsan"] and "2.0 / 10.0" not in early["wangwu"]
 
     with gradebook(configured_gradebook(root).url) as gb:  # what formgrader's save does
         for student, points in (("zhangsan", (2, 1.5, 2)), ("wangwu", (0.5, 1))):
@@ -196,7 +196,7 @@ def test_feedback_before_grading_says_pending_and_released_feedback_after_gradin
     released = {p.read_text("utf-8") for p in (root / "exchange").glob("*/feedback/*.html")}
     assert len(released) == 2
     headings = sorted(_heading(page) for page in released)
-    assert headings == ["lesson05 (Score: 4.5 / 10.0)", "lesson05 (Score: 9.5 / 10.0)"]
+    assert headings == ["lesson05 (Score: 3.5 / 10.0)", "lesson05 (Score: 9.5 / 10.0)"]
     assert not any("待评分" in page for page in released)
     for page in released:  # the math is typeset offline: the course's MathJax inlined, nbgrader's CDN tag gone
         assert "cdnjs.cloudflare.com" not in page and "<script src=" not in page

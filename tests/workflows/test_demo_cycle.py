@@ -32,7 +32,7 @@ def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys, gradeboo
     assert sorted(p.parts[-3] for p in (course / "feedback").glob("*/lesson05/lesson05.html")) == students
     with open(course / "reports" / "grades.csv", encoding="utf-8") as f:
         rows = {r["student_id"]: float(r["score"]) for r in csv.DictReader(f)}
-    assert rows == {"lisi": 3.0, "wangwu": 3.0, "zhangsan": 4.0, "zhaoliu": 0.0}  # written answers not graded yet
+    assert rows == {"lisi": 3.0, "wangwu": 2.0, "zhangsan": 4.0, "zhaoliu": 0.0}  # written answers not graded yet
     assert "zhaoliu" in out.split("flagged for review")[1]
     with open(course / "reports" / "lesson05.csv", encoding="utf-8") as f:
         report = {r["student"]: r for r in csv.DictReader(f)}
