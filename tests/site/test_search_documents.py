@@ -26,3 +26,11 @@ def test_navigation_scripts_drawings_and_comments_are_not_searched():
     text = " ".join(s.text for s in page_sections(PAGE, "lesson03.html", "t"))
     for absent in ("导航里的字", "脚本", "图里的字", "注释", "下一课"):
         assert absent not in text
+
+
+def test_a_formula_is_searched_as_it_reads_and_a_diagrams_source_not_at_all():
+    page = ('<main><h2 id="c">通信 \\(2\\Psi\\)</h2><p>每卡 <span class="math inline">\\(\\frac{4\\Psi}{N_d}\\)</span>，'
+            '<span class="math inline">\\(1\\times\\)</span> 参数。</p>'
+            '<pre class="mermaid">flowchart TB\n  DDP -->|消除冗余| ZeRO1</pre></main>')
+    [section] = page_sections(page, "l.html", "t")
+    assert (section.heading, section.text) == ("通信 2Ψ", "每卡 4Ψ/N_d，1× 参数。")

@@ -31,7 +31,11 @@ from course.site.plan import BuildPlan, make_plan
 IN_COURSE_BUILD = "COURSE_BUILD_RENDERING"
 INDEX_INCLUDE = "_lessons-index.md"  # written before each render; index.qmd includes it (not committed)
 LITE_SCRIPT = "course-lite.js"  # the in-browser block's notes (src/course/site/), served from the site's site_libs/
+# What the course's filter loads on every Quarto page (src/course/site/, served from site_libs/): the diagrams'
+# look and the figures' full-size view shared with the pandoc pages, and the search's note from file://.
+PAGE_SCRIPTS = ("mermaid-options.js", "course-quarto.js", "figure-viewer.js")
 BROWSER_INCLUDE = "_lessons-browser.md"  # each lesson page's in-browser block, by lesson (a div #STEM; not committed)
+CELL_NOTE = "course-cell-note"  # in BROWSER_INCLUDE: the note above a cell shown but not run, as the pandoc page has it
 # The one file Quarto's page template loads from a CDN whatever the settings (a polyfill for browsers older than
 # MathJax 3 supports); the site serves MathJax itself, so the pages lose this line.
 CDN_POLYFILL = re.compile(r'[ \t]*<script src="https://cdnjs\.cloudflare\.com/polyfill/[^"]*"></script>\n?')
@@ -49,12 +53,13 @@ def active_variant(plan: BuildPlan, profiles: str | None) -> str:
 
 def pre_render(root: Path, variant: str) -> list[Path]:
     """Draw the lessons' figures, stage VARIANT's notebooks, and write the front page's lesson list and each lesson
-    page's in-browser block."""
+    page's in-browser block (and the note above a cell that is shown but not run)."""
     from course.lesson.notebook_names import assignment_notebook
     from course.lesson.parse_qmd import parse_lesson
     from course.site.lite_page import browser_runs, index_link, page_markdown
     from course.site.make_index import index_markdown
     from course.site.resolve_resources import resolve_resources
+    from course.site.write_page_markdown import NOT_RUN_NOTE
     from course.workflows.draw_figures import ensure_figures
     from course.workflows.release_assignment import assignment_lessons
 
@@ -69,6 +74,7 @@ def pre_render(root: Path, variant: str) -> list[Path]:
     to_site = "../" * len(Path(plan.config.lessons_dir).parts)  # from a lesson page up to the site's root
     blocks = "".join(f":::: {{#{stem}}}\n{page_markdown(plan, variant, run, to_site)}{lite_script(run, to_site)}"
                      "::::\n\n" for stem, run in runs.items())
+    blocks += f":::: {{#{CELL_NOTE}}}\n::: {{.cell-note}}\n{NOT_RUN_NOTE}\n:::\n::::\n"
     offered = {}
     if variant == "student":
         offered = {stem: assignment_notebook(stem) for stem in assignment_lessons(plan, [x.stem for x in lessons])}
@@ -131,7 +137,9 @@ def post_render(root: Path, variant: str, out: Path) -> list[Path]:
         written[-1].parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(notebook, written[-1])
     (out / "site_libs").mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(plan.site_files / LITE_SCRIPT, out / "site_libs" / LITE_SCRIPT)
+    for name in (LITE_SCRIPT, *PAGE_SCRIPTS):
+        shutil.copyfile(plan.site_files / name, out / "site_libs" / name)
+    readable_search_index(out / "search.json")
     for asset, path in locate_web_assets(plan.root).items():
         target = out / asset.site_path
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -142,6 +150,23 @@ def post_render(root: Path, variant: str, out: Path) -> list[Path]:
     if notebooks := lite_notebooks(browser_runs(plan, lessons, variant, folder), variant, folder):
         build_lite(plan, variant, out, notebooks)
     return written
+
+
+def readable_search_index(path: Path) -> None:
+    """Quarto's search index with each formula as it reads (N_d, not \\(N_d\\)), so its snippets show the text a
+    reader sees, as the pandoc site's do."""
+    import json
+
+    from course.site.search_documents import readable_math
+
+    if not path.is_file():
+        return
+    entries = json.loads(path.read_text("utf-8"))
+    for entry in entries:
+        for key in ("title", "section", "text"):
+            if isinstance(entry.get(key), str):
+                entry[key] = readable_math(entry[key])
+    write_atomic(path, json.dumps(entries, ensure_ascii=False, indent=1))
 
 
 def check_pages(plan: BuildPlan, lessons: list, variant: str, out: Path) -> None:
