@@ -241,7 +241,7 @@ local function draws_diagram(block)
         if c == "mermaid" or c == "{mermaid}" then found = true end
       end
     end,
-    RawBlock = function(raw) if raw.text:find('<pre class="mermaid"', 1, true) then found = true end end,
+    RawBlock = function(raw) if raw.text:find('<pre class="mermaid', 1, true) then found = true end end,
   })
   return found
 end

@@ -34,3 +34,12 @@ def test_a_formula_is_searched_as_it_reads_and_a_diagrams_source_not_at_all():
             '<pre class="mermaid">flowchart TB\n  DDP -->|消除冗余| ZeRO1</pre></main>')
     [section] = page_sections(page, "l.html", "t")
     assert (section.heading, section.text) == ("通信 2Ψ", "每卡 4Ψ/N_d，1× 参数。")
+
+
+def test_quartos_search_text_loses_a_diagrams_source_and_keeps_the_prose_around_it():
+    from course.site.search_documents import without_diagram_source
+
+    text = ('仅需额外增加 4Ψ/N_d。\n\n\n\nflowchart TB\n    subgraph DDP["传统 DDP: 无分片 (16Ψ)"]\n        W0["参数"]\n'
+            '    end\n\n    DDP --&gt;|消除优化器冗余| ZeRO1\n\n图 5-2：ZeRO-1/2/3 显存状态逐级分片消除机制演进拓扑\n'
+            'sequenceDiagram\n    A-&gt;&gt;B: AllGather\n下一段。')
+    assert without_diagram_source(text) == '仅需额外增加 4Ψ/N_d。\n\n\n\n\n图 5-2：ZeRO-1/2/3 显存状态逐级分片消除机制演进拓扑\n下一段。'

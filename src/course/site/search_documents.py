@@ -3,6 +3,7 @@ variant's own HTML, so the student site's index holds exactly what its pages sho
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import asdict, dataclass
 
@@ -13,6 +14,8 @@ HEADINGS = ("h1", "h2", "h3")
 SKIPPED = ("script", "style", "svg", "math", "mjx-container", "nav")  # not prose: drawings, markup, navigation
 SKIPPED_CLASSES = ("mermaid",)  # a diagram's source, which the browser draws
 SPACE = re.compile(r"\s+")
+DIAGRAM_SOURCE = re.compile(r"^(?:flowchart|graph|sequenceDiagram|classDiagram|stateDiagram(?:-v2)?|erDiagram|gantt|pie|"
+                            r"journey|mindmap|timeline|gitGraph)\b.*(?:\n(?:[ \t]+.*|[ \t]*(?=\n[ \t]+\S)))*\n?", re.M)
 # A formula as the page's HTML holds it before MathJax typesets it: \(…\) inline, \[…\] displayed.
 DELIMITED_MATH = re.compile(r"\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 
@@ -57,6 +60,12 @@ def _prose(node: Tag):
             yield child
         elif child.name not in SKIPPED and not set(child.get("class") or ()) & set(SKIPPED_CLASSES):
             yield from _prose(child)
+
+
+def without_diagram_source(text: str) -> str:
+    """TEXT without the source of any mermaid diagram in it (its first line names the kind of diagram, the lines
+    that follow are indented), as Quarto's search index holds it: a reader sees the drawing, not its source."""
+    return DIAGRAM_SOURCE.sub("", html.unescape(text))
 
 
 def readable_math(text: str) -> str:

@@ -153,11 +153,11 @@ def post_render(root: Path, variant: str, out: Path) -> list[Path]:
 
 
 def readable_search_index(path: Path) -> None:
-    """Quarto's search index with each formula as it reads (N_d, not \\(N_d\\)), so its snippets show the text a
-    reader sees, as the pandoc site's do."""
+    """Quarto's search index with each formula as it reads (N_d, not \\(N_d\\)) and no diagram's source, so its
+    snippets show the text a reader sees, as the pandoc site's do."""
     import json
 
-    from course.site.search_documents import readable_math
+    from course.site.search_documents import readable_math, without_diagram_source
 
     if not path.is_file():
         return
@@ -165,7 +165,7 @@ def readable_search_index(path: Path) -> None:
     for entry in entries:
         for key in ("title", "section", "text"):
             if isinstance(entry.get(key), str):
-                entry[key] = readable_math(entry[key])
+                entry[key] = readable_math(without_diagram_source(entry[key]))
     write_atomic(path, json.dumps(entries, ensure_ascii=False, indent=1))
 
 
