@@ -37,7 +37,8 @@ from course.site.check_leaks import solution_leaks
 from course.site.plan import make_plan
 from tests.offline_page import keep_offline
 from tests.project_copy import copy_project
-from tests.site.page_checks import DIAGRAM_COUNT, SNIPPET_SOURCE, mermaid_problems, nested_links
+from tests.site.page_checks import (CAPTION_STYLES, DIAGRAM_COUNT, SNIPPET_SOURCE, figures, mermaid_problems,
+                                     nested_links, opens_full_size)
 from tests.site.test_no_answer_leaks import answer_only_snippets, lite_shipped
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(300)]
@@ -455,3 +456,18 @@ def test_a_figure_a_cell_draws_has_its_authors_alt_text_on_both_renderers(projec
     for page in (sites[kind] / "answer" / "lessons" / f"{ADDED}.html", project.parent / "pandoc" / "answer" / f"{ADDED}.html"):
         cell = re.search(r'id="(?:cell-)?solution-plot".*?(<img\b[^>]*>)', main_html(page), re.S)
         assert cell and 'alt="折线图：三个点沿一条直线上升"' in cell.group(1), page
+
+
+@pytest.mark.parametrize("width", (390, 1280))
+def test_figures_open_full_size_keep_alt_text_as_alt_text_and_share_one_caption_style(project, sites, browser, width):
+    page, remote = _drawn(browser, sites[KINDS[0]] / "answer" / "lessons" / "lesson05.html", width)
+    found = figures(page)
+    assert len(found) == 3  # 图 5-3, 5-4 and the cell's 图 5-5, as on the pandoc page
+    for i, figure in enumerate(found):
+        assert figure["link"] and figure["alt"] and not figure["alt_visible"], figure["alt"][:40]
+        assert opens_full_size(page, i, "tap") and opens_full_size(page, i, "key"), figure["alt"][:40]
+    styles = page.evaluate(CAPTION_STYLES)
+    assert [s[0][:5] for s in styles] == [f"图 5-{n}" for n in range(1, 6)]
+    assert {tuple(s[1:]) for s in styles} == {tuple(styles[0][1:])} and styles[0][1] == "center"
+    assert remote == []
+    page.close()
