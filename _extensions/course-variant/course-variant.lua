@@ -175,10 +175,10 @@ local function browser_block(doc)
 end
 
 -- Under Quarto, every page loads the course's own scripts for Quarto's pages (course.site's mermaid-options.js,
--- course-quarto.js and figure-viewer.js, which the post-render step copies into site_libs/): the search's note,
--- the figures' full-size view and, on a page with diagrams, the course's own mermaid (the pandoc pages' version,
--- not the older one Quarto bundles) and look.
-local QUARTO_SCRIPTS = { "mermaid-options.js", "course-quarto.js", "figure-viewer.js" }
+-- course-quarto.js, figure-viewer.js and course-lite.js, which the post-render step copies into site_libs/): the
+-- search's note, the figures' full-size view, the in-browser block's and the index's notes and, on a page with
+-- diagrams, the course's own mermaid (the pandoc pages' version, not the older one Quarto bundles) and look.
+local QUARTO_SCRIPTS = { "mermaid-options.js", "course-quarto.js", "figure-viewer.js", "course-lite.js" }
 local MERMAID_SCRIPT = "mermaid/mermaid.min.js"
 
 local function has_diagram(doc)

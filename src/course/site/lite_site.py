@@ -33,7 +33,8 @@ FILE_NOTE = (  # what lite/'s own pages show when opened from disk, where Jupyte
     "<div lang=\"zh-CN\" style=\"font:16px/1.7 sans-serif;max-width:40em;margin:3em auto;padding:0 1em\">"
     "<h1 style=\"font-size:1.3em\">需要通过网址打开</h1><p>浏览器中的 notebook（JupyterLite）只能从网址（http:// 或 "
     "https://）打开，不能从本地文件（file://）打开。请打开课程网站的网址；在课程仓库里可以运行 "
-    "<code>course preview</code>，再打开它给出的 http://127.0.0.1:… 地址。</p></div>")
+    "<code>course preview</code>，再打开它给出的 http://127.0.0.1:… 地址。</p>"
+    "<p><a href=\"{index}\">← 返回课程首页</a>（各课的页面都在那里）</p></div>")
 
 
 def lite_fingerprint(plan: BuildPlan) -> str:
@@ -103,16 +104,18 @@ def _rebuild(plan: BuildPlan, variant: str, work: Path, notebooks: dict[str, Pat
     contents.mkdir(exist_ok=True)
     build(lite_dir, contents, work / "output")
     for page in (work / "output").glob("*/index.html"):
-        _note_file_protocol(page)
-    _note_file_protocol(work / "output" / "index.html")
+        _note_file_protocol(page, "../../index.html")
+    _note_file_protocol(work / "output" / "index.html", "../index.html")
 
 
-def _note_file_protocol(page: Path) -> None:
-    """Make a JupyterLite page say, when opened from disk, that it needs a web address (it stays blank otherwise)."""
+def _note_file_protocol(page: Path, index: str) -> None:
+    """Make a JupyterLite page say, when opened from disk, that it needs a web address (it stays blank otherwise),
+    with a link back to the site's front page at INDEX (lite/ lies at the site's root on both renderers)."""
     if not page.is_file():
         return
+    note = FILE_NOTE.format(index=index)
     script = ("<script>if (location.protocol === 'file:') document.addEventListener('DOMContentLoaded', () => {"
-              f"document.body.innerHTML = {json.dumps(FILE_NOTE, ensure_ascii=False)};"
+              f"document.body.innerHTML = {json.dumps(note, ensure_ascii=False)};"
               "document.title = '需要通过网址打开';});</script>")
     text = page.read_text("utf-8")
     if "<head>" not in text:

@@ -6,9 +6,9 @@ reading notebook and, on the student site, its assignment as stock nbgrader rele
 cache (.course-cache/quarto/VARIANT/); from those notebooks, whether each lesson runs in the browser
 (course.site.lite_page, as on the pandoc path), so that the front page's lesson list (`_lessons-index.md`, which
 index.qmd includes) and each lesson page's "在浏览器中运行" block (`_lessons-browser.md`, which the course's filter
-puts at the top of the page, with the script that adds the pandoc page's notes to it) say the same as `course
-build`'s pages. After it, into the output folder: the staged notebooks beside the lessons' pages; that script
-(site_libs/course-lite.js) and the site's own MathJax; the checks `course build` makes of its pages (no markup left
+puts at the top of the page) say the same as `course build`'s pages. After it, into the output folder: the staged
+notebooks beside the lessons' pages; the course's scripts the filter loads on every page (PAGE_SCRIPTS, into
+site_libs/: the pandoc pages' notes, diagrams and figure view) and the site's own MathJax; the checks `course build` makes of its pages (no markup left
 over, nothing loaded from another host, no solution in the student site); then the JupyterLite site
 (lite/, at the site's root) with the notebooks that run in the browser. `course build --renderer quarto` runs the
 same render, so both ways give one site.
@@ -30,10 +30,10 @@ from course.site.plan import BuildPlan, make_plan
 # the figures already, so the pre-render step must not wait for that lock.
 IN_COURSE_BUILD = "COURSE_BUILD_RENDERING"
 INDEX_INCLUDE = "_lessons-index.md"  # written before each render; index.qmd includes it (not committed)
-LITE_SCRIPT = "course-lite.js"  # the in-browser block's notes (src/course/site/), served from the site's site_libs/
-# What the course's filter loads on every Quarto page (src/course/site/, served from site_libs/): the diagrams'
-# look and the figures' full-size view shared with the pandoc pages, and the search's note from file://.
-PAGE_SCRIPTS = ("mermaid-options.js", "course-quarto.js", "figure-viewer.js")
+# What the course's filter loads on every Quarto page (src/course/site/, served from site_libs/), as the pandoc pages
+# load them: the diagrams' look, the figures' full-size view, the in-browser block's and the index's notes
+# (course-lite.js), and the search's note from file://.
+PAGE_SCRIPTS = ("mermaid-options.js", "course-quarto.js", "figure-viewer.js", "course-lite.js")
 BROWSER_INCLUDE = "_lessons-browser.md"  # each lesson page's in-browser block, by lesson (a div #STEM; not committed)
 CELL_NOTE = "course-cell-note"  # in BROWSER_INCLUDE: the note above a cell shown but not run, as the pandoc page has it
 # The one file Quarto's page template loads from a CDN whatever the settings (a polyfill for browsers older than
@@ -72,8 +72,8 @@ def pre_render(root: Path, variant: str) -> list[Path]:
     staged = stage_notebooks(plan, lessons, variant)
     runs = browser_runs(plan, lessons, variant, staged / plan.config.lessons_dir)
     to_site = "../" * len(Path(plan.config.lessons_dir).parts)  # from a lesson page up to the site's root
-    blocks = "".join(f":::: {{#{stem}}}\n{page_markdown(plan, variant, run, to_site)}{lite_script(run, to_site)}"
-                     "::::\n\n" for stem, run in runs.items())
+    blocks = "".join(f":::: {{#{stem}}}\n{page_markdown(plan, variant, run, to_site)}::::\n\n"
+                     for stem, run in runs.items())
     blocks += f":::: {{#{CELL_NOTE}}}\n::: {{.cell-note}}\n{NOT_RUN_NOTE}\n:::\n::::\n"
     offered = {}
     if variant == "student":
@@ -81,15 +81,6 @@ def pre_render(root: Path, variant: str) -> list[Path]:
     index = index_markdown(lessons, variant, offered, {stem: index_link(run) for stem, run in runs.items()},
                            folder=f"{plan.config.lessons_dir}/", page=".qmd")
     return [write_atomic(plan.root / BROWSER_INCLUDE, blocks), write_atomic(plan.root / INDEX_INCLUDE, index)]
-
-
-def lite_script(run, to_site: str) -> str:
-    """What loads the in-browser block's script (course-lite.js, the pandoc pages' own, which the post-render step
-    copies into site_libs/) on a lesson page whose notebook runs in the browser: its notes from file:// and on a
-    newer release than the copy the browser keeps. Quarto's pages load no course.js, so the block brings it."""
-    if run.path is None:
-        return ""
-    return f'```{{=html}}\n<script defer src="{to_site}site_libs/{LITE_SCRIPT}"></script>\n```\n\n'
 
 
 def staging_dir(plan: BuildPlan, variant: str) -> Path:
@@ -137,7 +128,7 @@ def post_render(root: Path, variant: str, out: Path) -> list[Path]:
         written[-1].parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(notebook, written[-1])
     (out / "site_libs").mkdir(parents=True, exist_ok=True)
-    for name in (LITE_SCRIPT, *PAGE_SCRIPTS):
+    for name in PAGE_SCRIPTS:
         shutil.copyfile(plan.site_files / name, out / "site_libs" / name)
     readable_search_index(out / "search.json")
     for asset, path in locate_web_assets(plan.root).items():
