@@ -471,3 +471,15 @@ def test_figures_open_full_size_keep_alt_text_as_alt_text_and_share_one_caption_
     assert {tuple(s[1:]) for s in styles} == {tuple(styles[0][1:])} and styles[0][1] == "center"
     assert remote == []
     page.close()
+
+
+def test_from_disk_the_quarto_index_links_carry_the_lesson_pages_note(sites, browser):
+    page = browser.new_page()
+    remote = keep_offline(page)
+    page.goto((sites[KINDS[0]] / "student" / "index.html").as_uri())
+    page.wait_for_load_state("load")
+    note = page.locator("a.lite-index-link + .lite-file-note")
+    note.first.wait_for(timeout=10_000)
+    assert note.count() == page.locator("a.lite-index-link").count() >= 1 and "网址" in note.first.inner_text()
+    assert remote == []
+    page.close()
