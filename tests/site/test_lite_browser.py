@@ -110,7 +110,9 @@ SAVED = """async ([name, path, text]) => {
                                          q.onsuccess = () => r(q.result); });
   db.close();
   return !!saved && JSON.stringify(saved.content).includes(text); }"""
-ALL_RAN = """() => { const p = [...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputPrompt')];
+# Every code cell with its source shown has run (the checks helper's source is hidden, and so is its prompt).
+ALL_RAN = """() => { const p = [...document.querySelectorAll(
+    '.jp-NotebookPanel .jp-CodeCell:not(:has(.jp-InputPlaceholder)) .jp-InputPrompt')];
   return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.innerText)); }"""
 # What a student sees when the notebook opens: the first cell's heading, the first code cell's text, the code cells
 # whose source is hidden (and what they show), and whether every code editor wraps its long lines (a phone's editor
@@ -147,6 +149,8 @@ def worked(built_site, browser, tmp_path_factory):
 def _work(browser, base: str, stem: str, site: Path, tmp: Path) -> dict:
     """Open the lesson page, follow its link, run the blank notebook, type the solutions, run, save, download."""
     page, remote = guarded(browser, base)
+    missing = []  # files the site's pages ask for and the site lacks (JupyterLite's included)
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 and r.url.startswith(base) else None)
     page.goto(f"{base}/{stem}.html")
     link = page.locator(".lite-launch a.lite-link")
     seen = {"link": link.count(), "href": link.first.get_attribute("href")}
@@ -167,8 +171,6 @@ def _work(browser, base: str, stem: str, site: Path, tmp: Path) -> dict:
     page.wait_for_function(ALL_RAN, timeout=KERNEL_START)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
     seen["errors_with_solution"] = [e.inner_text()[:300] for e in page.locator(ERRORS).all()]
-    seen["prompts"] = page.evaluate("() => [...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell "
-                                    ".jp-InputPrompt')].map(e => e.innerText)")
     page.keyboard.press("Control+s")
     page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel.jp-mod-dirty')", timeout=30_000)
     with page.expect_download() as download:
@@ -187,7 +189,7 @@ def _work(browser, base: str, stem: str, site: Path, tmp: Path) -> dict:
         seen["kept_after_reload"] = True
     except PlaywrightTimeout:
         seen["kept_after_reload"] = typed
-    seen["release"], seen["remote"] = release, remote
+    seen["release"], seen["remote"], seen["missing"] = release, remote, missing
     page.close()
     return seen
 
@@ -214,6 +216,7 @@ def test_the_notebook_opens_on_its_title_with_the_checks_helper_collapsed_and_wr
     assert opening["first_code"] and "_CourseChecks" not in opening["first_code"]  # the exercise, not the helper
     assert opening["hidden"] == 1 and "_CourseChecks" not in opening["hidden_text"]  # collapsed, source hidden
     assert opening["wrapping"]
+    assert worked(stem)["missing"] == []  # no 404: Notebook 7's tab icons are shipped (lite_site.PAGE_ICONS)
 
 
 @each_graded_lesson
@@ -233,7 +236,8 @@ def test_with_the_reference_solution_every_check_passes_and_the_work_survives_a_
     seen = worked(stem)
     code_cells = [c for c in nbformat.read(seen["release"], as_version=4).cells if c.cell_type == "code"]
     assert not seen["errors_with_solution"]
-    assert seen["prompts"] == [f"[{i}]:" for i in range(1, len(code_cells) + 1)]  # every cell ran, checks included
+    ran = [c.execution_count for c in nbformat.read(seen["download"], as_version=4).cells if c.cell_type == "code"]
+    assert ran == list(range(1, len(code_cells) + 1))  # every cell ran in order, the checks helper included
     assert seen["kept_after_reload"] is True, seen["kept_after_reload"]
     assert not seen["remote"]
 

@@ -78,7 +78,7 @@ def build_lite(plan: BuildPlan, variant: str, out: Path, notebooks: dict[str, Pa
 
 def _key(plan: BuildPlan, variant: str, notebooks: dict[str, Path], paths: dict[str, str]) -> str:
     """Everything one variant's lite/ is made from: the shared inputs, its storage name and its notebooks."""
-    h = hashlib.sha256(f"{lite_fingerprint(plan)}\0{storage_name(plan, variant)}".encode())
+    h = hashlib.sha256(f"{lite_fingerprint(plan)}\0{storage_name(plan, variant)}\0{PAGE_ICONS}".encode())
     for stem in sorted(notebooks):
         h.update(f"\0{paths[stem]}\0".encode() + notebooks[stem].read_bytes())
     return h.hexdigest()
@@ -103,9 +103,26 @@ def _rebuild(plan: BuildPlan, variant: str, work: Path, notebooks: dict[str, Pat
         shutil.copyfile(notebook, target)
     contents.mkdir(exist_ok=True)
     build(lite_dir, contents, work / "output")
+    _add_page_icons(work / "output")
     for page in (work / "output").glob("*/index.html"):
         _note_file_protocol(page, "../../index.html")
     _note_file_protocol(work / "output" / "index.html", "../index.html")
+
+
+# The icons Notebook 7's page sets as the tab's icon (idle and busy) under the site's static/favicons/, which
+# JupyterLite's build does not ship: without them each notebook page asks for two missing files.
+PAGE_ICONS = ("favicon-notebook.ico", "favicon-busy-1.ico")
+
+
+def _add_page_icons(output: Path) -> None:
+    """Give OUTPUT the icons Notebook 7 asks for (JupyterLite's own notebook icon, under both names)."""
+    icon = output / "notebooks" / "favicon.ico"
+    if not icon.is_file():
+        raise CourseError(f"{icon}: not found (did JupyterLite's build change?); the notebook page's icons come from it")
+    folder = output / "static" / "favicons"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in PAGE_ICONS:
+        shutil.copyfile(icon, folder / name)
 
 
 def _note_file_protocol(page: Path, index: str) -> None:
