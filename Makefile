@@ -23,7 +23,13 @@ $(READY): pyproject.toml package.json lite/pyodide-wheels.txt scripts/setup-syst
 	    -d $(VENV)/share/course/pyodide-wheels
 	touch $@
 
-setup: $(READY)
+# The students' message catalogs (src/course/messages.py), compiled from their .po files; the .mo files are not
+# committed.
+CATALOGS := $(patsubst %.po,%.mo,$(wildcard src/course/locale/*/LC_MESSAGES/*.po))
+%.mo: %.po $(READY)
+	$(BIN)/pybabel compile --statistics -D course -d src/course/locale
+
+setup: $(READY) $(CATALOGS)
 
 # pandoc always, whatever Quarto the machine has: `make` gives the same site everywhere (docs/authors.md).
 build: setup

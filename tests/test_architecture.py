@@ -24,7 +24,7 @@ MAX_LINES = 600
 # The packages in layers, from the bottom up; imports point down: commands -> workflows -> integrations -> standard
 # data -> lesson model, with the basics (foundation) under all of them.
 LAYERS = (
-    ("foundation", ("course", "course.errors", "course.fileio", "course.config")),
+    ("foundation", ("course", "course.errors", "course.fileio", "course.config", "course.messages")),
     ("lesson model", ("course.lesson",)),
     # Below the standard data, not among the integrations: grading re-checks answer code in the sandbox
     # (course.grading.recheck -> course.sandbox.answer), and the sandbox runs bubblewrap (course.tools.bubblewrap).

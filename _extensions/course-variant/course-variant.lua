@@ -136,6 +136,22 @@ local function lesson_list(div)
   return pandoc.read(text, "markdown").blocks:walk({ Link = Link })
 end
 
+-- Under Quarto, the note above a cell that is shown but not run (an exercise with blanks), as the pandoc page has
+-- it: the pre-render step writes it into the same file as the in-browser blocks (div #course-cell-note).
+local not_run_note = nil
+
+-- A cell Quarto shows but did not run: its code has a blank (______, which cannot run) and it has no output.
+local function not_run(div)
+  local blank, output = false, false
+  for _, block in ipairs(div.content) do
+    if block.t == "CodeBlock" and block.text:find("______", 1, true) then blank = true end
+    if block.t == "Div" and (has_class(block, "cell-output") or has_class(block, "cell-output-display")) then
+      output = true
+    end
+  end
+  return blank and not output
+end
+
 -- Under Quarto, a lesson page opens with its "在浏览器中运行" block (or why there is none), as the pandoc page does:
 -- the course's pre-render step wrote every lesson's block (course.site.lite_page) into a file, each in a div #STEM.
 local function browser_block(doc)
@@ -146,13 +162,51 @@ local function browser_block(doc)
   if not f then error("course-variant: " .. path .. " not found; it is written by the pre-render step in _quarto.yml") end
   local text = f:read("a")
   f:close()
+  local found = nil
   for _, block in ipairs(pandoc.read(text, "markdown").blocks) do
-    if block.t == "Div" and block.identifier == stem then
-      doc.blocks = block.content .. doc.blocks
-      return doc
-    end
+    if block.t == "Div" and block.identifier == "course-cell-note" then not_run_note = block.content end
+    if block.t == "Div" and block.identifier == stem then found = block end
+  end
+  if found then
+    doc.blocks = found.content .. doc.blocks
+    return doc
   end
   error("course-variant: " .. path .. " has no block for " .. stem .. " (pre-render writes one per lesson)")
+end
+
+-- Under Quarto, every page loads the course's own scripts for Quarto's pages (course.site's mermaid-options.js,
+-- course-quarto.js, figure-viewer.js and course-lite.js, which the post-render step copies into site_libs/): the
+-- search's note, the figures' full-size view, the in-browser block's and the index's notes and, on a page with
+-- diagrams, the course's own mermaid (the pandoc pages' version, not the older one Quarto bundles) and look.
+local QUARTO_SCRIPTS = { "mermaid-options.js", "course-quarto.js", "figure-viewer.js", "course-lite.js" }
+local MERMAID_SCRIPT = "mermaid/mermaid.min.js"
+
+local function has_diagram(doc)
+  local found = false
+  doc.blocks:walk({ CodeBlock = function(cb)
+    for _, c in ipairs(cb.classes) do
+      if c == "mermaid" or c == "{mermaid}" then found = true end
+    end
+  end })
+  return found
+end
+
+local function page_scripts(doc)
+  local relative = quarto.doc.input_file:sub(#quarto.project.directory + 2)
+  local _, depth = relative:gsub("[/\\]", "")
+  local tags, names = {}, pandoc.List(QUARTO_SCRIPTS)
+  if has_diagram(doc) then names:insert(1, MERMAID_SCRIPT) end
+  for _, name in ipairs(names) do
+    table.insert(tags, '<script defer src="' .. string.rep("../", depth) .. 'site_libs/' .. name .. '"></script>')
+  end
+  doc.blocks:insert(pandoc.RawBlock("html", table.concat(tags, "\n")))
+  return doc
+end
+
+-- A Quarto page: the lesson's in-browser block at the top, the course's scripts at the end.
+local function quarto_page(doc)
+  if not in_quarto then return nil end
+  return page_scripts(browser_block(doc) or doc)
 end
 
 local function Div(div)
@@ -160,6 +214,11 @@ local function Div(div)
     return {}
   end
   if in_quarto and div.identifier == "course-lesson-list" then return lesson_list(div) end
+  if in_quarto and not_run_note and has_class(div, "cell") and not_run(div) then
+    div.classes:insert("cell-not-run")
+    div.content = not_run_note .. div.content
+    return div
+  end
   if has_class(div, "img-card") then return img_card(div) end
   if in_quarto then return nil end
   local shows = profile_div_shows(div)
@@ -170,6 +229,33 @@ local function Div(div)
     if kind then return callout_html(div, kind) end
   end
   return nil
+end
+
+-- A block that draws a mermaid diagram: its code block, the <pre class="mermaid"> this filter made of it, or a
+-- Quarto cell holding either.
+local function draws_diagram(block)
+  local found = false
+  pandoc.Blocks({ block }):walk({
+    CodeBlock = function(cb)
+      for _, c in ipairs(cb.classes) do
+        if c == "mermaid" or c == "{mermaid}" then found = true end
+      end
+    end,
+    RawBlock = function(raw) if raw.text:find('<pre class="mermaid', 1, true) then found = true end end,
+  })
+  return found
+end
+
+-- A diagram's caption ("图 5-1：…", the paragraph right after it) takes the style of every other figure's caption
+-- (a .figure-caption, as under a figure a cell draws), on both renderers.
+local function diagram_captions(blocks)
+  for i = 2, #blocks do
+    local para = blocks[i]
+    if para.t == "Para" and pandoc.utils.stringify(para):match("^图%s*%d+%-%d+") and draws_diagram(blocks[i - 1]) then
+      blocks[i] = pandoc.Div({ para }, pandoc.Attr("", { "figure-caption" }))
+    end
+  end
+  return blocks
 end
 
 -- Under Quarto, an image's alt text is its fig-alt attribute: a figure written `![图 6-1：…](…)` would lose it.
@@ -267,6 +353,12 @@ local function lesson_mentions(inlines)
   return out
 end
 
+-- Quarto's navigation text (a Div or Span of class quarto-markdown-envelope-contents): never searched for mentions.
+local function skip_envelope(el)
+  if has_class(el, "quarto-markdown-envelope-contents") then return el, false end
+  return nil
+end
+
 local function Meta(meta)
   variant = active_variant(meta)
   local dir = meta["course-lesson-dir"] and pandoc.utils.stringify(meta["course-lesson-dir"])
@@ -283,8 +375,11 @@ local function Meta(meta)
 end
 
 return {
-  { Meta = Meta, Pandoc = browser_block },
-  { Div = Div, CodeBlock = CodeBlock, Link = Link, Image = Image },
-  -- top-down, so that text already inside a link (or code) is left alone
-  { traverse = "topdown", Link = function(link) return link, false end, Inlines = lesson_mentions },
+  { Meta = Meta, Pandoc = quarto_page },
+  { Div = Div, CodeBlock = CodeBlock, Link = Link, Image = Image, Blocks = diagram_captions },
+  -- Top-down, so that text already inside a link (or code) is left alone, and so is the text Quarto puts in an
+  -- envelope to render for its navigation: the titles of the sidebar and of the previous and next links, which
+  -- Quarto writes inside its own links, where a link of ours would be a link inside a link.
+  { traverse = "topdown", Link = function(link) return link, false end, Inlines = lesson_mentions,
+    Div = skip_envelope, Span = skip_envelope },
 }

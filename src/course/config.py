@@ -102,6 +102,9 @@ class CourseConfig:
         "(username, idnumber, email or id).")
     moodle_id_field: str = setting(
         "id", "The nbgrader Student field (id, first_name, last_name, email, lms_user_id) that fills it.")
+    language: str = setting(
+        "en", "The language students read the course's messages in (`course check`): a gettext catalog of "
+        "src/course/locale/ (e.g. `zh_CN`), or `en` for the messages as written; instructors' commands stay English.")
 
     @classmethod
     def describe(cls) -> dict[str, tuple[Any, str]]:

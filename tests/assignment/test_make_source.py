@@ -30,7 +30,7 @@ from tests.lesson_cases import lesson as discovered_lesson
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = load_rubric(ROOT / "autograder" / "rubrics" / "lesson05.yml")
 SPEC = load_checks(ROOT / "lessons" / "lesson05" / "checks.yml")
-GRADED = ["course-checks", "ex-zero-memory", "test-formulas", "test-fp32-accum", "test-comm-volume",
+GRADED = ["ex-zero-memory", "course-checks", "test-formulas", "test-fp32-accum", "test-comm-volume",
           "test-dp1-cross-check", "question-Q1", "answer-Q1", "question-Q2", "answer-Q2", "question-Q3", "answer-Q3"]
 
 
@@ -57,6 +57,16 @@ def test_graded_cells_follow_the_exercise_and_the_questions_in_lesson_order(less
     assert [c.id for c in cells] == GRADED  # the cell id finds a cell again when metadata is stripped
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert "ZeRO 的出发点" in text and "## 参考答案" not in text
+
+
+def test_the_notebook_opens_with_the_title_and_what_to_do_and_the_helpers_collapsed_before_the_first_test(lesson):
+    nb = build(lesson)
+    first = nb.cells[0]
+    assert first.cell_type == "markdown" and first.source.startswith(f"# {lesson.title}")
+    assert "`______`" in first.source and "course check lesson05.ipynb" in first.source and "Q1、Q2、Q3" in first.source
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert code[0].id == "ex-zero-memory" and code[1].id == "course-checks" and code[2].id.startswith("test-")
+    assert code[1].metadata["jupyter"] == {"source_hidden": True} and code[1].metadata.nbgrader["locked"]
 
 
 def test_tests_are_locked_with_hidden_checks_and_answers_are_empty_under_their_question(lesson):
@@ -209,7 +219,7 @@ def shared_lesson_notebook(tmp_path=None):
 def test_two_exercises_take_their_solutions_from_one_module():
     nb, _ = shared_lesson_notebook()
     by_id = {c.id: c for c in graded(nb)}
-    assert [c.id for c in graded(nb)] == ["course-checks", "ex-scale", "test-scale", "ex-rms", "test-rms",
+    assert [c.id for c in graded(nb)] == ["ex-scale", "course-checks", "test-scale", "ex-rms", "test-rms",
                                           "question-Q1", "answer-Q1"]
     assert "return SCALE * x" in by_id["ex-scale"].source and "def rms" not in by_id["ex-scale"].source
     assert "math.sqrt" in by_id["ex-rms"].source and "helper_not_in_any_exercise" not in by_id["ex-rms"].source

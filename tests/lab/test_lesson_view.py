@@ -109,9 +109,13 @@ def test_figure_draws_measured_bars_over_psi_without_missing_glyphs(lab_report_p
     assert png.startswith(b"\x89PNG") and not [w for w in caught if "missing from font" in str(w.message)]
     memory_ax, comm_ax = fig.axes
     zero0_n2 = next(r for r in lab_report["rows"] if r["label"] == "ZeRO-0" and r["ranks"] == 2 and r["model"] == "main")
-    assert memory_ax.patches[0].get_height() == zero0_n2["memory_bytes"]["measured"] / zero0_n2["psi"] == 16
-    assert comm_ax.patches[0].get_height() == zero0_n2["comm_elements"]["measured"] / zero0_n2["psi"]
-    assert "每个 rank 的状态内存" in memory_ax.get_ylabel() and "ZeRO-3\n手写" in [t.get_text() for t in memory_ax.get_xticklabels()]
+    assert memory_ax.patches[0].get_width() == zero0_n2["memory_bytes"]["measured"] / zero0_n2["psi"] == 16
+    assert comm_ax.patches[0].get_width() == zero0_n2["comm_elements"]["measured"] / zero0_n2["psi"]
+    assert "每个 rank 的状态内存" in memory_ax.get_xlabel() and "ZeRO-3 手写" in [t.get_text() for t in memory_ax.get_yticklabels()]
+    # drawn for a phone: shown 358 px wide (390 px less the page's margins), every label is at least 10 px high
+    shown = 358 / (fig.get_figwidth() * fig.dpi)
+    labels = [t for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels() if t.get_text()]
+    assert labels and min(t.get_fontsize() * fig.dpi / 72 * shown for t in labels) >= 10
     alt = repr(fig)  # Jupyter's text/plain: the page's and the notebooks' alt text
     assert alt.startswith("柱状图") and "Figure" not in alt and "都落在黑线上" in alt and "0.667" in alt
 

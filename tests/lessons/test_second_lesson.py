@@ -89,7 +89,7 @@ def test_the_source_notebook_has_both_exercises_with_their_tests(course):
     root, _, _ = course
     source = nbformat.read(root / "autograder" / "source" / LESSON / f"{LESSON}.ipynb", as_version=4)
     ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in source.cells if "nbgrader" in c.metadata]
-    assert ids == ["course-checks", "ex-bubble", "test-bubble", "ex-split", "test-split", "question-Q1", "answer-Q1",
+    assert ids == ["ex-bubble", "course-checks", "test-bubble", "ex-split", "test-split", "question-Q1", "answer-Q1",
                    "question-Q2", "answer-Q2"]
 
 

@@ -134,7 +134,8 @@ def test_formgrader_pages_inline_the_courses_mathjax_and_mermaid_only_where_diag
     drawn = _submission()
     drawn.cells.insert(0, nbformat.v4.new_markdown_cell("```mermaid\ngraph LR\n  A --> B\n```"))
     _, with_diagram = steps.preprocess(drawn, _formgrader_resources())
-    assert len(with_diagram["course_scripts"]) == 5 and "mermaid" in with_diagram["course_scripts"][3]
+    assert len(with_diagram["course_scripts"]) == 6 and "mermaid" in with_diagram["course_scripts"][3]
+    assert "COURSE_MERMAID" in with_diagram["course_scripts"][4]  # the pages' look for diagrams, before course.js
     assert not any(re.search(r"</script", s, re.I) for s in with_diagram["course_scripts"])
     _, missing = OfflineScripts(project_root=str(tmp_path)).preprocess(_submission(), _formgrader_resources())
     assert missing["course_scripts"] == []

@@ -110,8 +110,21 @@ SAVED = """async ([name, path, text]) => {
                                          q.onsuccess = () => r(q.result); });
   db.close();
   return !!saved && JSON.stringify(saved.content).includes(text); }"""
-ALL_RAN = """() => { const p = [...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputPrompt')];
+# Every code cell with its source shown has run (the checks helper's source is hidden, and so is its prompt).
+ALL_RAN = """() => { const p = [...document.querySelectorAll(
+    '.jp-NotebookPanel .jp-CodeCell:not(:has(.jp-InputPlaceholder)) .jp-InputPrompt')];
   return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.innerText)); }"""
+# What a student sees when the notebook opens: the first cell's heading, the first code cell's text, the code cells
+# whose source is hidden (and what they show), and whether every code editor wraps its long lines (a phone's editor
+# is narrower than a line of the exercise).
+OPENING = """() => { const cells = [...document.querySelectorAll('.jp-NotebookPanel .jp-Cell')];
+  const code = cells.filter(c => c.classList.contains('jp-CodeCell'));
+  const hidden = code.filter(c => c.querySelector('.jp-InputPlaceholder'));
+  const editor = c => c.querySelector('.jp-InputArea .cm-content');
+  return {heading: (cells[0].querySelector('.jp-RenderedMarkdown h1') || {innerText: ''}).innerText,
+          first_code: editor(code[0]) ? editor(code[0]).innerText : '',
+          hidden: hidden.length, hidden_text: hidden.map(c => c.innerText).join(' '),
+          wrapping: code.filter(c => editor(c)).every(c => editor(c).classList.contains('cm-lineWrapping'))}; }"""
 ERRORS = ".jp-NotebookPanel .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
 
 
@@ -136,12 +149,16 @@ def worked(built_site, browser, tmp_path_factory):
 def _work(browser, base: str, stem: str, site: Path, tmp: Path) -> dict:
     """Open the lesson page, follow its link, run the blank notebook, type the solutions, run, save, download."""
     page, remote = guarded(browser, base)
+    missing = []  # files the site's pages ask for and the site lacks (JupyterLite's included)
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 and r.url.startswith(base) else None)
     page.goto(f"{base}/{stem}.html")
     link = page.locator(".lite-launch a.lite-link")
     seen = {"link": link.count(), "href": link.first.get_attribute("href")}
     started = time.monotonic()
     link.first.click()
     page.wait_for_selector(".jp-NotebookPanel .jp-CodeCell", timeout=60_000)
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell .jp-RenderedMarkdown h1", timeout=30_000)
+    seen["opening"] = page.evaluate(OPENING)
     menu(page, "Run", "runmenu:run-all")
     page.wait_for_selector(ERRORS, timeout=KERNEL_START)
     seen["seconds_to_first_error"] = time.monotonic() - started
@@ -154,8 +171,6 @@ def _work(browser, base: str, stem: str, site: Path, tmp: Path) -> dict:
     page.wait_for_function(ALL_RAN, timeout=KERNEL_START)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
     seen["errors_with_solution"] = [e.inner_text()[:300] for e in page.locator(ERRORS).all()]
-    seen["prompts"] = page.evaluate("() => [...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell "
-                                    ".jp-InputPrompt')].map(e => e.innerText)")
     page.keyboard.press("Control+s")
     page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel.jp-mod-dirty')", timeout=30_000)
     with page.expect_download() as download:
@@ -174,7 +189,7 @@ def _work(browser, base: str, stem: str, site: Path, tmp: Path) -> dict:
         seen["kept_after_reload"] = True
     except PlaywrightTimeout:
         seen["kept_after_reload"] = typed
-    seen["release"], seen["remote"] = release, remote
+    seen["release"], seen["remote"], seen["missing"] = release, remote, missing
     page.close()
     return seen
 
@@ -190,6 +205,18 @@ def test_the_page_links_the_assignment_in_the_browser_or_says_why_not(built_site
     assert page.count('class="lite-link"') == 1 and f"lite/notebooks/index.html?path={run.path}" in page
     assert f"lite/notebooks/index.html?path={run.path}" in index  # the index shows it per lesson
     assert (built_site / "student" / "lite" / "files" / run.path).is_file()
+
+
+@each_graded_lesson
+def test_the_notebook_opens_on_its_title_with_the_checks_helper_collapsed_and_wrapping_code(worked, stem):
+    if browser_run(stem).path is None:
+        pytest.skip("the lesson does not run in the browser (its page says why)")
+    opening = worked(stem)["opening"]
+    assert opening["heading"].startswith(lesson(stem).title), opening["heading"]
+    assert opening["first_code"] and "_CourseChecks" not in opening["first_code"]  # the exercise, not the helper
+    assert opening["hidden"] == 1 and "_CourseChecks" not in opening["hidden_text"]  # collapsed, source hidden
+    assert opening["wrapping"]
+    assert worked(stem)["missing"] == []  # no 404: Notebook 7's tab icons are shipped (lite_site.PAGE_ICONS)
 
 
 @each_graded_lesson
@@ -209,7 +236,8 @@ def test_with_the_reference_solution_every_check_passes_and_the_work_survives_a_
     seen = worked(stem)
     code_cells = [c for c in nbformat.read(seen["release"], as_version=4).cells if c.cell_type == "code"]
     assert not seen["errors_with_solution"]
-    assert seen["prompts"] == [f"[{i}]:" for i in range(1, len(code_cells) + 1)]  # every cell ran, checks included
+    ran = [c.execution_count for c in nbformat.read(seen["download"], as_version=4).cells if c.cell_type == "code"]
+    assert ran == list(range(1, len(code_cells) + 1))  # every cell ran in order, the checks helper included
     assert seen["kept_after_reload"] is True, seen["kept_after_reload"]
     assert not seen["remote"]
 
@@ -258,7 +286,7 @@ def _course_root(root: Path, stem: str) -> None:
     release(root, stem)
 
 
-def test_opened_from_disk_the_page_and_the_lite_entry_say_they_need_a_web_address(built_site, browser):
+def test_opened_from_disk_the_page_the_lite_entry_and_the_index_say_they_need_a_web_address(built_site, browser):
     stem = next(s for s in GRADED if browser_run(s).path)
     page = browser.new_page()
     page.goto((built_site / "student" / f"{stem}.html").as_uri())
@@ -268,6 +296,14 @@ def test_opened_from_disk_the_page_and_the_lite_entry_say_they_need_a_web_addres
     page.goto((built_site / "student" / "lite" / "notebooks" / "index.html").as_uri() + f"?path={browser_run(stem).path}")
     page.wait_for_function("() => document.body && document.body.innerText.includes('需要通过网址打开')", timeout=10_000)
     assert "course preview" in page.inner_text("body")
+    back = page.get_by_role("link", name="← 返回课程首页")
+    assert back.get_attribute("href") == "../../index.html"  # not a dead end: the front page lists every lesson
+    back.click()
+    page.wait_for_load_state("load")
+    assert page.url == (built_site / "student" / "index.html").as_uri()
+    link = page.locator("a.lite-index-link").first  # the index's link carries the lesson page's note
+    note = page.locator("a.lite-index-link + .lite-file-note").first
+    assert link.is_visible() and note.is_visible() and "网址" in note.inner_text()
     page.close()
 
 

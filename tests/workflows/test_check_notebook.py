@@ -48,7 +48,7 @@ def test_each_item_is_reported_from_the_visible_checks_only(capsys, tmp_path, na
 def test_a_file_that_is_not_a_lesson_notebook_is_named(capsys, tmp_path):
     (tmp_path / "notes.ipynb").write_text("{}", "utf-8")
     status, out = check(capsys, tmp_path / "notes.ipynb")
-    assert status == 2 and "notes.ipynb: no graded exercise for notes" in out
+    assert status == 2 and "notes.ipynb: notes 没有评分的练习" in out
 
 
 def test_a_known_mistake_is_named_to_the_student_before_submitting(capsys, tmp_path):
@@ -72,7 +72,7 @@ def test_the_students_code_runs_sandboxed_and_cannot_read_the_courses_solutions(
     assert main(["check", str(hostile), "--unsafe", "--autograder", str(ROOT / "autograder")]) == 0  # it works...
     capsys.readouterr()
     status, out = check(capsys, hostile)  # ...but not in the sandbox
-    assert status == 1 and "0/4 items pass" in out and "FileNotFoundError" in out
+    assert status == 1 and "0/4 项通过可见检查" in out and "FileNotFoundError" in out
 
 
 @pytest.mark.sandbox
@@ -81,7 +81,7 @@ def test_it_works_from_a_students_folder_outside_the_course(capsys, tmp_path, mo
     monkeypatch.chdir(tmp_path)
     assert main(["check", "lesson05.ipynb"]) == 0
     out = capsys.readouterr().out
-    assert "4/4 items pass" in out and f"the course's nbgrader folder {ROOT / 'autograder'}" in out
+    assert "4/4 项通过可见检查" in out and f"本课程的 nbgrader 文件夹 {ROOT / 'autograder'}" in out
 
 
 def test_without_a_course_it_names_the_folder_it_needs(capsys, tmp_path, monkeypatch):
@@ -101,7 +101,7 @@ def test_without_bubblewrap_it_says_what_to_do_and_runs_nothing(capsys, tmp_path
     monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on it
     monkeypatch.setattr(recheck, "run_cells", lambda *a, **k: pytest.fail("ran the student's code"))
     status, out = check(capsys, OUT / "reference.ipynb")
-    assert status == 2 and "bubblewrap (bwrap) is not installed" in out and "sudo apt-get install bubblewrap" in out
+    assert status == 2 and "没有安装 bubblewrap（bwrap）" in out and "sudo apt-get install bubblewrap" in out
     assert "nbgrader validate reference.ipynb" in out and "course check --unsafe reference.ipynb" in out
 
 
@@ -119,14 +119,14 @@ def test_the_lessons_reading_notebook_is_not_the_assignment_and_says_which_to_ha
     notes = handed_in(tmp_path, built_site / "student" / "lesson05-notes.ipynb")
     status, out = check(capsys, notes)
     assert status == 1 and "not the assignment notebook: this is the lesson's reading notebook" in out
-    assert "修正：download the assignment lesson05.ipynb" in out and "items pass" not in out
+    assert "修正：download the assignment lesson05.ipynb" in out and "项通过可见检查" not in out
 
 
 def test_the_assignment_under_another_name_fails_the_check_with_the_name_grading_takes(capsys, tmp_path):
     """Saved as lesson05-assignment.ipynb, it said 4/4 and exit 0; grading scored it 0 until renamed."""
     status, out = check(capsys, handed_in(tmp_path, "reference", name="lesson05-assignment.ipynb"))
-    assert status == 1 and "4/4 items pass" in out
-    assert "lesson05-assignment.ipynb: grading takes only lesson05.ipynb" in out and "修正：hand it in named lesson05.ipynb" in out
+    assert status == 1 and "4/4 项通过可见检查" in out
+    assert "lesson05-assignment.ipynb: 评分只收 lesson05.ipynb" in out and "修正：以 lesson05.ipynb 为名提交" in out
 
 
 def test_another_lessons_notebook_named_as_this_lesson_is_the_wrong_assignment(capsys, tmp_path):
@@ -146,12 +146,27 @@ def test_edited_and_deleted_locked_cells_are_named_with_the_fix(capsys, tmp_path
     del nb.cells[grade_ids.index("test-comm-volume")]
     nbformat.write(nb, path)
     status, out = check(capsys, path)
-    assert status == 1 and "4/4 items pass" in out
+    assert status == 1 and "4/4 项通过可见检查" in out
     assert "cell test-formulas: read-only cell was edited; graded with the original" in out
     assert "cell test-comm-volume: cell was deleted" in out and out.count("修正：") == 2
 
 
 def test_questions_left_empty_fail_the_check(capsys, tmp_path):
     status, out = check(capsys, handed_in(tmp_path, "reference", answered=False))
-    assert status == 1 and "4/4 items pass" in out
-    assert [q for q in ("Q1", "Q2", "Q3") if f"cell answer-{q}: {q} is not answered" in out] == ["Q1", "Q2", "Q3"]
+    assert status == 1 and "4/4 项通过可见检查" in out
+    assert [q for q in ("Q1", "Q2", "Q3") if f"cell answer-{q}: {q} 还没有作答" in out] == ["Q1", "Q2", "Q3"]
+
+
+@pytest.mark.sandbox
+def test_it_speaks_the_courses_language_and_english_where_the_course_sets_none(capsys, tmp_path):
+    """This course sets `[tool.course] language = "zh_CN"`: the command's own lines are Chinese. A course without
+    the setting (an autograder/ whose project has no pyproject.toml) gets them as written, in English."""
+    notebook = handed_in(tmp_path / "student", "reference")
+    status, out = check(capsys, notebook)
+    assert status == 0 and "可见检查全部通过" in out and "4/4 项通过可见检查" in out and "items pass" not in out
+    plain = tmp_path / "plain" / "autograder"
+    shutil.copytree(ROOT / "autograder", plain, ignore=shutil.ignore_patterns(
+        "submitted", "autograded", "feedback", "exchange", "gradebook.db", "reports", ".course-grade"))
+    assert main(["check", str(notebook), "--autograder", str(plain)]) == 0
+    out = capsys.readouterr().out
+    assert "4/4 items pass their visible checks" in out and "every visible check passes" in out and "项" not in out

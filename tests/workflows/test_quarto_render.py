@@ -11,7 +11,10 @@ in-browser notebooks (lite/ at the site's root) are those of the pandoc site, ea
 page says about running it in the browser, its link and the index's open a notebook the site holds, and opened from
 file:// the student page adds the pandoc page's note that it needs a web address (site_libs/course-lite.js); the
 answer site has each lesson's departures page, its places linked to Quarto's own anchors, and the student site none;
-lesson 5's calculator shows the lesson's numbers on Quarto's pages of both variants.
+lesson 5's calculator shows the lesson's numbers on Quarto's pages of both variants. As a
+student reads the pages (tests/site/page_checks.py, as for the pandoc site): diagrams drawn the pandoc pages' way
+(labels in their boxes, readable on their fill, at 390 and 1280 px), no link inside a link (Quarto's sidebar and
+next link hold lesson titles), search snippets without TeX, and from file:// the search says it needs the address.
 
 Needs Quarto 1.7+: COURSE_TEST_QUARTO (set by `make test` from ../shared/tools/quarto/setup.sh) or `quarto` on PATH.
 """
@@ -39,6 +42,8 @@ from course.site.departures_page import pandoc_page
 from course.site.plan import make_plan
 from tests.offline_page import keep_offline
 from tests.project_copy import copy_project
+from tests.site.page_checks import (CAPTION_STYLES, DIAGRAM_COUNT, SNIPPET_SOURCE, figures, mermaid_problems,
+                                     nested_links, opens_full_size)
 from tests.site.test_no_answer_leaks import answer_only_snippets, lite_shipped
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(300)]
@@ -66,6 +71,7 @@ plt.show()
 ```{python}
 #| label: solution-plot
 #| course_role: solution
+#| fig-alt: "折线图：三个点沿一条直线上升"
 import matplotlib.pyplot as plt
 plt.plot([1, 2, 3], [2 * v + 17 for v in [1, 2, 3]])
 plt.show()
@@ -435,4 +441,112 @@ def test_quarto_search_finds_chinese_offline_in_chromium(served, browser):
     page.locator(".aa-Item").first.wait_for(timeout=15000)
     found = page.locator(".aa-Item").all_inner_texts()
     assert any("冗余" in item and "第 5 课" in item for item in found) and remote == []
+    page.close()
+
+
+def _drawn(browser, path: Path, width: int):
+    """PATH at WIDTH px, offline, once its diagrams are drawn."""
+    page = browser.new_page()
+    page.set_viewport_size({"width": width, "height": 844})
+    remote = keep_offline(page)
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    page.wait_for_function("() => document.querySelectorAll('pre.mermaid').length === "
+                           "document.querySelectorAll('pre.mermaid svg').length", timeout=20000)
+    return page, remote
+
+
+@pytest.mark.parametrize("width", (390, 1280))
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_diagrams_are_drawn_as_on_the_pandoc_pages_and_no_link_holds_another(project, sites, browser, variant, width):
+    site = sites[KINDS[0]] / variant
+    for path in [site / "index.html"] + [site / "lessons" / f"{s}.html" for s in lesson_stems(project)]:
+        page, remote = _drawn(browser, path, width)
+        assert nested_links(page) == [], path.name
+        if path.stem == "lesson05":
+            assert page.evaluate(DIAGRAM_COUNT) == 2 and page.locator("svg.mermaid-js").count() == 0
+            assert mermaid_problems(page) == []
+        assert remote == [], path.name
+        page.close()
+
+
+def test_quarto_search_snippets_show_formulas_as_they_read(sites):
+    for kind in KINDS:
+        entries = json.loads((sites[kind] / "student" / "search.json").read_text("utf-8"))
+        assert not [e["text"][:80] for e in entries if SNIPPET_SOURCE.search(e["text"] + e.get("section", ""))]
+        assert any("4Ψ/N_d" in e["text"] for e in entries)  # \\(\\frac{4\\Psi}{N_d}\\), as it reads
+
+
+def test_quarto_search_marks_the_words_and_shows_no_tex_in_chromium(served, browser):
+    page = browser.new_page()
+    keep_offline(page, (served, "data:"))
+    page.goto(f"{served}/lessons/lesson05.html")
+    page.locator("#quarto-search").first.click()
+    page.keyboard.type("N_d")
+    page.locator(".aa-Item").first.wait_for(timeout=15000)
+    items = page.locator(".aa-Item").all_inner_texts()
+    assert items and not [t for t in items if SNIPPET_SOURCE.search(t)]
+    assert page.locator(".aa-Item mark").count() > 0
+    page.close()
+
+
+def test_from_disk_the_quarto_search_says_it_needs_the_sites_address(sites, browser):
+    """From file:// Quarto's search cannot load its index and would answer "no results" to every word: the box
+    gives way to a note (site_libs/course-quarto.js) on every page."""
+    site = sites[KINDS[0]] / "student"
+    for path in (site / "index.html", site / "lessons" / "lesson05.html"):
+        page = browser.new_page()
+        remote = keep_offline(page)
+        page.goto(path.as_uri())
+        page.wait_for_load_state("load")
+        note = page.locator(".course-search-file-note")
+        assert note.count() == 1 and note.is_visible() and "网址" in note.inner_text(), path.name
+        assert not page.locator("#quarto-search").first.is_visible() and remote == []
+        page.close()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_cell_shown_but_not_run_carries_the_pandoc_pages_note(project, sites, kind):
+    def notes(page: Path) -> list[str]:
+        return [text_of(n) for n in re.findall(r'<div class="cell-note">(.*?)</div>', main_html(page), re.S)]
+
+    for variant in VARIANTS:
+        for stem in lesson_stems(project):
+            pandoc_notes = notes(project.parent / "pandoc" / variant / f"{stem}.html")
+            assert notes(sites[kind] / variant / "lessons" / f"{stem}.html") == pandoc_notes, (variant, stem)
+    assert notes(sites[kind] / "student" / "lessons" / "lesson05.html")[0].startswith("此单元格仅供阅读")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_figure_a_cell_draws_has_its_authors_alt_text_on_both_renderers(project, sites, kind):
+    """The answer page's plot (solution-plot) carries its fig-alt, on Quarto's page as on pandoc's."""
+    for page in (sites[kind] / "answer" / "lessons" / f"{ADDED}.html", project.parent / "pandoc" / "answer" / f"{ADDED}.html"):
+        cell = re.search(r'id="(?:cell-)?solution-plot".*?(<img\b[^>]*>)', main_html(page), re.S)
+        assert cell and 'alt="折线图：三个点沿一条直线上升"' in cell.group(1), page
+
+
+@pytest.mark.parametrize("width", (390, 1280))
+def test_figures_open_full_size_keep_alt_text_as_alt_text_and_share_one_caption_style(project, sites, browser, width):
+    page, remote = _drawn(browser, sites[KINDS[0]] / "answer" / "lessons" / "lesson05.html", width)
+    found = figures(page)
+    assert len(found) == 3  # 图 5-3, 5-4 and the cell's 图 5-5, as on the pandoc page
+    for i, figure in enumerate(found):
+        assert figure["link"] and figure["alt"] and not figure["alt_visible"], figure["alt"][:40]
+        assert opens_full_size(page, i, "tap") and opens_full_size(page, i, "key"), figure["alt"][:40]
+    styles = page.evaluate(CAPTION_STYLES)
+    assert [s[0][:5] for s in styles] == [f"图 5-{n}" for n in range(1, 6)]
+    assert {tuple(s[1:]) for s in styles} == {tuple(styles[0][1:])} and styles[0][1] == "center"
+    assert remote == []
+    page.close()
+
+
+def test_from_disk_the_quarto_index_links_carry_the_lesson_pages_note(sites, browser):
+    page = browser.new_page()
+    remote = keep_offline(page)
+    page.goto((sites[KINDS[0]] / "student" / "index.html").as_uri())
+    page.wait_for_load_state("load")
+    note = page.locator("a.lite-index-link + .lite-file-note")
+    note.first.wait_for(timeout=10_000)
+    assert note.count() == page.locator("a.lite-index-link").count() >= 1 and "网址" in note.first.inner_text()
+    assert remote == []
     page.close()

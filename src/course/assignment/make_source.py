@@ -187,7 +187,7 @@ def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rub
     prove(lesson, pairs, spec, rubric)
     nb = make_notebook(view, outputs or {}, freeze_hidden_code=True)
     unlink_self(nb, assignment_notebook(lesson.stem))  # the release is that very file
-    cells, helpers = [], True
+    cells, helpers = [intro_cell(lesson, rubric)], True
     for cell in nb.cells:
         label = cell.metadata.get("course", {}).get("label") if cell.cell_type == "code" else None
         if label in pairs:
@@ -251,8 +251,18 @@ def nbgrader_cell(kind: str, source: str, grade_id: str, *, grade=False, solutio
     return make(source, metadata={"nbgrader": meta})
 
 
+def intro_cell(lesson: Lesson, rubric):
+    """The notebook's first cell: the lesson's title and what to do, so a student who opens it knows where to start."""
+    import nbformat
+
+    from course.assignment.intro import intro_markdown
+
+    return nbformat.v4.new_markdown_cell(intro_markdown(lesson, rubric))
+
+
 def exercise_cells(lesson: Lesson, pair, spec: AssignmentSpec, rubric, *, helpers: bool = True) -> list:
-    """Check helpers (read-only, with the first exercise), the answer cell, then one locked test cell per code item."""
+    """The answer cell, the check helpers (read-only, its source collapsed, with the first exercise, just before the
+    first test cell that uses them), then one locked test cell per code item."""
     from course.assignment.answer_cell import answer_cell
     from course.assignment.test_cells import HELPERS_ID, HELPERS_SOURCE, test_cell_source
     from course.grading.rubric import code_grade_id
@@ -266,7 +276,9 @@ def exercise_cells(lesson: Lesson, pair, spec: AssignmentSpec, rubric, *, helper
                            code_grade_id(item.id), grade=True, locked=True, points=item.points)
              for n, item in enumerate(items, start=1) if spec.items[item.id].exercise == label]
     shared = [nbgrader_cell("code", HELPERS_SOURCE, HELPERS_ID, locked=True)] if helpers else []
-    return [*shared, cell, *tests]
+    for helper in shared:  # JupyterLab and JupyterLite show the cell with its source hidden (a click shows it)
+        helper.metadata["jupyter"] = {"source_hidden": True}
+    return [cell, *shared, *tests]
 
 
 def question_cells(text: str, questions) -> list:

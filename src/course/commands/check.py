@@ -17,27 +17,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print what grading would take otherwise than expected (with the fix), then one line per graded item; exit 1
-    when anything would score lower than the notebook shows."""
+    """Print what grading would take otherwise than expected (with the fix), then one line per graded item, in the
+    course's language (`[tool.course] language`); exit 1 when anything would score lower than the notebook shows."""
+    from course.messages import translator
     from course.workflows.check_notebook import check_notebook
 
     result = check_notebook(args.notebook, course_root=args.autograder, unsafe=args.unsafe)
-    print(f"course check: the course's nbgrader folder {result.course_root}")
+    _ = translator(result.course_root.resolve().parent)
+    print(_("course check: the course's nbgrader folder {folder}").format(folder=result.course_root))
     for problem in result.problems:
         print(f"  ✗ {problem}")
         if problem.fix:
-            print(f"      修正：{problem.fix}")
+            print("      " + _("Fix: {fix}").format(fix=problem.fix))
     for title, verdict in result.items:
-        print(f"  {'✓' if verdict.passed else '✗'} {title}: {verdict.reason}")
+        reason = _("every visible check passes") if verdict.passed else verdict.reason
+        print(f"  {'✓' if verdict.passed else '✗'} {title}: {reason}")
         for found in verdict.diagnoses:
-            print(f"      诊断：{found.name}——{found.explanation}")
+            print("      " + _("Diagnosis: {name}: {explanation}").format(name=found.name, explanation=found.explanation))
     if not result.gradable:
-        print("course check: grading could not grade this file (scored 0): fix the above first")
+        print(_("course check: grading could not grade this file (scored 0): fix the above first"))
         return 1
-    passed = sum(v.passed for _, v in result.items)
-    print(f"course check: {passed}/{len(result.items)} items pass their visible checks; "
-          "grading also runs hidden checks with other inputs")
+    passed = sum(v.passed for _item, v in result.items)
+    print(_("course check: {passed}/{total} items pass their visible checks; grading also runs hidden checks with "
+            "other inputs").format(passed=passed, total=len(result.items)))
     if result.problems:
-        print(f"course check: {len(result.problems)} problem(s) above would cost points at grading; fix them "
-              "before you hand it in")
+        print(_("course check: {count} problem(s) above would cost points at grading; fix them before you hand it "
+                "in").format(count=len(result.problems)))
     return 0 if result.ok else 1

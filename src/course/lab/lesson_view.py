@@ -26,10 +26,15 @@ from course.lab.report_file import read_report
 
 IMPLEMENTATIONS = ("manual", "fsdp2_reshard", "fsdp2_no_reshard", "zero_redundancy_optimizer")
 SHORT_LABELS = {
-    "fsdp2_reshard": "FSDP2\n重分片",
-    "fsdp2_no_reshard": "FSDP2\n不重分片",
-    "zero_redundancy_optimizer": "ZeroRedun-\ndancyOpti-\nmizer",
+    "fsdp2_reshard": "FSDP2 重分片",
+    "fsdp2_no_reshard": "FSDP2 不重分片",
+    "zero_redundancy_optimizer": "ZeroRedundancyOptimizer",
 }
+# The figure is drawn for a phone: one column (the two panels stacked), FIGURE_INCHES wide, its text FIGURE_PT.
+# Shown 358 px wide (a 390 px screen less the page's margins), a label of 11 pt on a 5.2 in figure is
+# 11 / 72 × 358 / 5.2 ≈ 10.5 px high; wider screens show it larger (at most its natural size, 780 px).
+FIGURE_INCHES = (5.2, 8.6)
+FIGURE_PT = 11
 BAR_COLOURS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52")
 
 
@@ -341,39 +346,38 @@ def measured_summary(path: Path | str) -> MarkdownText:
 
 def _figure_groups(report: dict) -> list[tuple[str, dict[int, dict]]]:
     """(x label, rows by N) for ZeRO-0..3 and each reference, on the unpadded model."""
-    groups = [(f"ZeRO-{s}\n手写", _rows_by(report, "manual", s)) for s in range(4)]
+    groups = [(f"ZeRO-{s} 手写", _rows_by(report, "manual", s)) for s in range(4)]
     groups += [(SHORT_LABELS[name], _rows_by(report, name)) for name in IMPLEMENTATIONS[1:]]
     return [(label, rows) for label, rows in groups if rows]
 
 
-# How each panel's numbers were obtained: memory is counted from live tensors, traffic computed from the
-# recorded collectives with the ring formulas (nothing is timed or read off a wire).
-SOURCE = {"memory_bytes": "实测", "comm_elements": "按记录计算"}
 
-
-def _draw_panel(ax, groups, worlds: list[int], key: str, ylabel: str) -> None:
-    """Bars of measured per-rank values (in units of Ψ) per N, with the formula as a black tick on each bar."""
-    width = 0.8 / len(worlds)
+def _draw_panel(ax, groups, worlds: list[int], key: str, xlabel: str) -> None:
+    """Horizontal bars of measured per-rank values (in units of Ψ) per N, one row of bars per implementation (its
+    name on one line beside them), with the formula as a black tick across each bar."""
+    height = 0.8 / len(worlds)
     for j, world in enumerate(worlds):
-        xs = [i for i, (_, rows) in enumerate(groups) if world in rows]
-        rows = [groups[i][1][world] for i in xs]
-        centres = [x + (j - (len(worlds) - 1) / 2) * width for x in xs]
+        ys = [i for i, (_, rows) in enumerate(groups) if world in rows]
+        rows = [groups[i][1][world] for i in ys]
+        centres = [y + (j - (len(worlds) - 1) / 2) * height for y in ys]
         measured = [r[key]["measured"] / r["psi"] for r in rows]
         formula = [r[key]["formula"] / r["psi"] for r in rows]
         colour = BAR_COLOURS[j % len(BAR_COLOURS)]
-        ax.bar(centres, measured, width * 0.92, color=colour, label=f"{SOURCE[key]} N={world}")
+        ax.barh(centres, measured, height * 0.92, color=colour, label=f"N={world}")
         if key == "memory_bytes":
             held = [max(r[key]["held_after_forward"]) / r["psi"] for r in rows]
-            ax.bar(centres, held, width * 0.92, bottom=measured, color="white", edgecolor=colour, hatch="//",
-                   label="前向后额外持有（完整 BF16 参数）" if j == 0 else None)
-        ax.hlines(formula, [c - width / 2 for c in centres], [c + width / 2 for c in centres], colors="black",
+            ax.barh(centres, held, height * 0.92, left=measured, color="white", edgecolor=colour, hatch="//",
+                    label="前向后额外持有（完整 BF16 参数）" if j == 0 else None)
+        ax.vlines(formula, [c - height / 2 for c in centres], [c + height / 2 for c in centres], colors="black",
                   linewidth=2, label="教材公式（对照阶段）" if j == 0 else None)
     manual = sum(1 for label, _ in groups if "手写" in label)
-    ax.axvline(manual - 0.5, color="#999999", linewidth=0.8, linestyle="--")
-    ax.set_xticks(range(len(groups)), [label for label, _ in groups], fontsize=8)
-    ax.set_ylabel(ylabel)
+    ax.axhline(manual - 0.5, color="#999999", linewidth=0.8, linestyle="--")
+    ax.set_yticks(range(len(groups)), [label for label, _ in groups])
+    ax.invert_yaxis()  # the first implementation on top
+    ax.tick_params(labelsize=FIGURE_PT)
+    ax.set_xlabel(xlabel, fontsize=FIGURE_PT)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.grid(axis="y", alpha=0.3)
+    ax.grid(axis="x", alpha=0.3)
     ax.set_axisbelow(True)
 
 
@@ -388,7 +392,7 @@ def _alt_text(report: dict, groups, worlds: list[int]) -> str:
             if bad:
                 label = next(iter(bad.values()))["label"]
                 off.append(f"{label} 的{what}与公式之比 " + _per_n(bad, lambda r: f"{r[key]['ratio']:.3f}"))
-    return (f"柱状图，左为每个 rank 的状态{memory_word(report)}（字节/Ψ），右为每步每个 rank 的通信（元素/Ψ），N = {'、'.join(map(str, worlds))} 各一根柱，"
+    return (f"条形图，上为每个 rank 的状态{memory_word(report)}（字节/Ψ），下为每步每个 rank 的通信（元素/Ψ），N = {'、'.join(map(str, worlds))} 各一根条，"
             "黑色短线是教材公式。手写 ZeRO-0/1/2/3 的柱顶" + ("都落在黑线上" if manual_ok else "并不都落在黑线上")
             + "。" + ("。".join(off) if off else "PyTorch 实现也与公式一致") + "。")
 
@@ -401,15 +405,17 @@ def plot_measured_vs_formula(path: Path | str) -> LabFigure:
     main = next(iter(report["models"]))
     rc = {"font.family": [find_cjk_font()], "axes.unicode_minus": False}
     with matplotlib.rc_context(rc):
-        fig = LabFigure(figsize=(11, 5.2), dpi=150, layout="constrained", rc=rc, alt=_alt_text(report, groups, worlds))
-        mem_ax, comm_ax = fig.subplots(1, 2)
+        fig = LabFigure(figsize=FIGURE_INCHES, dpi=150, layout="constrained", rc=rc,
+                        alt=_alt_text(report, groups, worlds))
+        mem_ax, comm_ax = fig.subplots(2, 1)
         _draw_panel(mem_ax, groups, worlds, "memory_bytes", f"每个 rank 的状态{memory_word(report)}（字节 / Ψ）")
         _draw_panel(comm_ax, groups, worlds, "comm_elements", "每步每个 rank 的通信（元素 / Ψ）")
-        mem_ax.legend(frameon=False, fontsize=9)
+        fig.legend(*mem_ax.get_legend_handles_labels(), loc="outside lower center", ncols=2, frameon=False,
+                   fontsize=FIGURE_PT)
         fig.suptitle(
-            f"{memory_word(report)}实测、通信按记录的集合通信计算，对照教材公式：Ψ = {_n(report['models'][main]['psi'])} 的 MLP，{report['backend']} 后端\n"
-            "黑线为对照阶段的公式；虚线右侧为 PyTorch 自带实现（重分片即 reshard_after_forward=True）",
-            fontsize=11,
+            f"{memory_word(report)}实测、通信按记录计算，对照教材公式\nΨ = {_n(report['models'][main]['psi'])} 的 MLP，{report['backend']} 后端\n"
+            "黑线为对照阶段的公式；虚线下方为 PyTorch 自带实现\n（重分片即 reshard_after_forward=True）",
+            fontsize=FIGURE_PT,
         )
     fig.png()  # fail now, not in the notebook, if a label has a glyph the font lacks
     return fig

@@ -152,8 +152,9 @@ class OfflineScripts(Preprocessor):
             scripts.append(MATHJAX2_SIGNAL)
         if any(cell.cell_type == "markdown" and re.search(r"^\s*```+\s*\{?mermaid", cell.source, re.M)
                for cell in nb.cells) and not drawn_here(nb, resources, found["mermaid"], self.log):
-            scripts += [found["mermaid"].read_text("utf-8"),
-                        package_files.files("course.site").joinpath("course.js").read_text("utf-8")]
+            site = package_files.files("course.site")
+            scripts += [found["mermaid"].read_text("utf-8"), site.joinpath("mermaid-options.js").read_text("utf-8"),
+                        site.joinpath("course.js").read_text("utf-8")]
         resources["course_scripts"] = [inline_script(s) for s in scripts]
         return nb, resources
 

@@ -7,14 +7,25 @@
 // name (it stays in JupyterLite's file list) and open the new version. The site's lite/ is found from the block's
 // link (lite/notebooks/index.html?path=…), wherever the page lies: lite/… on the pandoc site, ../lite/… on Quarto's
 // pages in lessons/.
+var LITE_FILE_NOTE = "“在浏览器中运行”需要通过网址打开课程网站（http:// 或 https://），直接打开的本地文件（file://）" +
+  "里不能运行 notebook：请打开课程网站的网址，或在课程仓库里运行 course preview 并打开它给出的地址。";
+
+function liteFileNote(tag) {  // the note a link to JupyterLite carries on a page opened from disk
+  var note = document.createElement(tag);
+  note.className = "lite-note lite-file-note";
+  note.textContent = LITE_FILE_NOTE;
+  return note;
+}
+
 document.addEventListener("DOMContentLoaded", function () {
+  if (location.protocol === "file:") {  // the index's links (course.site.lite_page.index_link) carry it too
+    document.querySelectorAll("a.lite-index-link").forEach(function (link) {
+      link.parentNode.insertBefore(liteFileNote("span"), link.nextSibling);
+    });
+  }
   document.querySelectorAll(".lite-launch").forEach(function (block) {
     if (location.protocol === "file:") {
-      var note = document.createElement("p");
-      note.className = "lite-note lite-file-note";
-      note.textContent = "“在浏览器中运行”需要通过网址打开课程网站（http:// 或 https://），直接打开的本地文件（file://）" +
-        "里不能运行 notebook：请打开课程网站的网址，或在课程仓库里运行 course preview 并打开它给出的地址。";
-      block.appendChild(note);
+      block.appendChild(liteFileNote("p"));
       return;
     }
     liteSavedCopy(block.dataset.liteStorage, function (store) {

@@ -3,11 +3,33 @@
 (function () {
   var LIMIT = 12, AROUND = 40;
 
+  // The words of the query, longest first (so that a longer word is marked whole where a shorter one is in it).
+  function words(query) {
+    return query.toLowerCase().split(/\s+/).filter(Boolean).sort(function (a, b) { return b.length - a.length; });
+  }
+
   function excerpt(text, query) {
-    var at = text.indexOf(query);
+    var lower = text.toLowerCase(), at = -1;
+    words(query).forEach(function (w) { var i = lower.indexOf(w); if (i >= 0 && (at < 0 || i < at)) at = i; });
     if (at < 0) return text.slice(0, 2 * AROUND) + (text.length > 2 * AROUND ? "…" : "");
-    var start = Math.max(0, at - AROUND), end = Math.min(text.length, at + query.length + AROUND);
+    var start = Math.max(0, at - AROUND), end = Math.min(text.length, at + AROUND + AROUND);
     return (start > 0 ? "…" : "") + text.slice(start, end) + (end < text.length ? "…" : "");
+  }
+
+  // TEXT into ELEMENT as text nodes, each word of the query in it inside a <mark> (as Quarto's search marks them).
+  function marked(element, text, query) {
+    var lower = text.toLowerCase(), list = words(query), pos = 0;
+    while (pos < text.length) {
+      var at = -1, len = 0;
+      list.forEach(function (w) { var i = lower.indexOf(w, pos); if (i >= 0 && (at < 0 || i < at)) { at = i; len = w.length; } });
+      if (at < 0) break;
+      element.appendChild(document.createTextNode(text.slice(pos, at)));
+      var mark = document.createElement("mark");
+      mark.textContent = text.slice(at, at + len);
+      element.appendChild(mark);
+      pos = at + len;
+    }
+    element.appendChild(document.createTextNode(text.slice(pos)));
   }
 
   function item(hit, query) {
@@ -19,7 +41,7 @@
     where.textContent = hit.page + (hit.heading && hit.heading !== hit.page ? " › " + hit.heading : "");
     var text = document.createElement("span");
     text.className = "search-excerpt";
-    text.textContent = excerpt(hit.text, query);
+    marked(text, excerpt(hit.text, query), query);
     a.appendChild(where);
     a.appendChild(text);
     li.appendChild(a);

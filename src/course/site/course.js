@@ -1,7 +1,7 @@
-// Draw the lesson's mermaid diagrams once the page has loaded (the library is served from site_libs/).
+// Draw the lesson's mermaid diagrams once the page has loaded (the library is served from site_libs/), the course's way.
 document.addEventListener("DOMContentLoaded", function () {
   if (window.mermaid) {
-    window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "default", flowchart: { useMaxWidth: true, wrappingWidth: 420 }, sequence: { useMaxWidth: true } });
+    window.mermaid.initialize(window.COURSE_MERMAID);  // mermaid-options.js
     window.mermaid.run({ querySelector: "pre.mermaid" });
   }
 });

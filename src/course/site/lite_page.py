@@ -125,5 +125,6 @@ def page_markdown(plan: BuildPlan, variant: str, run: BrowserRun, to_site: str =
 
 
 def index_link(run: BrowserRun | None) -> str:
-    """The index's link for one lesson ('' when it does not run in the browser)."""
-    return f"[在浏览器中运行]({run.url()})" if run and run.path else ""
+    """The index's link for one lesson ('' when it does not run in the browser); course-lite.js adds the lesson page's
+    note beside it when the index is opened from file://."""
+    return f"[在浏览器中运行]({run.url()}){{.lite-index-link}}" if run and run.path else ""

@@ -33,7 +33,8 @@ FILE_NOTE = (  # what lite/'s own pages show when opened from disk, where Jupyte
     "<div lang=\"zh-CN\" style=\"font:16px/1.7 sans-serif;max-width:40em;margin:3em auto;padding:0 1em\">"
     "<h1 style=\"font-size:1.3em\">需要通过网址打开</h1><p>浏览器中的 notebook（JupyterLite）只能从网址（http:// 或 "
     "https://）打开，不能从本地文件（file://）打开。请打开课程网站的网址；在课程仓库里可以运行 "
-    "<code>course preview</code>，再打开它给出的 http://127.0.0.1:… 地址。</p></div>")
+    "<code>course preview</code>，再打开它给出的 http://127.0.0.1:… 地址。</p>"
+    "<p><a href=\"{index}\">← 返回课程首页</a>（各课的页面都在那里）</p></div>")
 
 
 def lite_fingerprint(plan: BuildPlan) -> str:
@@ -77,7 +78,7 @@ def build_lite(plan: BuildPlan, variant: str, out: Path, notebooks: dict[str, Pa
 
 def _key(plan: BuildPlan, variant: str, notebooks: dict[str, Path], paths: dict[str, str]) -> str:
     """Everything one variant's lite/ is made from: the shared inputs, its storage name and its notebooks."""
-    h = hashlib.sha256(f"{lite_fingerprint(plan)}\0{storage_name(plan, variant)}".encode())
+    h = hashlib.sha256(f"{lite_fingerprint(plan)}\0{storage_name(plan, variant)}\0{PAGE_ICONS}".encode())
     for stem in sorted(notebooks):
         h.update(f"\0{paths[stem]}\0".encode() + notebooks[stem].read_bytes())
     return h.hexdigest()
@@ -102,17 +103,36 @@ def _rebuild(plan: BuildPlan, variant: str, work: Path, notebooks: dict[str, Pat
         shutil.copyfile(notebook, target)
     contents.mkdir(exist_ok=True)
     build(lite_dir, contents, work / "output")
+    _add_page_icons(work / "output")
     for page in (work / "output").glob("*/index.html"):
-        _note_file_protocol(page)
-    _note_file_protocol(work / "output" / "index.html")
+        _note_file_protocol(page, "../../index.html")
+    _note_file_protocol(work / "output" / "index.html", "../index.html")
 
 
-def _note_file_protocol(page: Path) -> None:
-    """Make a JupyterLite page say, when opened from disk, that it needs a web address (it stays blank otherwise)."""
+# The icons Notebook 7's page sets as the tab's icon (idle and busy) under the site's static/favicons/, which
+# JupyterLite's build does not ship: without them each notebook page asks for two missing files.
+PAGE_ICONS = ("favicon-notebook.ico", "favicon-busy-1.ico")
+
+
+def _add_page_icons(output: Path) -> None:
+    """Give OUTPUT the icons Notebook 7 asks for (JupyterLite's own notebook icon, under both names)."""
+    icon = output / "notebooks" / "favicon.ico"
+    if not icon.is_file():
+        raise CourseError(f"{icon}: not found (did JupyterLite's build change?); the notebook page's icons come from it")
+    folder = output / "static" / "favicons"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in PAGE_ICONS:
+        shutil.copyfile(icon, folder / name)
+
+
+def _note_file_protocol(page: Path, index: str) -> None:
+    """Make a JupyterLite page say, when opened from disk, that it needs a web address (it stays blank otherwise),
+    with a link back to the site's front page at INDEX (lite/ lies at the site's root on both renderers)."""
     if not page.is_file():
         return
+    note = FILE_NOTE.format(index=index)
     script = ("<script>if (location.protocol === 'file:') document.addEventListener('DOMContentLoaded', () => {"
-              f"document.body.innerHTML = {json.dumps(FILE_NOTE, ensure_ascii=False)};"
+              f"document.body.innerHTML = {json.dumps(note, ensure_ascii=False)};"
               "document.title = '需要通过网址打开';});</script>")
     text = page.read_text("utf-8")
     if "<head>" not in text:

@@ -54,7 +54,8 @@ def make_notebook(lesson: Lesson, outputs: Outputs, *, freeze_hidden_code: bool 
         elif isinstance(block, CodeCell) and block.label in solved:
             prose.append(fence(block.source, block.lang))
         elif isinstance(block, CodeCell) and freeze_hidden_code and not block.options.get("echo", True):
-            prose += [output_markdown(o) for o in outputs.get(block.label, [])] + _caption(block)
+            prose += [output_markdown(o, block.options.get("fig-alt", "")) for o in outputs.get(block.label, [])]
+            prose += _caption(block)
         elif isinstance(block, CodeCell):
             flush()
             cell = nbformat.v4.new_code_cell(block.source, metadata={"course": dict(block.options)})
@@ -101,15 +102,15 @@ def _caption(cell: CodeCell) -> list[str]:
     return [f"*{cell.options['fig-cap']}*"] if "fig-cap" in cell.options else []
 
 
-def output_markdown(output: dict) -> str:
-    """One cell output as markdown: markdown as is, images inline, text in a fence."""
+def output_markdown(output: dict, alt: str = "") -> str:
+    """One cell output as markdown: markdown as is, images inline with ALT (the cell's fig-alt), text in a fence."""
     data = output.get("data", {})
     join = lambda v: "".join(v) if isinstance(v, list) else v  # noqa: E731 (nbformat splits long strings)
     if "text/markdown" in data:
         return join(data["text/markdown"])
     if "image/png" in data:
-        alt = html.escape(join(data.get("text/plain", "")).strip(), quote=True)
-        return f'<img src="data:image/png;base64,{join(data["image/png"]).strip()}" alt="{alt}" style="max-width:100%">'
+        return (f'<img src="data:image/png;base64,{join(data["image/png"]).strip()}" alt="{html.escape(alt, quote=True)}"'
+                ' style="max-width:100%">')
     text = join(output.get("text", "")) or join(data.get("text/plain", ""))
     return fence(text.rstrip("\n"), "text") if text.strip() else ""
 

@@ -3,14 +3,21 @@ variant's own HTML, so the student site's index holds exactly what its pages sho
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import asdict, dataclass
 
 from bs4 import BeautifulSoup, NavigableString, Tag
+from pylatexenc.latex2text import LatexNodes2Text
 
 HEADINGS = ("h1", "h2", "h3")
 SKIPPED = ("script", "style", "svg", "math", "mjx-container", "nav")  # not prose: drawings, markup, navigation
+SKIPPED_CLASSES = ("mermaid",)  # a diagram's source, which the browser draws
 SPACE = re.compile(r"\s+")
+DIAGRAM_SOURCE = re.compile(r"^(?:flowchart|graph|sequenceDiagram|classDiagram|stateDiagram(?:-v2)?|erDiagram|gantt|pie|"
+                            r"journey|mindmap|timeline|gitGraph)\b.*(?:\n(?:[ \t]+.*|[ \t]*(?=\n[ \t]+\S)))*\n?", re.M)
+# A formula as the page's HTML holds it before MathJax typesets it: \(…\) inline, \[…\] displayed.
+DELIMITED_MATH = re.compile(r"\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 
 
 @dataclass(frozen=True)
@@ -31,7 +38,7 @@ def page_sections(html: str, page_url: str, page_title: str) -> list[SearchDocum
     sections: list[tuple[str, str, list[str]]] = [("", page_title, [])]
     for node in _prose(main):
         if isinstance(node, Tag):
-            sections.append((node.get("id", ""), _clean(node.get_text()), []))
+            sections.append((node.get("id", ""), _clean(readable_math(node.get_text())), []))
         else:
             sections[-1][2].append(str(node))
     documents = []
@@ -43,15 +50,31 @@ def page_sections(html: str, page_url: str, page_title: str) -> list[SearchDocum
 
 
 def _prose(node: Tag):
-    """Headings (as tags) and text strings under NODE in document order, without the parts that are not prose."""
+    """Headings (as tags) and text strings under NODE in document order, without the parts that are not prose;
+    a formula as its reading."""
     for child in node.children:
         if isinstance(child, NavigableString):
             if type(child) is NavigableString:  # not a comment or CDATA
-                yield child
+                yield NavigableString(readable_math(str(child)))
         elif child.name in HEADINGS:
             yield child
-        elif child.name not in SKIPPED:
+        elif child.name not in SKIPPED and not set(child.get("class") or ()) & set(SKIPPED_CLASSES):
             yield from _prose(child)
+
+
+def without_diagram_source(text: str) -> str:
+    """TEXT without the source of any mermaid diagram in it (its first line names the kind of diagram, the lines
+    that follow are indented), as Quarto's search index holds it: a reader sees the drawing, not its source."""
+    return DIAGRAM_SOURCE.sub("", html.unescape(text))
+
+
+def readable_math(text: str) -> str:
+    """TEXT with each TeX formula in it (\\(N_d\\), \\[…\\]) as a reader reads it (N_d, 4Ψ/N_d, 1×): what a search
+    snippet shows."""
+    return DELIMITED_MATH.sub(lambda m: _TEX.latex_to_text(m.group(1) or m.group(2)).strip(), text)
+
+
+_TEX = LatexNodes2Text(math_mode="text")
 
 
 def _clean(text: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from course.errors import CourseError, Location
 from course.fileio import write_atomic
 from course.lesson.model import Lesson
 from course.site.plan import BuildPlan
@@ -14,7 +15,23 @@ def lesson_outputs(plan: BuildPlan, view: Lesson) -> dict:
     """The outputs of one variant's cells, from the course's execution cache (run in a kernel when missing)."""
     from course.site.execute_cells import execute_cells
 
-    return execute_cells(view, cache_dir=plan.cache_dir, kernel=plan.config.kernel, timeout=plan.config.cell_timeout)
+    outputs = execute_cells(view, cache_dir=plan.cache_dir, kernel=plan.config.kernel, timeout=plan.config.cell_timeout)
+    check_figure_alts(view, outputs)
+    return outputs
+
+
+FIGURE_TYPES = ("image/png", "image/svg+xml", "image/jpeg", "image/gif")
+
+
+def check_figure_alts(view: Lesson, outputs: dict) -> None:
+    """Every figure a cell draws needs its author's alt text (`#| fig-alt:`): both renderers give it to the image, a
+    reader who cannot see the figure hears it, and without it the image has none (or the figure's repr)."""
+    for cell in view.cells():
+        drawn = [t for out in outputs.get(cell.label, []) for t in FIGURE_TYPES if t in out.get("data", {})]
+        if drawn and not str(cell.options.get("fig-alt") or "").strip():
+            raise CourseError(f"the cell draws a figure ({drawn[0]}) but has no alt text: add "
+                              f'`#| fig-alt: "…"` (what the figure shows, for a reader who cannot see it)',
+                              Location(view.path, cell.line, cell.label))
 
 
 def write_notebooks(plan: BuildPlan, lesson: Lesson, view: Lesson, outputs: dict, out: Path,

@@ -60,14 +60,15 @@ def _cell(cell: CodeCell, outs: list[dict]) -> str:
     if cell.options.get("echo", True):
         parts.append(fence(cell.source, "{." + cell.lang + " .cell-code}"))
     if cell.options.get("output", True):
-        parts += [_output(o) for o in outs]
+        parts += [_output(o, cell.options.get("fig-alt", "")) for o in outs]
     if "fig-cap" in cell.options:
         parts.append(f"::: {{.figure-caption}}\n{cell.options['fig-cap']}\n:::")
     return "::: {" + " ".join(attrs) + "}\n\n" + "\n\n".join(p for p in parts if p) + "\n\n:::"
 
 
-def _output(out: dict) -> str:
-    """One Jupyter output as markdown: text in a pre, images inline, HTML raw."""
+def _output(out: dict, alt: str) -> str:
+    """One Jupyter output as markdown: text in a pre, images inline with the cell's alt text (an <img>, not a
+    figure: its caption is the cell's fig-cap, and the alt text is never shown as one), HTML raw."""
     kind = out["output_type"]
     if kind == "stream":
         return f"::: {{.cell-output .cell-output-{out['name']}}}\n\n{fence(_text(out['text']), '{.text}')}\n\n:::"
@@ -77,8 +78,8 @@ def _output(out: dict) -> str:
     if "image/svg+xml" in data:
         body = fence(_text(data["image/svg+xml"]), "{=html}")
     elif "image/png" in data:
-        alt = html.escape(_text(data.get("text/plain", "figure")))
-        body = f"![{alt}](data:image/png;base64,{_text(data['image/png']).strip()})"
+        src = f"data:image/png;base64,{_text(data['image/png']).strip()}"
+        body = fence(f'<img src="{src}" alt="{html.escape(alt, quote=True)}">', "{=html}")
     elif "text/html" in data:
         body = fence(_text(data["text/html"]), "{=html}")
     elif "text/markdown" in data:

@@ -225,7 +225,8 @@ def build_variant(plan: BuildPlan, lessons: list[Lesson], variant: str, out: Pat
     check_markup(leftover_in_html(index), source=plan.lessons[0], what=f"{variant}/index.html")
     written.append(write_atomic(out / "index.html", index))
     written.append(write_search_index(plan, lessons, out))
-    for name in ("course.css", "course.js", "course-lite.js", "course-search.js", "search-options.js"):
+    for name in ("course.css", "mermaid-options.js", "course.js", "figure-viewer.js", "course-lite.js",
+                 "course-search.js", "search-options.js"):
         _copy(plan.site_files / name, out / "site_libs" / name)
     for asset, path in web_assets.items():
         _copy(path, out / asset.site_path)

@@ -60,26 +60,27 @@ def find_course_root(lesson: str, given: Path | None, notebook: Path) -> Path:
     return found
 
 
-def require_sandbox(notebook: Path) -> None:
-    """Refuse, saying what to do, where bubblewrap cannot run the student's code here."""
+def require_sandbox(notebook: Path, _=str) -> None:
+    """Refuse, saying what to do (in the course's language, through _), where bubblewrap cannot run the student's
+    code here."""
     import shutil
     import sys
 
     from course.tools.bubblewrap import find_bwrap, probe_bwrap
 
     if shutil.which("bwrap") is None:
-        detail = "bubblewrap (bwrap) is not installed"
+        detail = _("bubblewrap (bwrap) is not installed")
     else:
         try:
             probe_bwrap(find_bwrap(), sys.executable)
             return
         except ToolMissing as exc:
-            detail = f"bubblewrap cannot build a sandbox here ({exc.message.split('; ')[0]})"
-    name = Path(notebook).name
-    raise ToolMissing(f"{detail}. course check runs your notebook's code in a sandbox, as grading does. Install "
-                      f"bubblewrap (Debian/Ubuntu: `sudo apt-get install bubblewrap`), or check in your own Jupyter "
-                      f"kernel with `nbgrader validate {name}`, or run `course check --unsafe {name}` to run your "
-                      "code without a sandbox on purpose", Location(notebook))
+            detail = _("bubblewrap cannot build a sandbox here ({why})").format(why=exc.message.split('; ')[0])
+    raise ToolMissing(_("{detail}. course check runs your notebook's code in a sandbox, as grading does. Install "
+                        "bubblewrap (Debian/Ubuntu: `sudo apt-get install bubblewrap`), or check in your own Jupyter "
+                        "kernel with `nbgrader validate {name}`, or run `course check --unsafe {name}` to run your "
+                        "code without a sandbox on purpose").format(detail=detail, name=Path(notebook).name),
+                      Location(notebook))
 
 
 @dataclass(frozen=True)
@@ -107,9 +108,11 @@ def check_notebook(path: Path, *, course_root: Path | None = None, unsafe: bool 
     """
     from course.grading.load_checks import checks_path, course_checks_path
     from course.grading.rubric import load_rubric, rubric_path
+    from course.messages import translator
 
     lesson = notebook_lesson(path)
     course_root = find_course_root(lesson, course_root, path)
+    _ = translator(Path(course_root).resolve().parent)  # the course's language, from its project's settings
 
     def graded(candidate: str) -> bool:
         return any(p.is_file() for p in (course_checks_path(course_root, candidate),
@@ -119,22 +122,23 @@ def check_notebook(path: Path, *, course_root: Path | None = None, unsafe: bool 
     if not graded(lesson) and named and graded(named[1]):
         lesson = named[1]
     if not graded(lesson):
-        raise CourseError(f"no graded exercise for {lesson}; expected a lesson notebook such as lessonNN.ipynb of a "
-                          f"lesson with checks", Location(path))
+        raise CourseError(_("no graded exercise for {lesson}; expected a lesson notebook such as lessonNN.ipynb of "
+                            "a lesson with checks").format(lesson=lesson), Location(path))
     rubric = load_rubric(rubric_path(course_root, lesson))
-    problems, gradable = handed_in_problems(Path(path), lesson, course_root, rubric)
+    problems, gradable = handed_in_problems(Path(path), lesson, course_root, rubric, _)
     if not gradable:
         return CheckResult(Path(course_root), lesson, problems, (), False)
     if not unsafe:
-        require_sandbox(path)
+        require_sandbox(path, _)
     verdicts = recheck_submission(Path(path), rubric, hidden=False, unsafe=unsafe)
     return CheckResult(Path(course_root), lesson, problems,
                        tuple((item.title, verdicts[item.id]) for item in rubric.code_items), True)
 
 
-def handed_in_problems(path: Path, lesson: str, course_root: Path, rubric) -> tuple[tuple[Problem, ...], bool]:
+def handed_in_problems(path: Path, lesson: str, course_root: Path, rubric, _=str) -> tuple[tuple[Problem, ...], bool]:
     """What grading would do with PATH that the student does not expect (harmless repairs left out), and whether
-    it could grade the file at all: the checks grading's preflight makes, plus the file's name and empty answers."""
+    it could grade the file at all: the checks grading's preflight makes, plus the file's name and empty answers
+    (these in the course's language, through _)."""
     import nbformat
 
     from course.assignment.make_source import released_notebook, source_notebook
@@ -148,13 +152,16 @@ def handed_in_problems(path: Path, lesson: str, course_root: Path, rubric) -> tu
     problems = []
     other = re.fullmatch(r"(lesson\d+)\.ipynb", path.name)
     if other and other[1] != lesson:
-        problems.append(Problem(Location(path.name), f"this is {lesson}'s notebook, named as {other[1]}'s: handed "
-                                                     f"in for {other[1]} it is not graded (scored 0)",
-                                f"hand in {other[1]}'s own assignment as {path.name}, and this one as {name}"))
+        problems.append(Problem(Location(path.name),
+                                _("this is {lesson}'s notebook, named as {other}'s: handed in for {other} it is not "
+                                  "graded (scored 0)").format(lesson=lesson, other=other[1]),
+                                _("hand in {other}'s own assignment as {file}, and this one as {name}").format(
+                                    other=other[1], file=path.name, name=name)))
     elif path.name != name:
-        problems.append(Problem(Location(path.name), f"grading takes only {name}: this file would not be graded "
-                                                     "(scored 0 until it is handed in under that name)",
-                                f"hand it in named {name} (rename it, or save it as {name})"))
+        problems.append(Problem(Location(path.name),
+                                _("grading takes only {name}: this file would not be graded (scored 0 until it is "
+                                  "handed in under that name)").format(name=name),
+                                _("hand it in named {name} (rename it, or save it as {name})").format(name=name)))
     given = next((p for p in (source_notebook(course_root, lesson), released_notebook(course_root, lesson))
                   if p.is_file()), None)
     source_cells = nbformat.read(given, as_version=4).cells if given else []
@@ -170,6 +177,8 @@ def handed_in_problems(path: Path, lesson: str, course_root: Path, rubric) -> tu
         grade_id = question_grade_id(question.id)
         if grade_id in match.index and cells[match.index[grade_id]].source.strip() in ("", blank.get(grade_id)):
             problems.append(Problem(Location(path.name, cell=grade_id),
-                                    f"{question.id} is not answered: an empty answer scores 0",
-                                    f"write your answer in the cell under ### {question.id}"))
+                                    _("{question} is not answered: an empty answer scores 0").format(
+                                        question=question.id),
+                                    _("write your answer in the cell under ### {question}").format(
+                                        question=question.id)))
     return tuple(problems), True

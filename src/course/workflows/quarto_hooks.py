@@ -6,11 +6,11 @@ reading notebook and, on the student site, its assignment as stock nbgrader rele
 cache (.course-cache/quarto/VARIANT/); from those notebooks, whether each lesson runs in the browser
 (course.site.lite_page, as on the pandoc path), so that the front page's lesson list (`_lessons-index.md`, which
 index.qmd includes) and each lesson page's "在浏览器中运行" block (`_lessons-browser.md`, which the course's filter
-puts at the top of the page, with the script that adds the pandoc page's notes to it, the lesson's own page
-assets and, on the answer site, the link to its departures page) say the same as `course build`'s pages; on the
-answer site, each lesson's departures page as a .qmd at the project's root (course.site.departures_page). After
-it, into the output folder: the staged notebooks and the lessons' page assets beside the lessons' pages; that script
-(site_libs/course-lite.js) and the site's own MathJax; the checks `course build` makes of its pages (no markup left
+puts at the top of the page, the lesson's own page assets and, on the answer site, the link to its departures
+page) say the same as `course build`'s pages; on the answer site, each lesson's departures page as a .qmd at the
+project's root (course.site.departures_page). After it, into the output folder: the staged notebooks and the
+lessons' page assets beside the lessons' pages; the course's scripts the filter loads on every page (PAGE_SCRIPTS,
+into site_libs/: the pandoc pages' notes, diagrams and figure view) and the site's own MathJax; the checks `course build` makes of its pages (no markup left
 over, nothing loaded from another host, no solution in the student site); then the JupyterLite site
 (lite/, at the site's root) with the notebooks that run in the browser. `course build --renderer quarto` runs the
 same render, so both ways give one site.
@@ -34,9 +34,13 @@ from course.site.plan import BuildPlan, make_plan
 # the figures already, so the pre-render step must not wait for that lock.
 IN_COURSE_BUILD = "COURSE_BUILD_RENDERING"
 INDEX_INCLUDE = "_lessons-index.md"  # written before each render; index.qmd includes it (not committed)
-LITE_SCRIPT = "course-lite.js"  # the in-browser block's notes (src/course/site/), served from the site's site_libs/
+# What the course's filter loads on every Quarto page (src/course/site/, served from site_libs/), as the pandoc pages
+# load them: the diagrams' look, the figures' full-size view, the in-browser block's and the index's notes
+# (course-lite.js), and the search's note from file://.
+PAGE_SCRIPTS = ("mermaid-options.js", "course-quarto.js", "figure-viewer.js", "course-lite.js")
 BROWSER_INCLUDE = "_lessons-browser.md"  # each lesson page's in-browser block, by lesson (a div #STEM; not committed)
 DEPARTURES_PAGES = QUARTO_PATTERN.replace(".qmd", ".html")  # answer-only pages (course.site.departures_page)
+CELL_NOTE = "course-cell-note"  # in BROWSER_INCLUDE: the note above a cell shown but not run, as the pandoc page has it
 # The one file Quarto's page template loads from a CDN whatever the settings (a polyfill for browsers older than
 # MathJax 3 supports); the site serves MathJax itself, so the pages lose this line.
 CDN_POLYFILL = re.compile(r'[ \t]*<script src="https://cdnjs\.cloudflare\.com/polyfill/[^"]*"></script>\n?')
@@ -54,13 +58,14 @@ def active_variant(plan: BuildPlan, profiles: str | None) -> str:
 
 def pre_render(root: Path, variant: str) -> list[Path]:
     """Draw the lessons' figures, stage VARIANT's notebooks, and write the front page's lesson list and each lesson
-    page's in-browser block."""
+    page's in-browser block (and the note above a cell that is shown but not run)."""
     from course.lesson.notebook_names import assignment_notebook
     from course.lesson.parse_qmd import parse_lesson
     from course.site.lite_page import browser_runs, index_link, page_markdown
     from course.site.departures_page import quarto_source
     from course.site.make_index import index_markdown
     from course.site.resolve_resources import resolve_resources
+    from course.site.write_page_markdown import NOT_RUN_NOTE
     from course.workflows.draw_figures import ensure_figures
     from course.workflows.release_assignment import assignment_lessons
 
@@ -75,8 +80,9 @@ def pre_render(root: Path, variant: str) -> list[Path]:
     to_site = "../" * len(Path(plan.config.lessons_dir).parts)  # from a lesson page up to the site's root
     departures = write_departures_pages(plan, lessons, variant)
     by_stem = {lesson.stem: lesson for lesson in lessons}
-    blocks = "".join(f":::: {{#{stem}}}\n{page_markdown(plan, variant, run, to_site)}{lite_script(run, to_site)}"
+    blocks = "".join(f":::: {{#{stem}}}\n{page_markdown(plan, variant, run, to_site)}"
                      f"{page_extras(by_stem[stem], departures, to_site)}::::\n\n" for stem, run in runs.items())
+    blocks += f":::: {{#{CELL_NOTE}}}\n::: {{.cell-note}}\n{NOT_RUN_NOTE}\n:::\n::::\n"
     offered = {}
     if variant == "student":
         offered = {stem: assignment_notebook(stem) for stem in assignment_lessons(plan, [x.stem for x in lessons])}
@@ -110,15 +116,6 @@ def write_departures_pages(plan: BuildPlan, lessons: list, variant: str) -> dict
     return {stem: write_atomic(plan.root / quarto_source(stem),
                                quarto_page(by_stem[stem], entries, plan.config.lessons_dir))
             for stem, entries in found.items()}
-
-
-def lite_script(run, to_site: str) -> str:
-    """What loads the in-browser block's script (course-lite.js, the pandoc pages' own, which the post-render step
-    copies into site_libs/) on a lesson page whose notebook runs in the browser: its notes from file:// and on a
-    newer release than the copy the browser keeps. Quarto's pages load no course.js, so the block brings it."""
-    if run.path is None:
-        return ""
-    return f'```{{=html}}\n<script defer src="{to_site}site_libs/{LITE_SCRIPT}"></script>\n```\n\n'
 
 
 def staging_dir(plan: BuildPlan, variant: str) -> Path:
@@ -167,7 +164,9 @@ def post_render(root: Path, variant: str, out: Path) -> list[Path]:
         written[-1].parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(notebook, written[-1])
     (out / "site_libs").mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(plan.site_files / LITE_SCRIPT, out / "site_libs" / LITE_SCRIPT)
+    for name in PAGE_SCRIPTS:
+        shutil.copyfile(plan.site_files / name, out / "site_libs" / name)
+    readable_search_index(out / "search.json")
     for asset, path in locate_web_assets(plan.root).items():
         target = out / asset.site_path
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -180,6 +179,23 @@ def post_render(root: Path, variant: str, out: Path) -> list[Path]:
     if notebooks := lite_notebooks(browser_runs(plan, lessons, variant, folder), variant, folder):
         build_lite(plan, variant, out, notebooks)
     return written
+
+
+def readable_search_index(path: Path) -> None:
+    """Quarto's search index with each formula as it reads (N_d, not \\(N_d\\)) and no diagram's source, so its
+    snippets show the text a reader sees, as the pandoc site's do."""
+    import json
+
+    from course.site.search_documents import readable_math, without_diagram_source
+
+    if not path.is_file():
+        return
+    entries = json.loads(path.read_text("utf-8"))
+    for entry in entries:
+        for key in ("title", "section", "text"):
+            if isinstance(entry.get(key), str):
+                entry[key] = readable_math(without_diagram_source(entry[key]))
+    write_atomic(path, json.dumps(entries, ensure_ascii=False, indent=1))
 
 
 def check_pages(plan: BuildPlan, lessons: list, variant: str, out: Path) -> None:
