@@ -351,7 +351,6 @@ def _figure_groups(report: dict) -> list[tuple[str, dict[int, dict]]]:
     return [(label, rows) for label, rows in groups if rows]
 
 
-
 def _draw_panel(ax, groups, worlds: list[int], key: str, xlabel: str) -> None:
     """Horizontal bars of measured per-rank values (in units of Ψ) per N, one row of bars per implementation (its
     name on one line beside them), with the formula as a black tick across each bar."""
