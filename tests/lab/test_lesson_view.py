@@ -117,7 +117,7 @@ def test_figure_draws_measured_bars_over_psi_without_missing_glyphs(lab_report_p
     labels = [t for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels() if t.get_text()]
     assert labels and min(t.get_fontsize() * fig.dpi / 72 * shown for t in labels) >= 10
     alt = repr(fig)  # Jupyter's text/plain: the page's and the notebooks' alt text
-    assert alt.startswith("柱状图") and "Figure" not in alt and "都落在黑线上" in alt and "0.667" in alt
+    assert alt.startswith("条形图") and "Figure" not in alt and "都落在黑线上" in alt and "0.667" in alt
 
 
 def _rows(table: str) -> list[list[str]]:

@@ -149,7 +149,7 @@ def test_lesson5_notebooks_carry_its_figures_and_the_measured_figures_caption(bu
         attached = {name for c in nb.cells for name in c.get("attachments", {})}
         assert "train_zero_memory.png" in attached and any(n.startswith("zero3_comm_flow") for n in attached), path
         if path.name == "lesson05-notes.ipynb":
-            assert "图 5-5：每卡状态显存（实测）与每步每卡通信（按记录的集合通信计算）" in markdown and 'alt="<' not in markdown, path
+            assert "图 5-5：每个 rank 的状态内存（实测）与每步每个 rank 的通信（按记录的集合通信计算）" in markdown and 'alt="<' not in markdown, path
 
 
 def test_lesson5s_published_assignment_is_graded_like_the_release(built_site, released, tmp_path):

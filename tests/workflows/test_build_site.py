@@ -79,10 +79,10 @@ def test_both_variants_teach_the_measurements_figure_first_full_table_collapsed(
     page = (built_site / variant / "lesson05.html").read_text("utf-8")
     section = page.split("扩展（选读）", 1)[1]
     figure, rest = section.split('id="cell-lab-summary"', 1)
-    assert 'src="data:image/png;base64,' in figure and "图 5-5：每卡状态显存（实测）与每步每卡通信（按记录的集合通信计算）" in figure
-    assert 'alt="柱状图' in figure and "LabFigure" not in page
+    assert 'src="data:image/png;base64,' in figure and "图 5-5：每个 rank 的状态内存（实测）与每步每个 rank 的通信（按记录的集合通信计算）" in figure
+    assert 'alt="条形图' in figure and "LabFigure" not in page
     summary, full = rest.split('id="cell-lab-measured"', 1)
-    assert summary.count("✓ 与公式一致") == 5 and summary.count("≠，已解释") == 2 and "0.667 倍" in summary
+    assert summary.count("✓ 与公式一致") == 5 and summary.count("≠（原因见下）") == 2 and "0.667 倍" in summary
     assert full.index("<table") > 0 and "手写 ZeRO-3" in full and "ZeroRedundancyOptimizer" in full
     collapsed = page.split("完整结果表", 1)[0].rsplit("<details", 1)[1]
     assert "</details>" not in collapsed  # the full table sits inside a closed <details>
@@ -103,7 +103,7 @@ def test_both_variants_state_fsdp2s_between_steps_state_as_the_lab_measured_it(b
     parser.feed((built_site / variant / "lesson05.html").read_text("utf-8"))
     text = "".join(parser.parts)
     stated = between_steps_phrase(report, row).split("：")[0]  # up to the reason, which holds code the page styles
-    assert stated in text and stated.endswith("每卡状态为 12Ψ/N")
+    assert stated in text and stated.endswith("每个 rank 的状态为 12Ψ/N")
     assert "步与步之间每卡状态恰为" not in text
     assert "实验（N = " in fsdp_refinement(measured) and f"实验（N = {n}）" in text
 
@@ -139,7 +139,8 @@ def test_unconverted_markup_stops_the_build_naming_the_line(built_site, tmp_path
     """The old bug: a callout title with \\" inside is not a div to pandoc; its ::: line leaked onto the page."""
     proj = copy_project(tmp_path / "project")
     lesson = proj / "lessons" / "lesson05.qmd"
-    text = lesson.read_text("utf-8").replace('title="实验对“FSDP 就是 ZeRO-3”的细化"', 'title="实验对\\"FSDP 就是 ZeRO-3\\"的细化"', 1)
+    text = lesson.read_text("utf-8").replace(
+        "## 本课目标", '::: {.callout-note title="实验对\\"FSDP 就是 ZeRO-3\\"的细化"}\n说明。\n:::\n\n## 本课目标', 1)
     lesson.write_text(text, "utf-8")
     line = next(n for n, s in enumerate(text.splitlines(), start=1) if '\\"FSDP' in s)
     with pytest.raises(CourseError, match=rf"lesson05.qmd, line {line}: student/lesson05.html shows unconverted markup"):
