@@ -27,7 +27,7 @@
     { id: 'llama2-70b', label: 'Llama-2-70B 的形状', psi: decoderParams(LLAMA2_70B) },
   ];
 
-  // 每卡静态显存，按第 2 节：BF16 参数 2 字节、BF16 梯度 2 字节、优化器状态 K 字节（每个参数），
+  // 每卡静态显存，按第 2 节：BF16 参数 2 字节、BF16 梯度 2 字节、优化器状态 k 字节（每个参数），
   // ZeRO-1 起分片优化器状态，ZeRO-2 起分片梯度，ZeRO-3 起分片参数；FP32 梯度累积缓冲 4 字节/参数，与梯度同样分片。
   function staticMemory(s) {
     const share = (bytesPerParam, sharded) => (sharded ? bytesPerParam * s.psi / s.nd : bytesPerParam * s.psi);
@@ -80,7 +80,7 @@
       return 'ZeRO 阶段只有 0、1、2、3。';
     }
     if (!(Number.isFinite(s.k) && s.k >= 0)) {
-      return '优化器状态乘数 K 要是不小于 0 的数。';
+      return '优化器状态乘数 k 要是不小于 0 的数。';
     }
     if (!CARDS.includes(s.card)) {
       return `显卡只能选 ${CARDS.join('、')} GiB。`;
@@ -130,7 +130,7 @@
     const stage = field(form, 'zc-stage', 'ZeRO 阶段', select('zc-stage', [
       [0, 'ZeRO-0（朴素 DP，不分片）'], [1, 'ZeRO-1（分片优化器状态）'],
       [2, 'ZeRO-2（再分片梯度）'], [3, 'ZeRO-3 / FSDP 全分片（再分片参数）']]));
-    const k = field(form, 'zc-k', '优化器状态乘数 K（字节/参数，AdamW 混合精度为 12）',
+    const k = field(form, 'zc-k', '优化器状态乘数 k（字节/参数，AdamW 混合精度为 12）',
       element('input', { id: 'zc-k', type: 'number', min: '0', step: 'any', inputmode: 'decimal' }));
     const accumRow = element('div', { class: 'zc-field zc-check' });
     const accum = element('input', { id: 'zc-accum', type: 'checkbox' });
@@ -197,11 +197,12 @@
     const total = parts.params + parts.grads + parts.optimizer;
     const capacity = s.card * GIB;
     const scale = Math.max(total, capacity);
-    const heading = element('p', { class: 'zc-heading' }, `每卡静态显存（条长按 ${s.card} GiB 的卡计）：`);
+    const basis = total > capacity ? '合计显存' : ` ${s.card} GiB 的卡`;
+    const heading = element('p', { class: 'zc-heading' }, `每卡静态显存（条长按${basis}计）：`);
     ui.results.append(heading,
       barRow('参数（BF16）', 'params', parts.params, scale),
       barRow(s.accum ? '梯度（BF16 + FP32 累积）' : '梯度（BF16）', 'grads', parts.grads, scale),
-      barRow(`优化器状态（K = ${s.k}）`, 'optimizer', parts.optimizer, scale));
+      barRow(`优化器状态（k = ${s.k}）`, 'optimizer', parts.optimizer, scale));
     const sum = element('p', { class: 'zc-total' }, '合计：');
     sum.append(quantity('memory', total, `${gib(total)}（${gb(total)}）`));
     const fits = total <= capacity;

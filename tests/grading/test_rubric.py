@@ -178,7 +178,7 @@ MALFORMED = {
                               "pass_line: expected at most the total 10, got 10.5"),
     "points-not-a-number": (_edit("    points: 2\n", "    points: two\n"), ("    points: two", 1),
                             "questions/0/points: expected a number, got 'two'"),
-    "missing-partial-credit": (lambda t: re.sub(r"    partial_credit: 2 分：要点都答到[^\n]*\n", "", t), ("  - id: Q2", 1),
+    "missing-partial-credit": (lambda t: re.sub(r"    partial_credit: 2 分：要点全答到[^\n]*\n", "", t), ("  - id: Q2", 1),
                                "questions/1: missing key 'partial_credit'; expected id, title, points, key_points, "
                                "partial_credit"),
     "veto-on-unknown-question": (_edit("    questions: [Q2, Q3]", "    questions: [Q2, Q4]"), ("[Q2, Q4]", 1),

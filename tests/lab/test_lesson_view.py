@@ -51,7 +51,16 @@ def test_table_has_one_line_per_row_with_the_measured_ratios(lab_report_path, la
     padded = [r for r in lab_report["rows"] if r["model"] == "padded" and r["stage"] == 0]
     for row in padded:
         assert f"共补 {row['psi_padded'] - row['psi']} 个元素" in table
+    assert "内存实测值与把 Ψ 换成 Ψ_pad 的公式逐字节相等，按记录计算的通信量也与 Ψ_pad 公式一致" in notes
     assert table.count("逐位相同") == len(lab_report["final_parameters"])
+
+
+def test_counts_round_halves_up_as_a_reader_does():
+    """A formula value of 213,329.25 elements prints as 213,329.3, not as Python's round-half-even 213,329.2."""
+    from course.lab.lesson_view import _n
+
+    assert f"{213329.25:,.1f}" == "213,329.2"
+    assert _n(213329.25) == "213,329.3" and _n(2.25) == "2.3" and _n(197760) == "197,760" and _n(0.75) == "0.8"
 
 
 @pytest.mark.torch
@@ -212,7 +221,7 @@ def test_every_number_of_the_fsdp_note_comes_from_the_report(lab_report_path, la
     def more_traffic(r):
         r["comm_elements"].update(measured=r["comm_elements"]["measured"] * 2, ratio=2.0)
     changed = fsdp_refinement(_edited_report(lab_report, tmp_path, more_traffic))
-    assert "每步每个 rank 的通信为 4.50Ψ，与 ZeRO-3 公式 $3\\frac{N-1}{N}\\Psi$ 之比为 2.000" in changed
+    assert "每步每个 rank 的通信按记录的集合通信计算为 4.50Ψ，与 ZeRO-3 公式 $3\\frac{N-1}{N}\\Psi$ 之比为 2.000" in changed
     assert "2.25Ψ" in note and "2.25Ψ" not in changed
 
 

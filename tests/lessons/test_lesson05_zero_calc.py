@@ -48,7 +48,7 @@ def calc(browser, built_site, request):
 
 
 def random_setting(rng: random.Random) -> dict:
-    """A setting as the fragment writes it: Ψ an integer (plain or in e-notation), N_d up to 4096, any stage, K a
+    """A setting as the fragment writes it: Ψ an integer (plain or in e-notation), N_d up to 4096, any stage, k a
     whole or half number of bytes, accumulation on or off, one of the three cards."""
     psi = rng.choice([rng.randint(1, 10**13), rng.randint(1, 999) * 10**rng.randint(6, 10)])
     text = f"{psi / 10**9:g}e9" if psi % 10**8 == 0 and rng.random() < 0.5 else str(psi)
@@ -77,7 +77,7 @@ def shown(page) -> dict[str, float]:
 
 def assert_shows(page, setting: dict) -> None:
     """Every shown value is the formulas' (to a double's precision), the total also the reference solution's, and the
-    verdict says whether the total fits the card."""
+    verdict says whether the total fits the card, and the bars' heading names what their length is measured against."""
     values, want = shown(page), expected(setting)
     for name in QUANTITIES:
         assert values[name] == pytest.approx(float(want[name]), rel=1e-12, abs=0), (setting, name)
@@ -88,6 +88,9 @@ def assert_shows(page, setting: dict) -> None:
     if abs(want["memory"] - capacity) > capacity * Fraction(1, 10**9):
         fits = page.locator("#zero-calc [data-fits]").get_attribute("data-fits")
         assert fits == ("1" if want["memory"] <= capacity else "0"), setting
+        basis = f" {setting['card']} GiB 的卡" if want["memory"] <= capacity else "合计显存"
+        heading = page.locator("#zero-calc .zc-heading").text_content()
+        assert heading == f"每卡静态显存（条长按{basis}计）：", setting
 
 
 def fragment_setting(page) -> dict:

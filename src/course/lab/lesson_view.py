@@ -12,6 +12,7 @@ figure is a matplotlib Figure (no pyplot state) that displays as PNG and whose t
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -76,8 +77,10 @@ class LabFigure(Figure):
 
 
 def _n(x: float) -> str:
-    """A count with thousands separators; non-integers to one decimal."""
-    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.1f}"
+    """A count with thousands separators; non-integers to one decimal, halves rounded up as a reader rounds them."""
+    if float(x).is_integer():
+        return f"{x:,.0f}"
+    return f"{Decimal(float(x)).quantize(Decimal('0.1'), rounding=ROUND_HALF_UP):,}"
 
 
 def _ordered(report: dict) -> list[dict]:
@@ -160,7 +163,7 @@ def _footnotes(report: dict) -> list[str]:
         extra = row["psi_padded"] - row["psi"]
         notes.append(
             f"填充（N={row['ranks']}）：每层的扁平缓冲区补齐到 N 的倍数，共补 {extra} 个元素（Ψ_pad = {_n(row['psi_padded'])}）。"
-            f"实测值与把 Ψ 换成 Ψ_pad 的公式逐字节相等；相对教材公式的比值为 Ψ_pad/Ψ = {row['memory_bytes']['ratio']:.6f}，"
+            f"内存实测值与把 Ψ 换成 Ψ_pad 的公式逐字节相等，按记录计算的通信量也与 Ψ_pad 公式一致；相对教材公式的比值为 Ψ_pad/Ψ = {row['memory_bytes']['ratio']:.6f}，"
             f"容差上限 L(N−1)/Ψ = {row['tolerance']:.6f}（每层最多补 N−1 个元素）。"
         )
     for final in report["final_parameters"]:
@@ -305,7 +308,7 @@ def fsdp_refinement(path: Path | str) -> MarkdownText:
     state = fsdp["memory_bytes"]["per_rank"][0]
     low, high, mean = _comm_ratio_range(zero)
     text = (
-        f"实验（N = {n}）表明，“FSDP 就是 ZeRO-3”只在总量上成立：FSDP2 在 `reshard_after_forward=True` 时每步每个 rank 的通信为 "
+        f"实验（N = {n}）表明，“FSDP 就是 ZeRO-3”只在总量上成立：FSDP2 在 `reshard_after_forward=True` 时每步每个 rank 的通信按记录的集合通信计算为 "
         f"{_times_psi(fsdp['comm_elements']['measured'], psi)}，与 ZeRO-3 公式 $3\\frac{{N-1}}{{N}}\\Psi$ 之比为 {fsdp['comm_elements']['ratio']:.3f}；"
         f"{sample_point(report, 'after_backward')}每个 rank 的状态为 {_over_n(fsdp['memory_bytes']['measured'], psi, n)}，"
         f"与 ZeRO-3 公式之比为 {fsdp['memory_bytes']['ratio']:.3f}。但构成与教材不同：FSDP2 不常驻 BF16 参数和梯度，而是保存 FP32 参数分片"

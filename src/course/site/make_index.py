@@ -9,7 +9,7 @@ from course.lesson.notebook_names import notes_notebook
 INTRO = {
     "student": "本站为**学生版**：含完整讲解、代码填空题与问答题，不含参考答案。每课的讲义 notebook 是整课讲义，"
                "只供阅读和试验，不评分；作业 notebook（如 `lesson05.ipynb`）是要完成并原名提交评分的那一份。",
-    "answer": "本站为**参考答案版**：含完整代码实现与问答题参考解析，供助教与完成练习后的同学核对。",
+    "answer": "本站为**参考答案版**：在学生版之外，附代码填空题的参考实现与问答题的评分要点，供助教与完成练习后的同学核对。",
 }
 SUBMIT = (
     "**提交作业**：课程若在 JupyterHub 上运行 nbgrader，在 Assignments 页签中取回作业、完成后点 Submit；"
