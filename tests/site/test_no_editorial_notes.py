@@ -45,4 +45,4 @@ def test_the_student_page_and_notebooks_carry_no_editorial_history(built_site, s
         texts[assignment_notebook(stem)] = _notebook_text(student / assignment_notebook(stem))
     found = {name: [w for w in EDITORIAL if w in text] for name, text in texts.items()}
     assert {name: words for name, words in found.items() if words} == {}
-    assert all(len(text) > 1000 for text in texts.values())  # the files were read, not empty
+    assert all(len(text.strip()) > 100 for text in texts.values())  # the files were read, not empty

@@ -50,7 +50,8 @@ def late_course(tmp_path):
 
 def answered(tmp_path, name: str, *, code_items: int) -> Path:
     """A submission with Q1–Q3 answered (graders score them) whose code earns CODE_ITEMS points: 4 (full marks) or
-    1 (only the dp=1 cross-check: nothing sharded, and ZeRO-3's communication counted as ZeRO-1/2's)."""
+    1 (only the communication volumes: nothing sharded, so the memory formulas, the FP32 accumulation and the
+    cross-check between stages all fail)."""
     import nbformat
 
     nb = nbformat.read(full_marks(), as_version=4)
@@ -59,7 +60,7 @@ def answered(tmp_path, name: str, *, code_items: int) -> Path:
         if grade_id.startswith("answer-"):
             cell.source = f"{grade_id} 的回答：ZeRO 消除的是跨数据并行副本的冗余。"
         elif grade_id == "ex-zero-memory" and code_items == 1:
-            cell.source = cell.source.replace(" / dp", "").replace("return 3 * num_params", "return 2 * num_params")
+            cell.source = cell.source.replace(" / dp", "")
     path = tmp_path / f"{name}.ipynb"
     nbformat.write(nb, path)
     return path

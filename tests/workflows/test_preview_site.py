@@ -15,6 +15,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import yaml
+import yaml
 
 from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.site.plan import make_plan
@@ -110,7 +112,9 @@ def test_an_edit_is_served_within_5_s_and_rebuilds_only_the_edited_lesson(projec
         assert VERSION_PATH in page and VERSION_PATH not in (site / "student" / f"{ADDED}.html").read_text("utf-8")
         version = preview.get(VERSION_PATH)
         kept = {name: stat for name, stat in files_of(site / "student").items() if name.startswith(KEPT)}
-        assert sorted(kept) == sorted([f"{KEPT}.html", notes_notebook(KEPT), assignment_notebook(KEPT)])
+        front = yaml.safe_load((project / "lessons" / f"{KEPT}.qmd").read_text("utf-8").split("---")[1])
+        assets = [f"{KEPT}/{name}" for name in front.get("page-assets", [])]  # the lesson's own scripts, beside it
+        assert sorted(kept) == sorted([f"{KEPT}.html", notes_notebook(KEPT), assignment_notebook(KEPT), *assets])
         answer = files_of(site / "answer")
         logged = len(preview.lines)
         marker = f"PREVIEW-EDIT-{time.time_ns()}"
