@@ -68,25 +68,14 @@ def answered(tmp_path, name: str, *, code_items: int) -> Path:
 
 def test_two_hours_late_costs_exactly_the_declared_penalty_and_an_extension_moves_one_due_date(
         tmp_path, gradebook_db, capsys):
-    from course.assignment.make_source import write_assignment_sources
     from course.cli import main
     from course.grading.gradebook import configured_gradebook, gradebook
     from course.grading.report import make_report
     from course.grading.semester import make_semester_report
-    from course.site.plan import make_plan
-    from course.workflows.grade import grade_assignment, release, run_nbgrader
+    from course.workflows.grade import grade_assignment, run_nbgrader
 
-    project = demo_project(tmp_path)
-    with open(project / "pyproject.toml", "a", encoding="utf-8") as f:
-        f.write("\n[tool.course.due_dates]\nlesson05 = 2026-12-01T23:59:00+08:00\n")
-    with open(project / "autograder" / "nbgrader_config.py", "a", encoding="utf-8") as f:
-        f.write("c = get_config()  # noqa: F821\nc.CourseLatePenalty.points_per_hour = 1\n"
-                "c.CourseLatePenalty.max_points = 3\n")
-    course = project / "autograder"
-    (tmp_path / "roster.csv").write_text(ROSTER, "utf-8")
-    assert main(["roster", "import", str(tmp_path / "roster.csv"), "--root", str(project)]) == 0
-    write_assignment_sources(make_plan(project), None)
-    release(course, "lesson05")
+    course = late_course(tmp_path)
+    project = course.parent
     url = configured_gradebook(course).url
     with gradebook(url) as gb:
         assert gb.find_assignment("lesson05").duedate == DUE  # nbgrader's own duedate: stock commands see it
