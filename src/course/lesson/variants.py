@@ -1,0 +1,51 @@
+"""The course's variants as data: every module asks a Variant what its readers see and what its site offers,
+instead of comparing variant names.
+
+A lesson is built into each variant named in [tool.course] variants (default: student, answer). What tells the
+variants apart is declared here once: whether solutions and answer-only blocks are shown, whether the site offers
+the lesson's nbgrader assignment (and runs it in the browser instead of the reading notebook), and whether the
+departures pages (course.site.departures_page) are published. The Lua filter (_extensions/course-variant/) reads
+the same facts from the metadata the pre-render step and render_page pass it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from course.errors import CourseError, Location
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way a lesson is shown: to students (no answers, the assignment offered) or with the answers."""
+
+    name: str  # the Quarto profile and the site folder (_site/NAME)
+    label: str  # as pages name it
+    intro: str  # the front page's first paragraph (commonmark)
+    shows_solutions: bool  # solution cells, answer-only blocks and reference answers are kept
+    offers_assignment: bool  # the site offers the released nbgrader assignment, and the browser runs that notebook
+    shows_departures: bool  # each lesson's page of departures from its original is published
+
+    def __str__(self) -> str:
+        return self.name
+
+
+STUDENT = Variant(
+    name="student", label="学生版",
+    intro="本站为**学生版**：含完整讲解、代码填空题与问答题，不含参考答案。每课的讲义 notebook 是整课讲义，"
+          "只供阅读和试验，不评分；作业 notebook（如 `lesson05.ipynb`）是要完成并原名提交评分的那一份。",
+    shows_solutions=False, offers_assignment=True, shows_departures=False)
+ANSWER = Variant(
+    name="answer", label="参考答案版",
+    intro="本站为**参考答案版**：在学生版之外，附代码填空题的参考实现与问答题的评分要点，供助教与完成练习后的同学核对。",
+    shows_solutions=True, offers_assignment=False, shows_departures=True)
+VARIANTS: dict[str, Variant] = {v.name: v for v in (STUDENT, ANSWER)}
+
+
+def get_variant(name: str | Variant, where: Location | None = None) -> Variant:
+    """The variant called NAME (a Variant is returned as it is); an unknown name is a located error."""
+    if isinstance(name, Variant):
+        return name
+    if name not in VARIANTS:
+        raise CourseError(f"unknown variant {name!r}; expected one of {', '.join(VARIANTS)}", where)
+    return VARIANTS[name]
