@@ -228,7 +228,8 @@ def test_veto_question_not_in_the_rubric_is_an_error(tmp_path):
 
 
 def test_the_html_report_shows_rubric_text_as_render_text_writes_it(tmp_path):
-    from course.grading.report import Hints, ItemScore, StudentReport, Submission, render_html
+    from course.grading.report_model import Hints, ItemScore, StudentReport, Submission
+    from course.grading.report_render import render_html
 
     text = RUBRIC.read_text("utf-8").replace("激活在各 DP 副本上不同", "softmax 的 e^(x−m) <b>不</b>是 *N_d*")
     rubric = load_rubric(_write(tmp_path, text))

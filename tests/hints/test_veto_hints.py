@@ -326,7 +326,8 @@ def test_a_bad_condition_names_file_line_and_key(tmp_path, change, message):
 
 
 def test_the_report_asks_the_lessons_own_vocabulary(tmp_path):
-    from course.grading.report import Submission, grader_hints
+    from course.grading.report_evidence import grader_hints
+    from course.grading.report_model import Submission
     answer = Submission("ada", (), (), 0.0, {"Q1": "ZeRO-3 把激活也分片了。"})
     assert [h.veto_id for h in grader_hints(answer, LESSON05)] == ["activation-shard"]
     assert grader_hints(answer, lesson_vocabulary(tmp_path, "lesson07")) == ()

@@ -1,7 +1,7 @@
 """What item analysis reads: one lesson's graded class as a students × items score matrix, and what went wrong.
 
 Scores come from nbgrader's gradebook wherever its configured db_url puts it, decided exactly as the lesson's
-report decides them (course.grading.report.decide_lesson); each check's outcome and each diagnosed misconception
+report decides them (course.grading.report_decide.decide_lesson); each check's outcome and each diagnosed misconception
 from the re-check's verdicts that every autograde writes (reports/<lesson>-grade.json); the vetoes from the
 graders' records; the veto hints from the answers, as the report finds them. A submission that cannot count —
 an item still waiting for a grader, a file grading could not take — is left out of the matrix and counted.
@@ -17,8 +17,9 @@ import numpy as np
 
 from course.config import load_config
 from course.errors import CourseError
-from course.grading.report import (CoursePaths, StudentReport, course_paths, decide_lesson, grader_hints,
-                                   read_grade_report)
+from course.grading.report_decide import decide_lesson
+from course.grading.report_evidence import grader_hints, read_grade_report
+from course.grading.report_model import CoursePaths, StudentReport, course_paths
 from course.grading.rubric import Rubric
 
 class NothingToAnalyse(CourseError):

@@ -22,7 +22,7 @@ from pathlib import Path
 from course.config import CourseConfig, setting_error
 from course.errors import CourseError
 from course.grading.gradebook import GradebookAt
-from course.grading.report import INCOMPLETE
+from course.grading.report_model import INCOMPLETE
 from course.grading.rubric import format_points
 from course.grading.semester_policy import Mark, Standing
 

@@ -1,7 +1,7 @@
 """`course report` without a lesson: one gradebook for the semester.
 
 Every student in nbgrader's Student table × every graded lesson the course knows (discovered lessons with
-checks.yml), each lesson decided exactly as its own report decides (course.grading.report.decide_lesson: veto →
+checks.yml), each lesson decided exactly as its own report decides (course.grading.report_decide.decide_lesson: veto →
 FAIL, anything ungraded → INCOMPLETE, else the rubric's pass line), totalled under the course's semester policy
 (course.grading.semester_policy), written as reports/semester.csv and semester.html, and as the files Canvas and
 Moodle import (course.grading.lms_export). The gradebook is reached only through nbgrader's configured db_url;
@@ -25,9 +25,11 @@ from course.fileio import write_atomic
 from course.grading.deadlines import DueDate
 from course.grading.gradebook import GradebookAt, check_gradebook, configured_gradebook, gradebook
 from course.grading.lms_export import Person, Row, canvas_csv, load_identity, moodle_csv
-from course.grading.report import (FAIL, INCOMPLETE, PASS, StudentReport, course_paths, decide_lesson,
-                                   declared_due_date, histogram_svg, read_grade_report, read_grading_problems,
-                                   record_lateness)
+from course.grading.report import declared_due_date, record_lateness
+from course.grading.report_decide import decide_lesson
+from course.grading.report_evidence import read_grade_report, read_grading_problems
+from course.grading.report_model import FAIL, INCOMPLETE, PASS, StudentReport, course_paths
+from course.grading.report_render import histogram_svg
 from course.grading.rubric import Rubric, format_points
 from course.grading.semester_policy import Mark, Policy, load_policy, standing
 from course.lesson.discover import discover_lessons

@@ -5,7 +5,7 @@ The policy: each lesson's weight (default: all 1, so every lesson counts the sam
 PASS), and how a lesson the student has no graded submission for counts (default `zero`: 0 points and not a PASS;
 `excluded`: left out of that student's total and rule). A lesson counts once the gradebook holds a submission of it
 from anyone; until then it is shown as not graded yet and counts for no one. The lessons themselves are decided by
-their own reports' rules (course.grading.report); this module only combines those results.
+their own reports' rules (course.grading.report_decide); this module only combines those results.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course.config import CourseConfig, setting_error
-from course.grading.report import FAIL, INCOMPLETE, PASS
+from course.grading.report_model import FAIL, INCOMPLETE, PASS
 from course.grading.rubric import format_points
 
 RULES = ("total", "every-lesson", "total-and-every-lesson")

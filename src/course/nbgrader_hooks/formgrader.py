@@ -87,7 +87,7 @@ class GraderHints(Preprocessor):
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         """Graders only: read the hints from the answers in this notebook and the diagnoses from the grade report."""
-        from course.grading.report import read_code_hints, read_grade_report
+        from course.grading.report_evidence import read_code_hints, read_grade_report
         from course.hints.find import find_veto_hints
         from course.hints.vocabulary import lesson_vocabulary
 

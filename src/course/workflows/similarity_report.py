@@ -7,7 +7,7 @@ from pathlib import Path
 
 from course.config import load_config
 from course.fileio import write_atomic
-from course.grading.report import SimilarityInReport
+from course.grading.report_model import SimilarityInReport
 from course.similarity.collect import collect
 from course.similarity.find_pairs import find_pairs
 from course.similarity.rank import Pair, strongest_pair

@@ -1,0 +1,122 @@
+"""Each submission of a lesson read from nbgrader's gradebook (through course.grading.gradebook, its one door), checked
+against the rubric: the grade cells and their points, scores within range, graders' comments, the answers' texts."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import nbformat
+from nbgrader.api import Gradebook, MissingEntry
+
+from course.errors import CourseError
+from course.grading.gradebook import GradebookAt, check_gradebook, gradebook, nbgrader_config
+from course.grading.late_policy import policy_in_words
+from course.grading.late_total import late_plugin, lesson_late
+from course.grading.report_model import ItemScore, Submission
+from course.grading.rubric import Rubric, code_grade_id, format_points, question_grade_id
+
+
+def read_gradebook(db: GradebookAt, rubric: Rubric, autograded: Path) -> tuple[Submission, ...]:
+    """Every submission of the rubric's assignment with its rubric items, sorted by student id."""
+    check_graded(db, rubric.lesson)
+    with gradebook(db.url) as gb:
+        try:
+            assignment = gb.find_assignment(rubric.lesson)
+        except MissingEntry:
+            held = ", ".join(a.name for a in gb.assignments) or "no assignments"
+            raise CourseError(f"expected the gradebook of {rubric.lesson}, but it holds {held}",
+                              db.location()) from None
+        notebook_of = _check_cells(db, rubric, assignment)
+        config = nbgrader_config(db.course_root)
+        plugin, policy = late_plugin(config), policy_in_words(config)
+        submissions = []
+        for s in sorted(assignment.submissions, key=lambda s: s.student.id):
+            if _handed_in(s):
+                late = lesson_late(s, plugin)
+                submissions.append(replace(_submission(gb, db, rubric, notebook_of, autograded, s.student.id,
+                                                       s.score - (late.taken if late else 0)),
+                                           late=late, late_policy=policy))
+        return tuple(submissions)
+
+
+def check_graded(db: GradebookAt, lesson: str) -> None:
+    """Stop unless DB is a readable gradebook, naming how a lesson gets graded."""
+    check_gradebook(db, f"nothing is graded there yet: release and grade {lesson} first "
+                        f"(`nbgrader generate_assignment {lesson}`, then `course grade {lesson}`), "
+                        "or set db_url to the gradebook that holds the grades")
+
+
+def _handed_in(submission) -> bool:
+    """Whether nbgrader graded anything of it: a student given an extension before handing in has a submission
+    row (where nbgrader keeps the extension) with no score yet."""
+    return any(g.auto_score is not None or g.manual_score is not None or g.needs_manual_grade
+               for nb in submission.notebooks for g in nb.grades)
+
+
+def _check_cells(db: GradebookAt, rubric: Rubric, assignment) -> dict[str, str]:
+    """The gradebook's grade cells must be exactly the rubric's, with the same points; grade id → notebook."""
+    found = {c.name: (nb.name, c.max_score) for nb in assignment.notebooks for c in nb.grade_cells}
+    rubric_file = rubric.path.name
+    for grade_id, points in rubric.grade_ids().items():
+        if grade_id not in found:
+            raise CourseError(f"expected grade cell {grade_id!r} of rubrics/{rubric_file} in {rubric.lesson}; "
+                              f"the gradebook has {', '.join(sorted(found)) or 'none'}", db.location())
+        if not math.isclose(found[grade_id][1], points):
+            raise CourseError(f"grade cell is worth {format_points(found[grade_id][1])} points in the gradebook, "
+                              f"but {format_points(points)} in rubrics/{rubric_file}",
+                              db.location(cell=grade_id))
+    extra = sorted(set(found) - set(rubric.grade_ids()))
+    if extra:
+        raise CourseError(f"grade cell(s) {', '.join(extra)} are not in rubrics/{rubric_file}; expected only "
+                          f"{', '.join(rubric.grade_ids())}", db.location())
+    return {grade_id: nb for grade_id, (nb, _) in found.items()}
+
+
+def _submission(gb: Gradebook, db: GradebookAt, rubric: Rubric, notebook_of: dict[str, str], autograded: Path,
+                student: str, total: float) -> Submission:
+    """One student's rubric items read from the gradebook (plus answer texts for graders' hints)."""
+    def item(grade_id: str, item_id: str, title: str, with_comment: bool) -> ItemScore:
+        grade = gb.find_grade(grade_id, notebook_of[grade_id], rubric.lesson, student)
+        _check_range(db, student, grade_id, grade)
+        comment = _comment(gb, grade_id, notebook_of[grade_id], rubric.lesson, student) if with_comment else None
+        return ItemScore(grade_id, item_id, title, grade.max_score,
+                         None if grade.needs_manual_grade else grade.score, grade.extra_credit, comment)
+
+    code = tuple(item(code_grade_id(c.id), c.id, c.title, False) for c in rubric.code_items)
+    questions = tuple(item(question_grade_id(q.id), q.id, q.title, True) for q in rubric.questions)
+    notebooks = {notebook_of[question_grade_id(q.id)] for q in rubric.questions}
+    capped = min(total, rubric.total)  # extra credit counts up to full marks (docs/graders.md)
+    return Submission(student, code, questions, capped, _answers(autograded, rubric, student, notebooks))
+
+
+def _check_range(db: GradebookAt, student: str, grade_id: str, grade) -> None:
+    """A score outside 0..max means the gradebook and the rubric disagree; stop before deciding anything."""
+    for kind, value in (("manual", grade.manual_score), ("auto", grade.auto_score)):
+        if value is not None and not 0 <= value <= grade.max_score:
+            raise CourseError(f"student {student}: {kind} score {format_points(value)} is outside 0 to "
+                              f"{format_points(grade.max_score)}, the cell's maximum", db.location(cell=grade_id))
+
+
+def _comment(gb: Gradebook, grade_id: str, notebook: str, assignment: str, student: str) -> str | None:
+    """The grader's formgrader comment on an answer (answer cells are solution cells, so they have one)."""
+    try:
+        return gb.find_comment(grade_id, notebook, assignment, student).manual_comment or None
+    except MissingEntry:
+        return None
+
+
+def _answers(autograded: Path, rubric: Rubric, student: str, notebooks: set[str]) -> dict[str, str] | None:
+    """Question id → the student's answer text from the autograded notebook(s), None if not on disk."""
+    wanted = {question_grade_id(q.id): q.id for q in rubric.questions}
+    answers: dict[str, str] = {}
+    for name in sorted(notebooks):
+        path = autograded / student / rubric.lesson / f"{name}.ipynb"
+        if not path.is_file():
+            return None
+        for cell in nbformat.read(path, as_version=4).cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id in wanted:
+                answers[wanted[grade_id]] = cell.source
+    return answers
