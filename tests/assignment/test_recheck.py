@@ -11,7 +11,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from course.grading.checks import AssignmentSpec, Item, Misconception, parse_check
-from course.grading.recheck import (HARNESS, ItemVerdict, apply_rechecks, recheck_code, recheck_submission, student_cells,
+from course.grading.recheck import (PROGRAM, ItemVerdict, apply_rechecks, recheck_code, recheck_submission, student_cells,
                                     student_code)
 from course.grading.rubric import CodeItem, Rubric, load_rubric
 from course.sandbox.answer import PythonRun
@@ -72,7 +72,7 @@ CALLS = 65  # distinct calls of lesson05's checks and misconceptions
                                     {"results": [["number", 1]] * CALLS}])
 def test_output_that_is_not_one_plain_value_per_call_fails_every_item(output):
     def fake_runner(code, **kwargs):
-        assert code == HARNESS
+        assert code == PROGRAM
         return PythonRun(0, output, "")
     verdicts = recheck_submission(OUT / "reference.ipynb", RUBRIC, runner=fake_runner)
     assert not any(v.passed for v in verdicts.values())
@@ -127,7 +127,7 @@ def test_non_numbers_are_compared_by_exact_type_and_value_outside_the_student_pr
 
 
 from course.grading.checks import AssignmentSpec, Item, Misconception, parse_check
-from course.grading.recheck import (HARNESS, ItemVerdict, apply_rechecks, recheck_code, recheck_submission, student_cells,
+from course.grading.recheck import (PROGRAM, ItemVerdict, apply_rechecks, recheck_code, recheck_submission, student_cells,
                                     student_code)
 
 
