@@ -12,7 +12,7 @@ from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from course.errors import CourseError, Location
+from course.errors import CourseError, Location, NoProject
 
 
 def setting(default: Any, description: str) -> Any:
@@ -184,3 +184,14 @@ def find_course(start: Path) -> Path | None:
         if isinstance(data.get("tool"), dict) and "course" in data["tool"]:
             return folder
     return None
+
+
+def project_of(course_root: Path) -> Path:
+    """The course project an nbgrader course root belongs to (its lessons, its [tool.course] settings): the nearest
+    folder above the course root whose pyproject.toml declares [tool.course]; NoProject when it stands alone."""
+    root = Path(course_root).resolve()
+    project = find_course(root.parent)
+    if project is None:
+        raise NoProject(f"no course project around this nbgrader course root: expected a pyproject.toml with "
+                        f"[tool.course] in {root.parent} or a folder above it", Location(str(root)))
+    return project

@@ -37,6 +37,10 @@ class NoGradebook(CourseError):
     as it is, unlike a gradebook that cannot be read."""
 
 
+class NoProject(CourseError):
+    """An nbgrader course root with no course project around it (a copy standing alone): no lessons, no settings."""
+
+
 class InvalidYaml(CourseError):
     """A data file YAML cannot parse (a line holding ': ' unquoted, say)."""
 
@@ -53,3 +57,11 @@ class SchemaMismatch(CourseError):
 
 class ToolMissing(CourseError):
     """An external tool the course needs is not installed; the message says how to get it."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C in a command that can go on later: the message says how far it got and how to resume."""
+
+    def __init__(self, message: str):
+        self.message = message
+        super().__init__(message)

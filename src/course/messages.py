@@ -47,8 +47,8 @@ def _compiled_now(po: Path) -> gettext.GNUTranslations:
     return gettext.GNUTranslations(buffer)
 
 
-def translator(root: Path):
-    """The gettext function for the course at ROOT (its `[tool.course] language`)."""
-    from course.config import load_config
+def translator(root: Path | None):
+    """The gettext function for the course at ROOT (its `[tool.course] language`; the default one without a project)."""
+    from course.config import CourseConfig, load_config
 
-    return translation(load_config(root).language).gettext
+    return translation((load_config(root) if root is not None else CourseConfig()).language).gettext

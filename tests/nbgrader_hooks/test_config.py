@@ -88,11 +88,25 @@ OPTIONS = course_options()
 
 @pytest.fixture
 def course_root(tmp_path) -> Path:
-    """A course root holding only the course's nbgrader_config.py."""
+    """A course root holding only the course's nbgrader_config.py, in a course project of its own."""
+    (tmp_path / "pyproject.toml").write_text("[tool.course]\n", "utf-8")
     root = tmp_path / "autograder"
     root.mkdir()
     shutil.copy(COURSE_CONFIG, root)
     return root
+
+
+def test_the_course_project_around_the_course_root_gives_the_hints_lessons_and_web_assets(course_root, tmp_path):
+    config = Config()
+    course_settings(config, course_root)
+    assert config.GraderHints.lessons_dir == str(tmp_path.resolve() / "lessons")
+    assert config.OfflineScripts.project_root == str(tmp_path.resolve())
+    alone = tmp_path / "server" / "autograder"
+    shutil.copytree(course_root, alone)
+    (tmp_path / "pyproject.toml").unlink()  # the course root standing alone: nbgrader's own defaults
+    standalone = Config()
+    course_settings(standalone, alone)
+    assert "lessons_dir" not in standalone.GraderHints and "project_root" not in standalone.OfflineScripts
 
 
 def test_without_a_hub_config_the_course_defaults_apply(course_root, tmp_path, monkeypatch):

@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from course.workflows.check_notebook import check_notebook
 
     result = check_notebook(args.notebook, course_root=args.autograder, unsafe=args.unsafe)
-    _ = translator(result.course_root.resolve().parent)
+    _ = translator(result.project)
     print(_("course check: the course's nbgrader folder {folder}").format(folder=result.course_root))
     for problem in result.problems:
         print(f"  ✗ {problem}")

@@ -13,8 +13,8 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
-from course.config import load_config, setting_error
-from course.errors import CourseError
+from course.config import load_config, project_of, setting_error
+from course.errors import CourseError, NoProject
 
 
 def due_dates(project_root: Path) -> dict[str, dt.datetime]:
@@ -59,12 +59,15 @@ class DueDate:
 
 def apply_due_date(course_root: Path, db_url: str, assignment: str) -> DueDate | None:
     """Write ASSIGNMENT's declared due date to the gradebook at DB_URL (if one is declared and the assignment
-    exists there); the date written and the one before, else None. The project is the course root's parent."""
+    exists there); the date written and the one before, else None. The due dates are the course project's."""
     from nbgrader.api import MissingEntry
 
     from course.grading.gradebook import gradebook
 
-    due = due_dates(Path(course_root).resolve().parent).get(assignment)
+    try:
+        due = due_dates(project_of(course_root)).get(assignment)
+    except NoProject:  # a course root standing alone declares no due dates
+        return None
     if due is None:
         return None
     with gradebook(db_url) as gb:

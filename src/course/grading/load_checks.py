@@ -11,7 +11,8 @@ import ast
 import re
 from pathlib import Path
 
-from course.errors import CourseError, InvalidYaml, Location, SchemaMismatch
+from course.config import load_config, project_of
+from course.errors import CourseError, InvalidYaml, Location, NoProject, SchemaMismatch
 from course.fileio import once_per_version
 from course.grading.checks import REL_TOL, AssignmentSpec, CheckSyntaxError, Item, Misconception, parse_check
 from course.lesson.validate import YamlDocument, display_path, load_yaml, validate_document
@@ -165,8 +166,6 @@ def _rubric_line(rubric) -> int | None:
 
 def checks_path(project_root: Path, lesson: str) -> Path:
     """Where a lesson's checks live: <lessons_dir>/<lesson>/checks.yml."""
-    from course.config import load_config
-
     return Path(project_root) / load_config(Path(project_root)).lessons_dir / lesson / "checks.yml"
 
 
@@ -180,8 +179,11 @@ def checks_for_course(course_root: Path, lesson: str) -> AssignmentSpec:
     copy = course_checks_path(course_root, lesson)
     if copy.is_file():
         return _checks_as_saved(copy, lesson)
-    path = checks_path(Path(course_root).resolve().parent, lesson)
-    if not path.is_file():
+    try:
+        path = checks_path(project_of(course_root), lesson)
+    except NoProject:  # a course root standing alone has only the copies made with its source notebooks
+        path = None
+    if path is None or not path.is_file():
         raise CourseError(f"no checks for {lesson}: expected checks/{lesson}.yml in the course root (written by "
                           f"`course build`) or {lesson}/checks.yml in the lessons folder", Location(copy))
     return _checks_as_saved(path, None)

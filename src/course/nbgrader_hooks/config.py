@@ -118,7 +118,8 @@ def course_settings(c, root: Path) -> None:
     from nbgrader.converters import Autograde, GenerateAssignment
     from nbgrader.preprocessors import ClearSolutions, Execute, GetGrades, SaveAutoGrades
 
-    from course.config import load_config
+    from course.config import load_config, project_of
+    from course.errors import NoProject
     from course.nbgrader_hooks.autograde_run import CourseAutogradeExporter
     from course.nbgrader_hooks.export import CourseExportPlugin
     from course.nbgrader_hooks.feedback import HideHiddenTests, LessonLatePenalty, PendingGrades
@@ -163,7 +164,12 @@ def course_settings(c, root: Path) -> None:
                                     "course.nbgrader_hooks.similarity_evidence.SimilarityEvidence"]
     c.SimilarityEvidence.reports_dir = str(root / "reports")  # written by `course similarity`
     c.RubricKeyPoints.rubrics_dir = c.GraderHints.rubrics_dir = str(root / "rubrics")
-    c.GraderHints.lessons_dir = str(root.parent / load_config(root.parent).lessons_dir)  # the hints' vocabulary
     c.GraderHints.reports_dir = str(root / "reports")
-    c.OfflineScripts.project_root = str(root.parent)
+    try:
+        project = project_of(root)
+    except NoProject:  # a course root standing alone: no lessons (no hints' vocabulary), no web assets
+        project = None
+    if project is not None:
+        c.GraderHints.lessons_dir = str(project / load_config(project).lessons_dir)  # the hints' vocabulary
+        c.OfflineScripts.project_root = str(project)
     use_course_templates(c)

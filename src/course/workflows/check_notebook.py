@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course.assignment.preflight import Problem
-from course.errors import CourseError, Location, ToolMissing
+from course.errors import CourseError, Location, NoProject, ToolMissing
 from course.grading.recheck import ItemVerdict, recheck_submission
 
 
@@ -93,6 +93,7 @@ class CheckResult:
     problems: tuple[Problem, ...]
     items: tuple[tuple[str, ItemVerdict], ...]
     gradable: bool
+    project: Path | None = None  # the course project around the course root, whose language the student reads
 
     @property
     def ok(self) -> bool:
@@ -106,17 +107,22 @@ def check_notebook(path: Path, *, course_root: Path | None = None, unsafe: bool 
 
     COURSE_ROOT defaults to the one find_course_root finds; UNSAFE runs the code without the sandbox.
     """
+    from course.config import project_of
     from course.grading.load_checks import checks_path, course_checks_path
     from course.grading.rubric import load_rubric, rubric_path
     from course.messages import translator
 
     lesson = notebook_lesson(path)
     course_root = find_course_root(lesson, course_root, path)
-    _ = translator(Path(course_root).resolve().parent)  # the course's language, from its project's settings
+    try:
+        project = project_of(course_root)
+    except NoProject:  # a course root standing alone: its own copies of the checks, the default language
+        project = None
+    _ = translator(project)  # the course's language, from its project's settings
 
     def graded(candidate: str) -> bool:
-        return any(p.is_file() for p in (course_checks_path(course_root, candidate),
-                                          checks_path(Path(course_root).resolve().parent, candidate)))
+        return course_checks_path(course_root, candidate).is_file() or \
+            (project is not None and checks_path(project, candidate).is_file())
 
     named = re.fullmatch(r"(lesson\d+)\.ipynb", Path(path).name)  # handed in as that lesson's, whatever it holds
     if not graded(lesson) and named and graded(named[1]):
@@ -127,12 +133,12 @@ def check_notebook(path: Path, *, course_root: Path | None = None, unsafe: bool 
     rubric = load_rubric(rubric_path(course_root, lesson))
     problems, gradable = handed_in_problems(Path(path), lesson, course_root, rubric, _)
     if not gradable:
-        return CheckResult(Path(course_root), lesson, problems, (), False)
+        return CheckResult(Path(course_root), lesson, problems, (), False, project)
     if not unsafe:
         require_sandbox(path, _)
     verdicts = recheck_submission(Path(path), rubric, hidden=False, unsafe=unsafe)
     return CheckResult(Path(course_root), lesson, problems,
-                       tuple((item.title, verdicts[item.id]) for item in rubric.code_items), True)
+                       tuple((item.title, verdicts[item.id]) for item in rubric.code_items), True, project)
 
 
 def handed_in_problems(path: Path, lesson: str, course_root: Path, rubric, _=str) -> tuple[tuple[Problem, ...], bool]:
