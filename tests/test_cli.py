@@ -48,3 +48,26 @@ def test_course_error_becomes_exit_code_2(tmp_path, capsys):
     """A located CourseError is printed with the command's name and exits 2 (here: no lessons in an empty folder)."""
     assert main(["build", "--root", str(tmp_path)]) == 2
     assert "course build:" in capsys.readouterr().err
+
+
+def test_an_interrupted_command_says_how_far_it_got_and_a_plain_ctrl_c_says_nothing(monkeypatch, capsys):
+    """Ctrl-C exits 130 without a traceback; a command that can resume (Interrupted) says how, in its message."""
+    import course.commands.grade as grade
+    from course.errors import Interrupted
+
+    def stopped(args):
+        raise Interrupted("interrupted after 3 of 8; `course grade lesson05` resumes")
+
+    def ctrl_c(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(grade, "grade", stopped)
+    assert main(["grade", "lesson05"]) == 130
+    assert capsys.readouterr().err == "course grade: interrupted after 3 of 8; `course grade lesson05` resumes\n"
+    monkeypatch.setattr(grade, "grade", ctrl_c)  # before the batch started: the command says nobody was graded
+    assert main(["grade", "lesson05"]) == 130
+    assert capsys.readouterr().err == ("course grade: interrupted before anyone was graded; `course grade lesson05` "
+                                       "starts it again\n")
+    monkeypatch.setattr(grade, "run", ctrl_c)
+    assert main(["grade", "lesson05"]) == 130
+    assert capsys.readouterr().err == ""

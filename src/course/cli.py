@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from course import skip_unused_iri_checker
-from course.errors import CourseError
+from course.errors import CourseError, Interrupted
 
 # Each subcommand lives in course/commands/<name>.py with add_arguments(parser) and run(args) -> int.
 COMMANDS = ("build", "preview", "publish", "check", "grade", "report", "similarity", "lab", "demo", "new", "hub",
@@ -57,9 +57,10 @@ def main(argv: list[str] | None = None) -> int:
     except CourseError as exc:
         print(f"course {args.command}: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as exc:  # Ctrl-C: no traceback; a command that can resume says how (exc's message)
-        if str(exc):
-            print(f"course {args.command}: {exc}", file=sys.stderr)
+    except Interrupted as exc:  # Ctrl-C in a command that can resume: no traceback, how far it got and how to go on
+        print(f"course {args.command}: {exc.message}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:  # Ctrl-C: no traceback
         return 130
 
 

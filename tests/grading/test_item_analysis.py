@@ -21,7 +21,7 @@ from course.grading.gradebook import configured_gradebook, gradebook
 from course.grading.item_render import lesson_section
 from course.grading.report import make_report, record_veto
 from course.grading.semester import make_semester_report
-from course.workflows.grade import grade_assignment
+from course.workflows.grade import GradeOptions, grade_assignment
 from tests.assignment.make_submissions import ANSWER, CORRECT, ROOT
 from tests.conftest import submit
 
@@ -75,7 +75,7 @@ def planted_course(released: Path, project: Path, gradebook_db) -> Path:
         nb = submission(release, ANSWER, fills(s), answers=answers)
         nbformat.write(nb, made / f"{student(s)}.ipynb")
         submit(root, student(s), made / f"{student(s)}.ipynb")
-    grade_assignment(root, "lesson05", jobs=2)
+    grade_assignment(root, "lesson05", GradeOptions(jobs=2))
     with gradebook(url) as gb:
         for s in range(N):
             for question, points in question_scores(s).items():

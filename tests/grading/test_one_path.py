@@ -20,7 +20,7 @@ from nbgrader.api import Gradebook
 from course.errors import CourseError
 from course.grading.gradebook import configured_gradebook
 from course.sandbox.limits import Limits
-from course.workflows.grade import grade_assignment, nbgrader_env, run_nbgrader
+from course.workflows.grade import GradeOptions, grade_assignment, nbgrader_env, run_nbgrader
 from course.workflows.grade_worker import course_config, nbgrader_api
 from tests.conftest import submit
 
@@ -88,7 +88,7 @@ def both(released, tmp_path_factory):
     stock = course(released, tmp_path_factory.mktemp("stock"), CASES, config=small_limits_config())
     proc = run_nbgrader(stock, "autograde", "lesson05", "--force", check=False)
     ours = course(released, tmp_path_factory.mktemp("ours"), CASES)
-    run = grade_assignment(ours, "lesson05", jobs=2, limits=SMALL)
+    run = grade_assignment(ours, "lesson05", GradeOptions(jobs=2, limits=SMALL))
     return graded(stock), graded(ours), run, proc, (stock, ours)
 
 
@@ -188,7 +188,7 @@ def test_course_grade_prints_no_library_warnings(released, tmp_path):
 def graded_class(released, tmp_path):
     """Two students graded once by course grade."""
     root = course(released, tmp_path, ["reference", "release"])
-    grade_assignment(root, "lesson05", jobs=2)
+    grade_assignment(root, "lesson05", GradeOptions(jobs=2))
     return root
 
 
@@ -198,8 +198,8 @@ def test_a_fresh_gradebook_means_everyone_is_graded_again(graded_class):
     (root / "gradebook.db").unlink()
     run_nbgrader(root, "generate_assignment", "lesson05", "--force")  # as after a lost gradebook
     assert graded(root)["scores"] == {}
-    again = grade_assignment(root, "lesson05", jobs=2)
-    assert again.stats["students"] == 2 and again.stats["skipped"] == 0
+    again = grade_assignment(root, "lesson05", GradeOptions(jobs=2))
+    assert again.stats.students == 2 and again.stats.skipped == 0
     assert graded(root) == before
 
 
@@ -209,8 +209,8 @@ def test_a_stale_gradebook_row_is_graded_again(graded_class):
     with Gradebook(configured_gradebook(root).url) as gb:  # e.g. restored from an older copy
         gb.find_grade("test-formulas", "lesson05", "lesson05", "release").auto_score = 1.0
         gb.db.commit()
-    again = grade_assignment(root, "lesson05", jobs=2)
-    assert again.stats["students"] == 1 and again.stats["skipped"] == 1
+    again = grade_assignment(root, "lesson05", GradeOptions(jobs=2))
+    assert again.stats.students == 1 and again.stats.skipped == 1
     assert graded(root) == before
 
 
@@ -218,7 +218,7 @@ def test_a_deleted_gradebook_stops_before_grading_and_names_the_fix(graded_class
     root = graded_class
     (root / "gradebook.db").unlink()
     with pytest.raises(CourseError, match=r"nbgrader generate_assignment lesson05 --force"):
-        grade_assignment(root, "lesson05", jobs=2)
+        grade_assignment(root, "lesson05", GradeOptions(jobs=2))
     assert not (root / "gradebook.db").exists()
 
 
@@ -227,7 +227,7 @@ def test_a_failing_nbgrader_step_shows_its_own_reason(graded_class):
     with Gradebook(configured_gradebook(root).url) as gb:
         gb.remove_submission("lesson05", "reference")
         gb.remove_notebook("lesson05", "lesson05")
-    run = grade_assignment(root, "lesson05", jobs=1)
+    run = grade_assignment(root, "lesson05", GradeOptions(jobs=1))
     problems = " ".join(str(p) for p in run.student("reference").problems)
     assert "No notebooks found" in problems and "above traceback" not in problems
 
@@ -255,7 +255,7 @@ def test_while_another_run_grades_the_course_both_commands_refuse_and_change_not
     holder = hold_lock(root, other)
     try:
         with pytest.raises(CourseError, match=rf"pid {holder.pid}, `{other}`"):
-            grade_assignment(root, "lesson05", jobs=1)
+            grade_assignment(root, "lesson05", GradeOptions(jobs=1))
         stock = run_nbgrader(root, "autograde", "lesson05", "--force", check=False)
     finally:
         holder.kill()
@@ -268,7 +268,7 @@ def test_while_another_run_grades_the_course_both_commands_refuse_and_change_not
     again = run_nbgrader(root, "autograde", "lesson05", "--force", check=False)
     assert again.returncode == 0, (again.stdout + again.stderr)[-3000:]
     assert graded(root) == before
-    assert grade_assignment(root, "lesson05", jobs=1).stats["students"] == 0  # course grade's own autograde agrees
+    assert grade_assignment(root, "lesson05", GradeOptions(jobs=1)).stats.students == 0  # course grade's agrees
 
 
 def test_an_in_process_autograde_takes_the_lock_and_gives_it_back(graded_class):
@@ -295,6 +295,6 @@ def test_a_changed_submission_is_graded_again(graded_class):
     root = graded_class
     assert code_points(graded(root), "release") == [0, 0, 0, 0]
     submit(root, "release", notebook_of("reference"))  # the student resubmitted, now complete
-    again = grade_assignment(root, "lesson05", jobs=2)
-    assert again.stats["students"] == 1 and again.stats["skipped"] == 1
+    again = grade_assignment(root, "lesson05", GradeOptions(jobs=2))
+    assert again.stats.students == 1 and again.stats.skipped == 1
     assert code_points(graded(root), "release") == [1, 1, 1, 1]

@@ -13,7 +13,7 @@ from nbgrader.api import Gradebook
 
 from course.grading.gradebook import configured_gradebook
 from course.grading.report import make_report
-from course.workflows.grade import grade_assignment, run_nbgrader
+from course.workflows.grade import GradeOptions, grade_assignment, run_nbgrader
 from tests.assignment.make_submissions import EXPECTED
 from tests.conftest import submit
 from tests.grading.test_one_path import SMALL, course, graded, notebook_of, small_limits_config
@@ -59,7 +59,7 @@ def both(released, tmp_path_factory):
     stock = damaged_class(released, tmp_path_factory.mktemp("stock"), config=small_limits_config())
     proc = run_nbgrader(stock, "autograde", "lesson05", "--force", check=False)
     ours = damaged_class(released, tmp_path_factory.mktemp("ours"))
-    grade_assignment(ours, "lesson05", jobs=2, limits=SMALL)
+    grade_assignment(ours, "lesson05", GradeOptions(jobs=2, limits=SMALL))
     return stock, ours, proc
 
 

@@ -13,7 +13,7 @@ from nbgrader.api import Gradebook
 
 from course.grading.gradebook import configured_gradebook
 from course.sandbox.limits import Limits
-from course.workflows.grade import grade_assignment, run_nbgrader
+from course.workflows.grade import GradeOptions, grade_assignment, run_nbgrader
 from tests.conftest import submit
 from tests.workflows.batches import kill_mid_batch
 
@@ -49,7 +49,7 @@ def well_behaved(released, tmp_path_factory):
     stock = course(released, tmp_path_factory.mktemp("stock"), notebooks)
     run_nbgrader(stock, "autograde", "lesson05", "--force")
     ours = course(released, tmp_path_factory.mktemp("ours"), notebooks)
-    run = grade_assignment(ours, "lesson05", jobs=2)
+    run = grade_assignment(ours, "lesson05", GradeOptions(jobs=2))
     return scores(stock), ours, run
 
 
@@ -69,8 +69,8 @@ def test_running_a_finished_batch_again_changes_nothing(well_behaved, tmp_path):
         grade.manual_score, grade.needs_manual_grade = 2, False
         gb.db.commit()
     before = scores(root)
-    again = grade_assignment(root, "lesson05", jobs=2)
-    assert again.stats["students"] == 0 and again.stats["skipped"] == len(WELL_BEHAVED)
+    again = grade_assignment(root, "lesson05", GradeOptions(jobs=2))
+    assert again.stats.students == 0 and again.stats.skipped == len(WELL_BEHAVED)
     assert scores(root) == before and before[("reference", "answer-Q1")] == (2.0, False)
 
 
@@ -78,8 +78,8 @@ def test_a_batch_killed_with_sigkill_resumes_and_ends_with_the_same_gradebook(re
     stock, _, _ = well_behaved
     root = course(released, tmp_path, {name: SAMPLES / f"{name}.ipynb" for name in WELL_BEHAVED})
     finished = kill_mid_batch(root, "lesson05", len(WELL_BEHAVED), seconds=90)
-    resumed = grade_assignment(root, "lesson05", jobs=2)
-    assert resumed.stats["skipped"] == finished and resumed.stats["students"] == len(WELL_BEHAVED) - finished
+    resumed = grade_assignment(root, "lesson05", GradeOptions(jobs=2))
+    assert resumed.stats.skipped == finished and resumed.stats.students == len(WELL_BEHAVED) - finished
     assert scores(root) == stock
 
 
@@ -96,7 +96,7 @@ def hostile_batch(released, tmp_path_factory):
     padding = '"outputs": [{"output_type": "stream", "name": "stdout", "text": "' + "x" * (200 * 2**20) + '"}],'
     (huge / "lesson05.ipynb").write_text(text.replace('"outputs": [],', padding, 1), "utf-8")
     start = time.monotonic()
-    run = grade_assignment(root, "lesson05", jobs=2, limits=SMALL)
+    run = grade_assignment(root, "lesson05", GradeOptions(jobs=2, limits=SMALL))
     return root, run, time.monotonic() - start
 
 

@@ -15,7 +15,7 @@ import pytest
 from course.errors import CourseError
 from course.grading.gradebook import configured_gradebook, gradebook
 from course.grading.report import make_report
-from course.workflows.grade import grade_assignment, run_nbgrader
+from course.workflows.grade import GradeOptions, grade_assignment, run_nbgrader
 
 from tests.conftest import submit
 from tests import gradebooks
@@ -75,8 +75,8 @@ def test_every_command_reads_and_writes_the_configured_gradebook(released, grade
 
     run_nbgrader(root, "autograde", "lesson05", "--student", "release")  # stock nbgrader, the course config
     assert {s for s, _ in scores(url)} == {"release"}
-    run = grade_assignment(root, "lesson05", jobs=2)  # what stock autograde graded for this version is kept
-    assert run.stats["students"] == 1 and run.stats["skipped"] == 1
+    run = grade_assignment(root, "lesson05", GradeOptions(jobs=2))  # what stock autograde graded for this version is kept
+    assert run.stats.students == 1 and run.stats.skipped == 1
     graded = scores(url)
     assert graded[("reference", "test-formulas")] == (1.0, None) and graded[("release", "test-formulas")] == (0.0, None)
 
@@ -93,15 +93,15 @@ def test_every_command_reads_and_writes_the_configured_gradebook(released, grade
 
     with gradebook(url) as gb:  # a student removed from the gradebook is graded again, the other skipped
         gb.remove_submission("lesson05", "release")
-    again = grade_assignment(root, "lesson05", jobs=2)
-    assert again.stats["students"] == 1 and again.stats["skipped"] == 1
+    again = grade_assignment(root, "lesson05", GradeOptions(jobs=2))
+    assert again.stats.students == 1 and again.stats.skipped == 1
     assert scores(url)[("release", "test-formulas")] == (0.0, None)
     assert scores(url)[("reference", "answer-Q1")][1] == 2.0  # the grader's score survives the rerun
     with gradebook(url) as gb:  # a row changed there (restored from an older copy): that student is graded again
         gb.find_grade("test-formulas", "lesson05", "lesson05", "release").auto_score = 1.0
         gb.db.commit()
-    again = grade_assignment(root, "lesson05", jobs=2)
-    assert again.stats["students"] == 1 and again.stats["skipped"] == 1
+    again = grade_assignment(root, "lesson05", GradeOptions(jobs=2))
+    assert again.stats.students == 1 and again.stats.skipped == 1
     assert scores(url)[("release", "test-formulas")] == (0.0, None)
     if gradebook_db.kind == "postgresql":
         assert digest(stale) == before
@@ -112,7 +112,7 @@ def test_a_grader_saving_in_formgrader_while_course_grade_runs_loses_no_write(re
     root = course(released, tmp_path, students[:1])
     gradebook_db.prepare(root)
     url = configured_gradebook(root).url
-    grade_assignment(root, "lesson05", jobs=1)  # reference is autograded; a grader starts on its answers
+    grade_assignment(root, "lesson05", GradeOptions(jobs=1))  # reference is autograded; a grader starts on its answers
     for student in students[1:]:
         submit(root, student, SAMPLES / f"{student}.ipynb")
     proc = subprocess.Popen([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root),
@@ -170,8 +170,8 @@ def test_a_batch_killed_half_way_resumes_on_the_configured_gradebook(released, g
     gradebook_db.prepare(root)
     url = configured_gradebook(root).url
     finished = kill_mid_batch(root, "lesson05", len(students))
-    resumed = grade_assignment(root, "lesson05", jobs=2)
-    assert resumed.stats["skipped"] == finished and resumed.stats["students"] == len(students) - finished
+    resumed = grade_assignment(root, "lesson05", GradeOptions(jobs=2))
+    assert resumed.stats.skipped == finished and resumed.stats.students == len(students) - finished
     graded = scores(url)
     assert [graded[(s, "test-formulas")][0] for s in students] == [1.0, 0.0, 1.0, 0.0]
     assert [graded[(s, "test-fp32-accum")][0] for s in students] == [1.0, 0.0, 0.0, 1.0]

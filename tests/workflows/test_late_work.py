@@ -72,7 +72,7 @@ def test_two_hours_late_costs_exactly_the_declared_penalty_and_an_extension_move
     from course.grading.gradebook import configured_gradebook, gradebook
     from course.grading.report import make_report
     from course.grading.semester import make_semester_report
-    from course.workflows.grade import grade_assignment, run_nbgrader
+    from course.workflows.grade import GradeOptions, grade_assignment, run_nbgrader
 
     course = late_course(tmp_path)
     project = course.parent
@@ -99,7 +99,7 @@ def test_two_hours_late_costs_exactly_the_declared_penalty_and_an_extension_move
             for nb in sub.notebooks:
                 nb.late_submission_penalty = None
         gb.db.commit()
-    grade_assignment(course, "lesson05", force=True)
+    grade_assignment(course, "lesson05", GradeOptions(force_all=True))
     assert penalties() == stock  # `course grade` applies the same plugin
     with gradebook(url) as gb:
         assert gb.find_assignment("lesson05").duedate == DUE  # the extension moved 2026003's date only

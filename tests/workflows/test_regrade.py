@@ -25,7 +25,7 @@ from course.grading.gradebook import configured_gradebook
 from course.grading.load_checks import load_checks
 from course.lesson.parse_qmd import parse_lesson
 from course.nbgrader_hooks.manual_grades import answers_path
-from course.workflows.grade import grade_assignment, run_nbgrader
+from course.workflows.grade import GradeOptions, grade_assignment, run_nbgrader
 from tests.assignment.make_submissions import ANSWER, FIXTURES, ROOT
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
@@ -103,14 +103,14 @@ def by_course_grade(released, tmp_path_factory):
     s-extra's remembered answers are removed first: its autograded notebook stands in for them."""
     where = tmp_path_factory.mktemp("regrade-course")
     root = lax_class(released, where)
-    first = grade_assignment(root, "lesson05", jobs=2)
+    first = grade_assignment(root, "lesson05", GradeOptions(jobs=2))
     grade_by_hand(root)
     answers_path(root, "lesson05", "s-extra").unlink()  # as if graded before answers were remembered
     lax = gradebook(root)
     lax_version = assignment_version(root, "lesson05")
     build_source(root, checks_file(where, tight=True))  # `course build` after tightening; nothing released yet
-    run = grade_assignment(root, "lesson05", jobs=2)
-    again = grade_assignment(root, "lesson05", jobs=2)
+    run = grade_assignment(root, "lesson05", GradeOptions(jobs=2))
+    again = grade_assignment(root, "lesson05", GradeOptions(jobs=2))
     return root, first, lax, lax_version, run, again
 
 
@@ -139,9 +139,9 @@ def test_course_grade_regrades_everyone_on_its_own_and_says_why(by_course_grade)
     root, _, _, lax_version, run, _ = by_course_grade
     tight_version = assignment_version(root, "lesson05")
     assert tight_version != lax_version
-    assert run.stats["students"] == 3 and run.stats["skipped"] == 0
-    assert run.stats["released"] and f"version {lax_version}" in run.stats["released"]
-    [(reason, students)] = run.stats["reasons"].items()
+    assert run.stats.students == 3 and run.stats.skipped == 0
+    assert run.stats.released and f"version {lax_version}" in run.stats.released
+    [(reason, students)] = run.stats.reasons.items()
     assert f"version {lax_version} → {tight_version}" in reason and sorted(students) == sorted(STUDENTS)
     assert all(s.version == tight_version for s in run.students)
     report = json.loads((root / "reports" / "lesson05-grade.json").read_text("utf-8"))
@@ -172,7 +172,7 @@ def test_manual_scores_and_their_graded_state_survive_the_regrade(by_course_grad
 
 def test_a_second_run_skips_everyone_graded_for_this_version(by_course_grade):
     *_, again = by_course_grade
-    assert again.stats["students"] == 0 and again.stats["skipped"] == 3 and not again.stats["released"]
+    assert again.stats.students == 0 and again.stats.skipped == 3 and not again.stats.released
 
 
 def test_stock_autograde_refuses_a_stale_release_then_gives_the_same_result(by_course_grade, by_stock):
@@ -185,8 +185,8 @@ def test_stock_autograde_refuses_a_stale_release_then_gives_the_same_result(by_c
 def test_course_grade_after_stock_autograde_skips_what_is_graded_for_this_version(by_stock):
     stock, _ = by_stock
     before = gradebook(stock)
-    run = grade_assignment(stock, "lesson05", jobs=2)
-    assert run.stats["students"] == 0 and run.stats["skipped"] == 3
+    run = grade_assignment(stock, "lesson05", GradeOptions(jobs=2))
+    assert run.stats.students == 0 and run.stats.skipped == 3
     assert gradebook(stock) == before
 
 
@@ -195,8 +195,8 @@ def test_course_grade_force_regrades_the_named_students_and_keeps_their_manual_g
     root = tmp_path / "autograder"
     shutil.copytree(stock, root)
     before = gradebook(root)
-    run = grade_assignment(root, "lesson05", jobs=2, force=["s-extra"])
-    assert run.stats["reasons"] == {"asked for with --force": ["s-extra"]} and run.stats["skipped"] == 2
+    run = grade_assignment(root, "lesson05", GradeOptions(jobs=2, force_students=("s-extra",)))
+    assert run.stats.reasons == {"asked for with --force": ("s-extra",)} and run.stats.skipped == 2
     assert gradebook(root) == before
 
 

@@ -35,20 +35,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Grade, then print the per-student summary; Ctrl-C at any moment says how far it got (exit 130)."""
+    from course.errors import Interrupted
+
     try:
         return grade(args)
-    except KeyboardInterrupt as exc:  # before the batch started (imports, checks): nobody graded, nothing to resume
-        if str(exc):
-            raise
-        raise KeyboardInterrupt(f"interrupted before anyone was graded; `course grade {args.assignment}` starts it "
-                                "again") from None
+    except Interrupted:
+        raise
+    except KeyboardInterrupt:  # before the batch started (imports, checks): nobody graded, nothing to resume
+        raise Interrupted(f"interrupted before anyone was graded; `course grade {args.assignment}` starts it "
+                          "again") from None
 
 
 def grade(args: argparse.Namespace) -> int:
     """Find the course, grade, print the summary."""
     from course.commands.where import course_root
     from course.config import load_config
-    from course.workflows.grade import grade_assignment, summary
+    from course.workflows.grade import GradeOptions, grade_assignment, summary
 
     if args.autograder is None:
         root = course_root(None, "grade")
@@ -60,7 +62,8 @@ def grade(args: argparse.Namespace) -> int:
              "submission_timeout_s": args.timeout, "recheck_call_timeout_s": args.call_timeout,
              "engine": args.engine, "unsafe": args.unsafe or None}
     settings = {name: value for name, value in given.items() if value is not None}
-    force = True if args.force == [] else (args.force or False)
-    result = grade_assignment(args.autograder, args.assignment, jobs=args.jobs, settings=settings, force=force)
+    options = GradeOptions(jobs=args.jobs, settings=settings, force_all=args.force == [],
+                           force_students=tuple(args.force or ()))
+    result = grade_assignment(args.autograder, args.assignment, options)
     print(summary(result))
     return 0

@@ -209,7 +209,7 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
     from course.grading.report import make_report
     from course.site.plan import make_plan
     from course.workflows.draw_figures import ensure_figures
-    from course.workflows.grade import grade_assignment, release, summary
+    from course.workflows.grade import GradeOptions, grade_assignment, release, summary
     from course.workflows.similarity_report import similarity_for_report, write_similarity
 
     plan = make_plan(project_root)
@@ -236,7 +236,7 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
          f"cp {CLASSES_DIR}/{lesson}/<student>/{lesson}.ipynb submitted/<student>/{lesson}/")
     print("   " + ", ".join(collect(root, lesson)))
     step("autograde, then re-check every submission outside the student's kernel", f"course grade {lesson}")
-    print(summary(grade_assignment(root, lesson, unsafe=unsafe)))
+    print(summary(grade_assignment(root, lesson, GradeOptions(unsafe=unsafe))))
     step("feedback: per test passed or not, hidden tests left out; Q1–Q3 say 待评分 until a grader scores them",
          f"nbgrader generate_feedback {lesson} --force")
     print(f"   {stock(root, 'generate_feedback', lesson, '--force')}")

@@ -15,21 +15,80 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from types import MappingProxyType
 
 from course.assignment.make_source import released_notebook, source_notebook
 from course.assignment.preflight import preflight
-from course.errors import CourseError, Location
+from course.errors import CourseError, Interrupted, Location
 from course.grading.gradebook import configured_gradebook, course_gradebook
 from course.nbgrader_hooks.outcome import StudentGrade
+from course.sandbox.limits import Limits
 
 FORCED = "asked for with --force"
 RESUMED = "an interrupted --force run had not regraded them yet"
 EXCEPTION_LINE = re.compile(r"^\s*[\w.]+(Error|Exception): ")
 
 
-@dataclass
+@dataclass(frozen=True)
+class GradeOptions:
+    """How `course grade` grades one assignment: its workers, the sandbox settings of this run, who is graded again."""
+
+    jobs: int | None = None  # submissions graded at once (None: one per CPU core)
+    limits: Limits | None = None  # each of its fields overrides that GradingSandbox setting
+    unsafe: bool = False  # students' code without the bubblewrap sandbox (c.GradingSandbox.unsafe)
+    settings: Mapping[str, object] = field(default_factory=dict)  # GradingSandbox settings on top of the config's
+    force_all: bool = False  # grade everyone again, even what is graded for the current version
+    force_students: tuple[str, ...] = ()  # grade these students again
+
+    def __post_init__(self) -> None:
+        if self.jobs is not None and self.jobs < 1:
+            raise CourseError(f"--jobs must be at least 1, got {self.jobs}")
+        if self.force_all and self.force_students:
+            raise CourseError("--force grades everyone again or the students named, not both: "
+                              f"force_all with force_students {', '.join(self.force_students)}")
+        object.__setattr__(self, "force_students", tuple(self.force_students))
+        object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
+
+    def overrides(self) -> dict[str, object]:
+        """The GradingSandbox settings this run sets over the course's nbgrader config."""
+        return {**({f.name: getattr(self.limits, f.name) for f in fields(self.limits)} if self.limits else {}),
+                **({"unsafe": True} if self.unsafe else {}), **self.settings}
+
+    def forced(self, submitted: Sequence[str], where: Path) -> frozenset[str]:
+        """The students of SUBMITTED this run grades again whatever the gradebook holds; a student named without a
+        submission (in WHERE) stops the run before anyone is graded."""
+        if self.force_all:
+            return frozenset(submitted)
+        unknown = sorted(set(self.force_students) - set(submitted))
+        if unknown:
+            import difflib
+
+            near = [m[0] for u in unknown if (m := difflib.get_close_matches(u, sorted(submitted), n=1, cutoff=0.6))]
+            raise CourseError(f"--force names students without a submission: {', '.join(unknown)}"
+                              + (f" (did you mean {', '.join(near)}?)" if near else ""), Location(where))
+        return frozenset(self.force_students)
+
+
+@dataclass(frozen=True)
+class GradeStats:
+    """Whom one `course grade` run graded and why, and where its time went."""
+
+    students: int  # graded in this run
+    skipped: int  # already graded with the current version, left as they were
+    jobs: int
+    wall_s: float  # the batch, first submission handed out to last applied
+    worker_s: float  # autograde on the workers, summed
+    gradebook_s: float  # applying the workers' rows to the gradebook
+    grading_cpu_s: float  # this process's own CPU: all it does is sequential
+    reasons: Mapping[str, tuple[str, ...]]  # why they were graded (FORCED, RESUMED, a new version, …) → students
+    version: str  # the assignment's version graded
+    released: str | None  # what releasing it again said, when its source or checks had changed
+
+
+@dataclass(frozen=True)
 class GradeRun:
     """What `course grade` did for one assignment."""
 
@@ -38,7 +97,7 @@ class GradeRun:
     code_points: dict[str, float]
     students: list[StudentGrade]
     report: Path
-    stats: dict = field(default_factory=dict)
+    stats: GradeStats
 
     def student(self, student: str) -> StudentGrade:
         """One student's outcome (KeyError when they were not graded)."""
@@ -81,18 +140,17 @@ def release(course_root: Path, assignment: str) -> Path:
     return released_notebook(Path(course_root).resolve(), assignment)
 
 
-def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = None, limits=None,
-                     unsafe: bool = False, settings: dict | None = None, progress=None,
-                     force: bool | list[str] = False) -> GradeRun:
+def grade_assignment(course_root: Path, assignment: str, options: GradeOptions = GradeOptions(), *,
+                     progress=None) -> GradeRun:
     """Grade every submission in submitted/*/ASSIGNMENT (see course.workflows.grade_batch), then write the JSON report.
 
-    SETTINGS (GradingSandbox settings) go on top of the course's nbgrader config; LIMITS and UNSAFE are
-    shorthands for some of them. Students whose current submission the gradebook already holds grades for, made
-    with the current version of the assignment, are skipped, so a killed batch resumes where it stopped and a
-    finished one changes nothing when run again; a source notebook or checks changed since the release are released
-    first (stock generate_assignment) and everyone graded with the old version is graded again. FORCE regrades
-    everyone (True) or the students named; a forced run that was stopped is finished by the next run, forced or not.
-    Ctrl-C stops the batch with KeyboardInterrupt("interrupted after N of M; …") and leaves it resumable.
+    OPTIONS' settings go on top of the course's nbgrader config. Students whose current submission the gradebook
+    already holds grades for, made with the current version of the assignment, are skipped, so a killed batch
+    resumes where it stopped and a finished one changes nothing when run again; a source notebook or checks changed
+    since the release are released first (stock generate_assignment) and everyone graded with the old version is
+    graded again. OPTIONS' force_all and force_students grade everyone or the students named again; a forced run
+    that was stopped is finished by the next run, forced or not. Ctrl-C stops the batch with
+    Interrupted("interrupted after N of M; …") and leaves it resumable.
     """
     import time
 
@@ -124,18 +182,8 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
     if not folders:
         raise CourseError(f"no submissions: expected folders submitted/<student>/{assignment}/",
                           Location(root / "submitted"))
-    overrides = {**({f: getattr(limits, f) for f in limits.__dataclass_fields__} if limits else {}),
-                 **({"unsafe": True} if unsafe else {}), **(settings or {})}
-    config = course_config(root, overrides)
-    forced = set(force) if isinstance(force, (list, tuple, set)) else set()
-    unknown = sorted(forced - {f.parent.name for f in folders})
-    if unknown:
-        import difflib
-
-        have = sorted(f.parent.name for f in folders)
-        near = [m[0] for u in unknown if (m := difflib.get_close_matches(u, have, n=1, cutoff=0.6))]
-        raise CourseError(f"--force names students without a submission: {', '.join(unknown)}"
-                          + (f" (did you mean {', '.join(near)}?)" if near else ""), Location(root / "submitted"))
+    config = course_config(root, options.overrides())
+    forced = options.forced([f.parent.name for f in folders], root / "submitted")
     todo: list = []
     try:
         with batch_lock(root, f"course grade {assignment}"):
@@ -145,11 +193,11 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
             rows = gradebook_rows(root, assignment, config=config)
             work = [SubmissionWork(f.parent.name, f, state.digest(f)) for f in folders]
             pending = state.pending_force()
-            why = {w.student: FORCED if force is True or w.student in forced
+            why = {w.student: FORCED if w.student in forced
                    else RESUMED if w.student in pending else state.why_grade(w, rows, version) for w in work}
             todo = [w for w in work if why[w.student]]
             state.start_force([w.student for w in todo if why[w.student] in (FORCED, RESUMED)])
-            jobs = jobs or os.cpu_count() or 1
+            jobs = options.jobs or os.cpu_count() or 1
             with worker_pool(root, assignment, config, jobs) if todo else contextlib.nullcontext() as pool:
                 history = released_texts(root, assignment)  # the workers get ready meanwhile
                 checked = {w.student: preflight(w.folder, f"{assignment}.ipynb", source_cells,
@@ -161,16 +209,16 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int | None = N
             done = [state.load(w) for w in work if w not in todo]
             students = sorted([*batch.students, *done], key=lambda g: g.student)
             report = merge_into_report(root, assignment, students, {s.student for s in students})  # who left, leaves
-    except KeyboardInterrupt as exc:  # stopped before a student was applied: nothing to undo, everything to resume
-        if str(exc):
-            raise
-        raise KeyboardInterrupt(f"interrupted after 0 of {len(todo) or len(folders)}; "
-                                f"`course grade {assignment}` resumes") from None
-    reasons: dict[str, list[str]] = {}
+    except Interrupted:
+        raise
+    except KeyboardInterrupt:  # stopped before a student was applied: nothing to undo, everything to resume
+        raise Interrupted(f"interrupted after 0 of {len(todo) or len(folders)}; "
+                          f"`course grade {assignment}` resumes") from None
+    reasons: dict[str, tuple[str, ...]] = {}
     for w in todo:
-        reasons.setdefault(why[w.student], []).append(w.student)
-    stats = {**batch.stats, "skipped": len(done), "reasons": reasons, "version": version, "released": released,
-             "grading_cpu_s": time.process_time() - cpu}  # this process alone: all it does is sequential
+        reasons[why[w.student]] = (*reasons.get(why[w.student], ()), w.student)
+    stats = GradeStats(**vars(batch.times), skipped=len(done), grading_cpu_s=time.process_time() - cpu,
+                       reasons=MappingProxyType(reasons), version=version, released=released)
     return GradeRun(root, assignment, {c.id: c.points for c in rubric.code_items}, students, report, stats)
 
 
@@ -250,13 +298,12 @@ def summary(result: "GradeRun") -> str:
     limits = sorted({s.memory_limit for s in result.students if s.memory_limit})
     lines += [f"memory limit: {limit}" for limit in limits]
     stats = result.stats
-    if stats.get("released"):
-        lines.append(stats["released"])
-    for reason, students in (stats.get("reasons") or {}).items():
+    if stats.released:
+        lines.append(stats.released)
+    for reason, students in stats.reasons.items():
         lines.append(f"graded {len(students)} — {reason}: {', '.join(students)}")
-    if stats:
-        lines.append(f"graded {stats['students']} ({stats['skipped']} already graded, skipped) with {stats['jobs']} "
-                     f"worker(s) in {stats['wall_s']:.1f} s wall; time spent: autograde {stats['worker_s']:.1f} s "
-                     f"(on the workers), gradebook writes {stats['gradebook_s']:.1f} s; the grading process's own "
-                     f"CPU (the sequential part) {stats['grading_cpu_s']:.1f} s")
+    lines.append(f"graded {stats.students} ({stats.skipped} already graded, skipped) with {stats.jobs} "
+                 f"worker(s) in {stats.wall_s:.1f} s wall; time spent: autograde {stats.worker_s:.1f} s "
+                 f"(on the workers), gradebook writes {stats.gradebook_s:.1f} s; the grading process's own "
+                 f"CPU (the sequential part) {stats.grading_cpu_s:.1f} s")
     return "\n".join(lines)

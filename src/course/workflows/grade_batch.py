@@ -35,7 +35,7 @@ from concurrent.futures import Executor, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course.errors import Location
+from course.errors import Interrupted, Location
 from course.fileio import write_atomic
 from course.nbgrader_hooks.outcome import STATE_DIR, StudentGrade
 
@@ -157,11 +157,22 @@ class GradeState:
 
 
 @dataclass
+class BatchTimes:
+    """How many students one batch graded on how many workers, and where its time went (seconds)."""
+
+    jobs: int
+    students: int
+    wall_s: float = 0.0
+    worker_s: float = 0.0
+    gradebook_s: float = 0.0
+
+
+@dataclass
 class BatchResult:
     """Students graded in this run and where the time went."""
 
+    times: BatchTimes
     students: list = field(default_factory=list)
-    stats: dict = field(default_factory=dict)
 
 
 class Progress:
@@ -229,8 +240,7 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
     from course.grading.gradebook_changes import assignment_rows, make_template, schema_version
     from course.workflows.grade_worker import WorkerSetup, grade_student
 
-    result = BatchResult(stats={"jobs": jobs, "students": len(todo), "worker_s": 0.0, "gradebook_s": 0.0,
-                                "wall_s": 0.0})
+    result = BatchResult(BatchTimes(jobs, len(todo)))
     if not todo:
         return result
     start = time.perf_counter()
@@ -249,14 +259,14 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
                 Applier(course_root, assignment, config, conn, state, result, checked, rubric,
                         progress if progress is not None else Progress(len(todo))).run(todo, futures)
         except KeyboardInterrupt:
-            raise KeyboardInterrupt(f"interrupted after {len(result.students)} of {len(todo)}; "
-                                    f"`course grade {assignment}` resumes") from None
+            raise Interrupted(f"interrupted after {len(result.students)} of {len(todo)}; "
+                              f"`course grade {assignment}` resumes") from None
         finally:  # stopped (Ctrl-C, an error): students not started yet are not started, the others end here
             for future in futures.values():
                 future.cancel()
             wait(futures.values())
     engine.dispose()
-    result.stats["wall_s"] = time.perf_counter() - start
+    result.times.wall_s = time.perf_counter() - start
     return result
 
 
@@ -313,7 +323,7 @@ class Applier:
             done = future.result()
         except Exception as exc:  # a worker that died (killed, out of memory): retried by the next run
             return _failed(work, self.checked, self.rubric, f"grading worker failed: {exc}"), f"not graded: {exc}"[:80]
-        self.result.stats["worker_s"] += done.seconds
+        self.result.times.worker_s += done.seconds
         t = time.perf_counter()
         with self.conn.begin():
             apply_changes(self.conn, done.changes)
@@ -325,7 +335,7 @@ class Applier:
         saved = json.loads(record.read_text("utf-8"))
         grade = StudentGrade.from_json(work.student, saved)
         self.state.commit(work, grade, saved["graded"]["gradebook"])
-        self.result.stats["gradebook_s"] += time.perf_counter() - t
+        self.result.times.gradebook_s += time.perf_counter() - t
         return grade, "flagged" if grade.flagged else "ok"
 def _failed(work: SubmissionWork, checked: dict, rubric, reason: str) -> StudentGrade:
     """A student nbgrader could not grade this time: reported, flagged, not marked done (a rerun retries)."""
