@@ -35,3 +35,23 @@ def test_the_holder_may_take_the_lock_again(tmp_path, capsys):
         with project_lock(tmp_path, what="drawing figures"):
             pass
     assert "waiting" not in capsys.readouterr().out
+
+
+def test_ctrl_c_landing_right_after_the_rename_leaves_the_new_file_and_stays_a_ctrl_c(tmp_path, monkeypatch):
+    """The rename done, an interrupt there has no temporary file left to remove: it ends as the KeyboardInterrupt."""
+    import os
+
+    import pytest
+
+    from course.fileio import write_atomic
+
+    real = os.replace
+
+    def replace_then_ctrl_c(src, dst):
+        real(src, dst)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", replace_then_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(tmp_path / "report.json", "{}\n")
+    assert (tmp_path / "report.json").read_text("utf-8") == "{}\n" and os.listdir(tmp_path) == ["report.json"]

@@ -28,8 +28,8 @@ def write_atomic(path: Path, data: str | bytes) -> Path:
             f.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
+    except BaseException:  # Ctrl-C may land after the rename, when there is nothing left to remove
+        Path(tmp).unlink(missing_ok=True)
         raise
     return path
 
