@@ -47,5 +47,7 @@ def test_a_course_root_standing_alone_is_a_located_error(tmp_path):
     alone.mkdir(parents=True)
     with pytest.raises(NoProject) as caught:
         project_of(alone)
-    assert str(caught.value) == (f"{alone.resolve()}: no course project around this nbgrader course root: expected a "
-                                 f"pyproject.toml with [tool.course] in {alone.resolve().parent} or a folder above it")
+    assert str(caught.value) == (
+        f"{alone.resolve()}: no course project around this nbgrader course root: expected a "
+        f"pyproject.toml with [tool.course] in {alone.resolve().parent} or a folder above it"
+    )

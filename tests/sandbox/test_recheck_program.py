@@ -47,15 +47,24 @@ def test_a_cell_that_does_not_compile_is_named_and_its_function_undefined(own_al
 
 
 def test_a_value_past_the_size_limit_is_named_not_sent(own_alarm):
-    asked = {"cells": [f"def f(): return 'x' * {MAX_TEXT + 1}"], "calls": [["f", [], {}]], "cell_seconds": 1,
-             "call_seconds": 1}
+    asked = {
+        "cells": [f"def f(): return 'x' * {MAX_TEXT + 1}"],
+        "calls": [["f", [], {}]],
+        "cell_seconds": 1,
+        "call_seconds": 1,
+    }
     assert recheck_request(asked)["results"] == [["type", f"a string longer than {MAX_TEXT} characters"]]
 
 
 def test_the_program_run_with_python_m_answers_as_the_imported_function(own_alarm):
     asked = request("floor-division")
-    proc = subprocess.run([sys.executable, "-m", "course.sandbox.recheck_program"], input=json.dumps(asked),
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "course.sandbox.recheck_program"],
+        input=json.dumps(asked),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert json.loads(proc.stdout) == json.loads(json.dumps(recheck_request(asked)))
 
 

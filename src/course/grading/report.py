@@ -21,8 +21,13 @@ from course.grading.deadlines import DueDate, apply_due_date
 from course.grading.gradebook import GradebookAt
 from course.grading.late_total import record_penalties
 from course.grading.report_decide import decide_lesson
-from course.grading.report_evidence import (grader_hints, read_code_errors, read_code_hints, read_grade_report,
-                                            read_grading_problems)
+from course.grading.report_evidence import (
+    grader_hints,
+    read_code_errors,
+    read_code_hints,
+    read_grade_report,
+    read_grading_problems,
+)
 from course.grading.report_model import Hints, ReportResult, SimilarityInReport, StudentReport, course_paths
 from course.grading.report_read import check_graded, read_gradebook
 from course.grading.report_render import render_csv, render_html
@@ -31,9 +36,15 @@ from course.grading.vetoes import VetoRecord, add_veto
 from course.hints.vocabulary import lesson_vocabulary
 
 
-def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = None,
-                similarity: SimilarityInReport | None = None, autograder: Path | None = None,
-                item_analysis: str = "") -> ReportResult:
+def make_report(
+    course_root: Path,
+    assignment: str,
+    *,
+    out_dir: Path | None = None,
+    similarity: SimilarityInReport | None = None,
+    autograder: Path | None = None,
+    item_analysis: str = "",
+) -> ReportResult:
     """Read rubric, gradebook and vetoes, decide each student, write CSV and HTML (ITEM_ANALYSIS: the class's
     item analysis section the HTML ends with, course.grading.item_render.lesson_section).
 
@@ -45,20 +56,22 @@ def make_report(course_root: Path, assignment: str, *, out_dir: Path | None = No
     rubric, students = decide_lesson(paths)
     vocabulary = lesson_vocabulary(Path(course_root) / load_config(Path(course_root)).lessons_dir, rubric.lesson)
     outcomes = read_grade_report(paths.grade_report, rubric)
-    hints = Hints(text={s.submission.student: grader_hints(s.submission, vocabulary) for s in students},
-                  code=read_code_hints(outcomes, rubric))
+    hints = Hints(
+        text={s.submission.student: grader_hints(s.submission, vocabulary) for s in students},
+        code=read_code_hints(outcomes, rubric),
+    )
     problems = read_grading_problems(outcomes, rubric)
     csv_text = render_csv(rubric, students, hints, problems, similarity)
-    html_text = render_html(rubric, students, hints, problems, read_code_errors(outcomes), similarity,
-                            item_analysis)
+    html_text = render_html(rubric, students, hints, problems, read_code_errors(outcomes), similarity, item_analysis)
     changes = record_lateness(paths.gradebook.url, assignment, due, students)
     csv_path = write_atomic(paths.out_dir / f"{assignment}.csv", csv_text)
     html_path = write_atomic(paths.out_dir / f"{assignment}.html", html_text)
     return ReportResult(csv_path, html_path, students, changes)
 
 
-def record_lateness(db_url: str, assignment: str, due: DueDate | None,
-                    students: tuple[StudentReport, ...]) -> tuple[str, ...]:
+def record_lateness(
+    db_url: str, assignment: str, due: DueDate | None, students: tuple[StudentReport, ...]
+) -> tuple[str, ...]:
     """Write the lesson's late penalties back to the gradebook; what the report changed there (its due date too)."""
     penalties = record_penalties(db_url, assignment, {s.submission.student: s.submission.late for s in students})
     return (*([due.describe()] if due and due.before != due.due else []), *(c.describe(assignment) for c in penalties))
@@ -71,8 +84,16 @@ def declared_due_date(db: GradebookAt, lesson: str) -> DueDate | None:
     return apply_due_date(db.course_root, db.url, lesson)
 
 
-def record_veto(course_root: Path, assignment: str, *, student: str, question: str, veto: str,
-                note: str, autograder: Path | None = None) -> VetoRecord:
+def record_veto(
+    course_root: Path,
+    assignment: str,
+    *,
+    student: str,
+    question: str,
+    veto: str,
+    note: str,
+    autograder: Path | None = None,
+) -> VetoRecord:
     """Append one grader's veto record after checking it against the rubric and the gradebook."""
     paths = course_paths(course_root, assignment, autograder=autograder)
     rubric = load_rubric(paths.rubric)

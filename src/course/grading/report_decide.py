@@ -18,13 +18,20 @@ def decide_lesson(paths: CoursePaths) -> tuple[Rubric, tuple[StudentReport, ...]
     submissions = read_gradebook(paths.gradebook, rubric, paths.autograded)
     vetoes = load_vetoes(paths.vetoes, rubric, {s.student for s in submissions})
     outcomes = read_grade_report(paths.grade_report, rubric)
-    return rubric, tuple(decide(rubric, s, tuple(v for v in vetoes if v.student == s.student),
-                                ungradable=outcomes.get(s.student, {}).get("ungradable") or None)
-                         for s in submissions)
+    return rubric, tuple(
+        decide(
+            rubric,
+            s,
+            tuple(v for v in vetoes if v.student == s.student),
+            ungradable=outcomes.get(s.student, {}).get("ungradable") or None,
+        )
+        for s in submissions
+    )
 
 
-def decide(rubric: Rubric, submission: Submission, vetoes: tuple[VetoRecord, ...], *,
-           ungradable: str | None = None) -> StudentReport:
+def decide(
+    rubric: Rubric, submission: Submission, vetoes: tuple[VetoRecord, ...], *, ungradable: str | None = None
+) -> StudentReport:
     """Apply the result rules: a file grading could not take (UNGRADABLE: why) → INCOMPLETE, never a silent 0;
     veto → FAIL; anything ungraded → INCOMPLETE; else total vs pass line."""
     report = _decide(rubric, submission, vetoes, ungradable)
@@ -33,38 +40,60 @@ def decide(rubric: Rubric, submission: Submission, vetoes: tuple[VetoRecord, ...
     return report
 
 
-def _decide(rubric: Rubric, submission: Submission, vetoes: tuple[VetoRecord, ...],
-            ungradable: str | None) -> StudentReport:
+def _decide(
+    rubric: Rubric, submission: Submission, vetoes: tuple[VetoRecord, ...], ungradable: str | None
+) -> StudentReport:
     """The result rules on the total after any late penalty."""
     waiting = submission.pending()
     total = f"{format_points(submission.total)}/{format_points(rubric.total)}"
     if ungradable:
-        return StudentReport(submission, vetoes, INCOMPLETE, (
-            f"提交的文件无法评分（{ungradable}），按 0 分记入 gradebook；"
-            "学生按原因改正并重新提交、重新评分之前不能判定结果",))
+        return StudentReport(
+            submission,
+            vetoes,
+            INCOMPLETE,
+            (
+                f"提交的文件无法评分（{ungradable}），按 0 分记入 gradebook；"
+                "学生按原因改正并重新提交、重新评分之前不能判定结果",
+            ),
+        )
     if vetoes:
         reasons = [f"一票否决：{v.veto}（{v.question}）{rubric.veto(v.veto).text} 评分者记录：{v.note}" for v in vetoes]
         if waiting:
             reasons.append(f"另有 {'、'.join(_name(i) for i in waiting)} 尚未评分，但一票否决已决定结果")
         return StudentReport(submission, vetoes, FAIL, tuple(reasons))
     if waiting:
-        return StudentReport(submission, vetoes, INCOMPLETE, tuple(
-            f"{_name(i)} 尚未评分（nbgrader 标记为需要人工评分），评完之前不能判定通过" for i in waiting))
+        return StudentReport(
+            submission,
+            vetoes,
+            INCOMPLETE,
+            tuple(f"{_name(i)} 尚未评分（nbgrader 标记为需要人工评分），评完之前不能判定通过" for i in waiting),
+        )
     extra = submission.extra
     if extra:  # judged on the points alone: extra credit raises the total, never the result
-        points = sum(i.points for i in submission.code + submission.questions) - \
-            (submission.late.penalty if submission.late else 0)
-        shown = f"得分 {format_points(points)}/{format_points(rubric.total)} + 加分 {format_points(extra)}（总分 {total}）"
+        points = sum(i.points for i in submission.code + submission.questions) - (
+            submission.late.penalty if submission.late else 0
+        )
+        shown = (
+            f"得分 {format_points(points)}/{format_points(rubric.total)} + 加分 {format_points(extra)}（总分 {total}）"
+        )
         if points >= rubric.pass_line:
-            return StudentReport(submission, vetoes, PASS, (
-                f"{shown}，不含加分已达通过线 {format_points(rubric.pass_line)}，没有一票否决项",))
-        return StudentReport(submission, vetoes, FAIL, (
-            f"{shown}，不含加分低于通过线 {format_points(rubric.pass_line)}：加分计入总分，不改变是否通过",))
+            return StudentReport(
+                submission,
+                vetoes,
+                PASS,
+                (f"{shown}，不含加分已达通过线 {format_points(rubric.pass_line)}，没有一票否决项",),
+            )
+        return StudentReport(
+            submission,
+            vetoes,
+            FAIL,
+            (f"{shown}，不含加分低于通过线 {format_points(rubric.pass_line)}：加分计入总分，不改变是否通过",),
+        )
     if submission.total >= rubric.pass_line:
-        return StudentReport(submission, vetoes, PASS, (
-            f"总分 {total} ≥ 通过线 {format_points(rubric.pass_line)}，没有一票否决项",))
-    return StudentReport(submission, vetoes, FAIL, (
-        f"总分 {total} 低于通过线 {format_points(rubric.pass_line)}",))
+        return StudentReport(
+            submission, vetoes, PASS, (f"总分 {total} ≥ 通过线 {format_points(rubric.pass_line)}，没有一票否决项",)
+        )
+    return StudentReport(submission, vetoes, FAIL, (f"总分 {total} 低于通过线 {format_points(rubric.pass_line)}",))
 
 
 def _name(item: ItemScore) -> str:

@@ -22,10 +22,15 @@ def read_grade_report(grade_report: Path, rubric: Rubric) -> dict[str, dict]:
     except FileNotFoundError:
         return {}
     except (OSError, ValueError) as exc:
-        raise CourseError(f"not readable as the re-check's JSON report ({exc}); rerun `course grade {rubric.lesson}`",
-                          Location(display_path(grade_report))) from None
-    return {student: outcome for student, outcome in data.items() if isinstance(outcome, dict)} \
-        if isinstance(data, dict) else {}
+        raise CourseError(
+            f"not readable as the re-check's JSON report ({exc}); rerun `course grade {rubric.lesson}`",
+            Location(display_path(grade_report)),
+        ) from None
+    return (
+        {student: outcome for student, outcome in data.items() if isinstance(outcome, dict)}
+        if isinstance(data, dict)
+        else {}
+    )
 
 
 def read_code_hints(outcomes: dict[str, dict], rubric: Rubric) -> dict[str, tuple[CodeHint, ...]]:
@@ -34,9 +39,12 @@ def read_code_hints(outcomes: dict[str, dict], rubric: Rubric) -> dict[str, tupl
     hints = {}
     for student, outcome in outcomes.items():
         verdicts = outcome.get("verdicts", {})
-        hints[student] = tuple(CodeHint(item, titles[item], d["id"], d["name"], d["evidence"], d.get("veto"))
-                               for item, verdict in verdicts.items() if item in titles and not verdict.get("passed")
-                               for d in verdict.get("diagnoses", ()))
+        hints[student] = tuple(
+            CodeHint(item, titles[item], d["id"], d["name"], d["evidence"], d.get("veto"))
+            for item, verdict in verdicts.items()
+            if item in titles and not verdict.get("passed")
+            for d in verdict.get("diagnoses", ())
+        )
     return hints
 
 
@@ -48,21 +56,33 @@ def read_grading_problems(outcomes: dict[str, dict], rubric: Rubric) -> dict[str
     def corrected(change: dict) -> str:
         kernel = change.get("kernel_score")
         before = "学生进程内未得分" if kernel is None else f"学生进程内得 {format_points(kernel)} 分"
-        return (f"代码「{titles.get(change.get('item'), change.get('item'))}」：{before}，课程复核改为 "
-                f"{format_points(change.get('recheck_score') or 0)} 分（{change.get('reason', '')}）")
+        return (
+            f"代码「{titles.get(change.get('item'), change.get('item'))}」：{before}，课程复核改为 "
+            f"{format_points(change.get('recheck_score') or 0)} 分（{change.get('reason', '')}）"
+        )
 
-    return {student: (*(str(p) for p in outcome.get("problems", ())),
-                      *(corrected(c) for c in outcome.get("changes", ()) if isinstance(c, dict)))
-            for student, outcome in outcomes.items()}
+    return {
+        student: (
+            *(str(p) for p in outcome.get("problems", ())),
+            *(corrected(c) for c in outcome.get("changes", ()) if isinstance(c, dict)),
+        )
+        for student, outcome in outcomes.items()
+    }
 
 
 def read_code_errors(outcomes: dict[str, dict]) -> dict[str, dict[str, tuple[str, ...]]]:
     """Student → code item → the exceptions the student's cells raised while the re-check defined them."""
     from course.grading.recheck import CellError
 
-    return {student: {item: tuple(CellError(**e).describe() for e in verdict.get("errors", ()))
-                      for item, verdict in outcome.get("verdicts", {}).items() if not verdict.get("passed")}
-            for student, outcome in outcomes.items()}
+    return {
+        student: {
+            item: tuple(CellError(**e).describe() for e in verdict.get("errors", ()))
+            for item, verdict in outcome.get("verdicts", {}).items()
+            if not verdict.get("passed")
+        }
+        for student, outcome in outcomes.items()
+    }
+
 
 def grader_hints(submission: Submission, vocabulary: Vocabulary | None) -> tuple[VetoHint, ...]:
     """Sentences in the answers that look like a veto item: hints for the grader, never decisions.
@@ -71,5 +91,6 @@ def grader_hints(submission: Submission, vocabulary: Vocabulary | None) -> tuple
     """
     if submission.answers is None:
         return ()
-    return tuple(h for qid, text in sorted(submission.answers.items())
-                 for h in find_veto_hints(text, vocabulary, question=qid))
+    return tuple(
+        h for qid, text in sorted(submission.answers.items()) for h in find_veto_hints(text, vocabulary, question=qid)
+    )

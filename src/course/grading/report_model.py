@@ -88,8 +88,10 @@ class Hints:
 
     def veto_ids(self, student: str) -> list[str]:
         """The veto ids hinted at for one student, sorted (the CSV's veto_hints column)."""
-        return sorted({h.veto_id for h in self.text.get(student, ())}
-                      | {h.veto_id for h in self.code.get(student, ()) if h.veto_id})
+        return sorted(
+            {h.veto_id for h in self.text.get(student, ())}
+            | {h.veto_id for h in self.code.get(student, ()) if h.veto_id}
+        )
 
 
 @dataclass(frozen=True)
@@ -122,8 +124,9 @@ class CoursePaths:
     grade_report: Path  # written by `course grade`: per student the re-check's verdicts and diagnoses
 
 
-def course_paths(course_root: Path, assignment: str, out_dir: Path | None = None, *,
-                 autograder: Path | None = None) -> CoursePaths:
+def course_paths(
+    course_root: Path, assignment: str, out_dir: Path | None = None, *, autograder: Path | None = None
+) -> CoursePaths:
     """Locate the rubric, veto records, gradebook and report folder under the nbgrader course root (AUTOGRADER:
     another course root than the project's, e.g. the demo course)."""
     autograder = Path(autograder or Path(course_root) / load_config(Path(course_root)).autograder_dir)

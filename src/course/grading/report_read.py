@@ -26,8 +26,9 @@ def read_gradebook(db: GradebookAt, rubric: Rubric, autograded: Path) -> tuple[S
             assignment = gb.find_assignment(rubric.lesson)
         except MissingEntry:
             held = ", ".join(a.name for a in gb.assignments) or "no assignments"
-            raise CourseError(f"expected the gradebook of {rubric.lesson}, but it holds {held}",
-                              db.location()) from None
+            raise CourseError(
+                f"expected the gradebook of {rubric.lesson}, but it holds {held}", db.location()
+            ) from None
         notebook_of = _check_cells(db, rubric, assignment)
         config = nbgrader_config(db.course_root)
         plugin, policy = late_plugin(config), policy_in_words(config)
@@ -35,24 +36,36 @@ def read_gradebook(db: GradebookAt, rubric: Rubric, autograded: Path) -> tuple[S
         for s in sorted(assignment.submissions, key=lambda s: s.student.id):
             if _handed_in(s):
                 late = lesson_late(s, plugin)
-                submissions.append(replace(_submission(gb, db, rubric, notebook_of, autograded, s.student.id,
-                                                       s.score - (late.taken if late else 0)),
-                                           late=late, late_policy=policy))
+                submissions.append(
+                    replace(
+                        _submission(
+                            gb, db, rubric, notebook_of, autograded, s.student.id, s.score - (late.taken if late else 0)
+                        ),
+                        late=late,
+                        late_policy=policy,
+                    )
+                )
         return tuple(submissions)
 
 
 def check_graded(db: GradebookAt, lesson: str) -> None:
     """Stop unless DB is a readable gradebook, naming how a lesson gets graded."""
-    check_gradebook(db, f"nothing is graded there yet: release and grade {lesson} first "
-                        f"(`nbgrader generate_assignment {lesson}`, then `course grade {lesson}`), "
-                        "or set db_url to the gradebook that holds the grades")
+    check_gradebook(
+        db,
+        f"nothing is graded there yet: release and grade {lesson} first "
+        f"(`nbgrader generate_assignment {lesson}`, then `course grade {lesson}`), "
+        "or set db_url to the gradebook that holds the grades",
+    )
 
 
 def _handed_in(submission) -> bool:
     """Whether nbgrader graded anything of it: a student given an extension before handing in has a submission
     row (where nbgrader keeps the extension) with no score yet."""
-    return any(g.auto_score is not None or g.manual_score is not None or g.needs_manual_grade
-               for nb in submission.notebooks for g in nb.grades)
+    return any(
+        g.auto_score is not None or g.manual_score is not None or g.needs_manual_grade
+        for nb in submission.notebooks
+        for g in nb.grades
+    )
 
 
 def _check_cells(db: GradebookAt, rubric: Rubric, assignment) -> dict[str, str]:
@@ -61,28 +74,51 @@ def _check_cells(db: GradebookAt, rubric: Rubric, assignment) -> dict[str, str]:
     rubric_file = rubric.path.name
     for grade_id, points in rubric.grade_ids().items():
         if grade_id not in found:
-            raise CourseError(f"expected grade cell {grade_id!r} of rubrics/{rubric_file} in {rubric.lesson}; "
-                              f"the gradebook has {', '.join(sorted(found)) or 'none'}", db.location())
+            raise CourseError(
+                f"expected grade cell {grade_id!r} of rubrics/{rubric_file} in {rubric.lesson}; "
+                f"the gradebook has {', '.join(sorted(found)) or 'none'}",
+                db.location(),
+            )
         if not math.isclose(found[grade_id][1], points):
-            raise CourseError(f"grade cell is worth {format_points(found[grade_id][1])} points in the gradebook, "
-                              f"but {format_points(points)} in rubrics/{rubric_file}",
-                              db.location(cell=grade_id))
+            raise CourseError(
+                f"grade cell is worth {format_points(found[grade_id][1])} points in the gradebook, "
+                f"but {format_points(points)} in rubrics/{rubric_file}",
+                db.location(cell=grade_id),
+            )
     extra = sorted(set(found) - set(rubric.grade_ids()))
     if extra:
-        raise CourseError(f"grade cell(s) {', '.join(extra)} are not in rubrics/{rubric_file}; expected only "
-                          f"{', '.join(rubric.grade_ids())}", db.location())
+        raise CourseError(
+            f"grade cell(s) {', '.join(extra)} are not in rubrics/{rubric_file}; expected only "
+            f"{', '.join(rubric.grade_ids())}",
+            db.location(),
+        )
     return {grade_id: nb for grade_id, (nb, _) in found.items()}
 
 
-def _submission(gb: Gradebook, db: GradebookAt, rubric: Rubric, notebook_of: dict[str, str], autograded: Path,
-                student: str, total: float) -> Submission:
+def _submission(
+    gb: Gradebook,
+    db: GradebookAt,
+    rubric: Rubric,
+    notebook_of: dict[str, str],
+    autograded: Path,
+    student: str,
+    total: float,
+) -> Submission:
     """One student's rubric items read from the gradebook (plus answer texts for graders' hints)."""
+
     def item(grade_id: str, item_id: str, title: str, with_comment: bool) -> ItemScore:
         grade = gb.find_grade(grade_id, notebook_of[grade_id], rubric.lesson, student)
         _check_range(db, student, grade_id, grade)
         comment = _comment(gb, grade_id, notebook_of[grade_id], rubric.lesson, student) if with_comment else None
-        return ItemScore(grade_id, item_id, title, grade.max_score,
-                         None if grade.needs_manual_grade else grade.score, grade.extra_credit, comment)
+        return ItemScore(
+            grade_id,
+            item_id,
+            title,
+            grade.max_score,
+            None if grade.needs_manual_grade else grade.score,
+            grade.extra_credit,
+            comment,
+        )
 
     code = tuple(item(code_grade_id(c.id), c.id, c.title, False) for c in rubric.code_items)
     questions = tuple(item(question_grade_id(q.id), q.id, q.title, True) for q in rubric.questions)
@@ -95,8 +131,11 @@ def _check_range(db: GradebookAt, student: str, grade_id: str, grade) -> None:
     """A score outside 0..max means the gradebook and the rubric disagree; stop before deciding anything."""
     for kind, value in (("manual", grade.manual_score), ("auto", grade.auto_score)):
         if value is not None and not 0 <= value <= grade.max_score:
-            raise CourseError(f"student {student}: {kind} score {format_points(value)} is outside 0 to "
-                              f"{format_points(grade.max_score)}, the cell's maximum", db.location(cell=grade_id))
+            raise CourseError(
+                f"student {student}: {kind} score {format_points(value)} is outside 0 to "
+                f"{format_points(grade.max_score)}, the cell's maximum",
+                db.location(cell=grade_id),
+            )
 
 
 def _comment(gb: Gradebook, grade_id: str, notebook: str, assignment: str, student: str) -> str | None:

@@ -21,16 +21,37 @@ class CallTimeout(BaseException):
     """A student's cell or function ran past its time in the re-check."""
 
 
-def recheck_request(request, run=exec, build=compile, caught=BaseException, signals=__import__("signal"),
-                    late=CallTimeout, syntax=SyntaxError, max_parts=MAX_PARTS, max_depth=MAX_DEPTH, max_text=MAX_TEXT):
+def recheck_request(
+    request,
+    run=exec,
+    build=compile,
+    caught=BaseException,
+    signals=__import__("signal"),
+    late=CallTimeout,
+    syntax=SyntaxError,
+    max_parts=MAX_PARTS,
+    max_depth=MAX_DEPTH,
+    max_text=MAX_TEXT,
+):
     """Run the request's cells in one namespace, then each call; the cells' errors and the calls' tagged results."""
     real_type = (0).__class__.__class__
-    tags = (((0).__class__, "int"), ((0.0).__class__, "float"), ((True).__class__, "bool"), ("".__class__, "str"),
-            ((None).__class__, "none"), ([].__class__, "list"), (().__class__, "tuple"), ({}.__class__, "dict"))
+    tags = (
+        ((0).__class__, "int"),
+        ((0.0).__class__, "float"),
+        ((True).__class__, "bool"),
+        ("".__class__, "str"),
+        ((None).__class__, "none"),
+        ([].__class__, "list"),
+        (().__class__, "tuple"),
+        ({}.__class__, "dict"),
+    )
     name_of = real_type.__dict__["__name__"].__get__
     mro_of = real_type.__dict__["__mro__"].__get__
-    errors = [(known, name) for name, known in vars(__import__("builtins")).items()
-              if isinstance(known, real_type) and issubclass(known, BaseException)]
+    errors = [
+        (known, name)
+        for name, known in vars(__import__("builtins")).items()
+        if isinstance(known, real_type) and issubclass(known, BaseException)
+    ]
     budget = [max_parts]
 
     class Unsupported(Exception):
@@ -89,7 +110,7 @@ def recheck_request(request, run=exec, build=compile, caught=BaseException, sign
         line, message = None, None
         try:
             if compiled:  # compile only raises real SyntaxErrors (or a ValueError for a NUL byte)
-                line = plain(syntax.__dict__["lineno"].__get__(error), 0 .__class__)
+                line = plain(syntax.__dict__["lineno"].__get__(error), (0).__class__)
                 message = plain(syntax.__dict__["msg"].__get__(error), "".__class__)
             else:
                 tb = caught.__dict__["__traceback__"].__get__(error)
@@ -126,8 +147,10 @@ def recheck_request(request, run=exec, build=compile, caught=BaseException, sign
             results.append(["undefined", None])
             continue
         try:
-            value = timed(request["call_seconds"],
-                          lambda: namespace[name](*[make(a) for a in args], **{k: make(v) for k, v in kwargs.items()}))
+            value = timed(
+                request["call_seconds"],
+                lambda: namespace[name](*[make(a) for a in args], **{k: make(v) for k, v in kwargs.items()}),
+            )
         except caught as error:
             results.append(["error", lineage(error)])
             if real_type(error) is late:
