@@ -42,12 +42,19 @@ def test_a_folder_with_a_pyproject_but_no_course_is_not_the_project(tmp_path):
     assert project_of(tmp_path / "grading" / "autograder") == tmp_path.resolve()
 
 
+def test_a_folder_holding_the_lessons_beside_the_course_root_is_a_project_taking_every_default(tmp_path):
+    (tmp_path / "lessons").mkdir()
+    (tmp_path / "autograder").mkdir()
+    assert project_of(tmp_path / "autograder") == tmp_path.resolve()
+
+
 def test_a_course_root_standing_alone_is_a_located_error(tmp_path):
     alone = tmp_path / "server" / "autograder"
     alone.mkdir(parents=True)
     with pytest.raises(NoProject) as caught:
         project_of(alone)
     assert str(caught.value) == (
-        f"{alone.resolve()}: no course project around this nbgrader course root: expected a "
-        f"pyproject.toml with [tool.course] in {alone.resolve().parent} or a folder above it"
+        f"{alone.resolve()}: no course project around this nbgrader course root: expected a pyproject.toml with "
+        f"[tool.course] in {alone.resolve().parent} or a folder above it, or the lessons beside the course root "
+        "(lessons/)"
     )

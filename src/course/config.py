@@ -188,10 +188,15 @@ def find_course(start: Path) -> Path | None:
 
 def project_of(course_root: Path) -> Path:
     """The course project an nbgrader course root belongs to (its lessons, its [tool.course] settings): the nearest
-    folder above the course root whose pyproject.toml declares [tool.course]; NoProject when it stands alone."""
+    folder above the course root whose pyproject.toml declares [tool.course], else the folder holding the course root
+    if it holds the lessons (a project taking every default, as load_config reads one without pyproject.toml);
+    NoProject when the course root stands alone."""
     root = Path(course_root).resolve()
     project = find_course(root.parent)
+    if project is None and (root.parent / CourseConfig().lessons_dir).is_dir():
+        project = root.parent
     if project is None:
         raise NoProject(f"no course project around this nbgrader course root: expected a pyproject.toml with "
-                        f"[tool.course] in {root.parent} or a folder above it", Location(str(root)))
+                        f"[tool.course] in {root.parent} or a folder above it, or the lessons beside the course root "
+                        f"({CourseConfig().lessons_dir}/)", Location(str(root)))
     return project
