@@ -9,6 +9,7 @@ import pytest
 from course.errors import CourseError
 from course.lesson.model import CodeCell, Diagram, Markdown, StaticCode, walk
 from course.lesson.parse_qmd import parse_lesson
+from course.site.render_page import filter_metadata
 from course.site.select_variant import select_variant
 from course.tools.pandoc import run_pandoc
 
@@ -69,7 +70,7 @@ def test_lua_filter_on_the_raw_source_agrees_with_select_variant(project_root, l
     source = (project_root / "lessons" / "lesson05.qmd").read_text("utf-8")
     body = source.split("\n---\n", 1)[1]
     filt = project_root / "_extensions" / "course-variant" / "course-variant.lua"
-    ast = json.loads(run_pandoc(body, ["-t", "json", f"--lua-filter={filt}", "-M", f"course-variant={variant}",
+    ast = json.loads(run_pandoc(body, ["-t", "json", f"--lua-filter={filt}", *filter_metadata(variant),
                                        "-M", f"course-lesson-dir={project_root / 'lessons'}"], what="lesson05"))
     view = select_variant(lesson, variant)
     expected = []
@@ -81,7 +82,6 @@ def test_lua_filter_on_the_raw_source_agrees_with_select_variant(project_root, l
         elif isinstance(b, Diagram):
             expected.append("mermaid")
     assert _code_texts(ast) == expected
-    rendered = run_pandoc(body, ["-t", "plain", f"--lua-filter={filt}", "-M", f"course-variant={variant}"],
-                          what="lesson05")
+    rendered = run_pandoc(body, ["-t", "plain", f"--lua-filter={filt}", *filter_metadata(variant)], what="lesson05")
     for sentence in ANSWER_ONLY[:2]:
         assert (sentence in rendered) == (variant == "answer")
