@@ -170,8 +170,8 @@ def test_a_build_makes_only_the_variants_pyproject_names(tmp_path):
 
     root = copy_project(tmp_path / "project")
     pyproject = root / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text("utf-8").replace("[tool.course]\n", '[tool.course]\nvariants = ["student"]\n',
-                                                              1), "utf-8")
+    text = pyproject.read_text("utf-8")
+    pyproject.write_text(text.replace("[tool.course]\n", '[tool.course]\nvariants = ["student"]\n', 1), "utf-8")
     assert make_plan(root).variants == (STUDENT,)
     assert main(["build", "--root", str(root), "--renderer", "pandoc"]) == 0
     assert (root / "_site" / "student" / "index.html").is_file()

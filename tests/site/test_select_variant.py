@@ -128,8 +128,10 @@ def test_solutions_follow_what_the_variant_shows_not_its_name(tmp_path, project_
     assert "course-variant=student" in filter_metadata(showing)
 
 
-@pytest.mark.parametrize(("given", "missing"), [(["-M", "course-variant=student"], "course-shows-solutions must be true"),
-                                                (["-M", "course-shows-solutions=false"], "course-variant")])
+@pytest.mark.parametrize(("given", "missing"), [
+    (["-M", "course-variant=student"], "course-shows-solutions must be true"),
+    (["-M", "course-shows-solutions=false"], "course-variant"),
+])
 def test_the_filter_never_guesses_what_a_page_shows(project_root, given, missing):
     """A page rendered without saying whether it shows solutions, or as which profile, stops instead of guessing."""
     filt = project_root / "_extensions" / "course-variant" / "course-variant.lua"

@@ -1,5 +1,6 @@
 """The site's front page: the course's lessons in order, each with its page, its prerequisites, its notebook and
-(on a site that offers it: course.lesson.variants) its assignment. A prerequisite is written "第 N 课", which the page filter links when lesson N exists."""
+(on a site that offers it: course.lesson.variants) its assignment. A prerequisite is written "第 N 课", which the
+page filter links when lesson N exists."""
 
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ def filter_metadata(variant: str | Variant) -> list[str]:
             for arg in ("-M", f"{key}={str(value).lower() if isinstance(value, bool) else value}")]
 
 
-def render_page(markdown: str, *, plan: BuildPlan, variant: str | Variant, title: str, lesson_dir: Path, toc: bool = True,
-                number: int | None = None, sidebar: str = "", pager: str = "") -> str:
+def render_page(markdown: str, *, plan: BuildPlan, variant: str | Variant, title: str, lesson_dir: Path,
+                toc: bool = True, number: int | None = None, sidebar: str = "", pager: str = "") -> str:
     """HTML for one page; math for MathJax, diagrams for mermaid, code highlighted by pandoc; NUMBER is the page's own
     lesson (its mentions of other lessons link, of itself not); SIDEBAR and PAGER are the site's navigation."""
     variant = get_variant(variant)
