@@ -57,7 +57,9 @@ class CourseConfig:
     assets_dir: str = setting("assets", "Images and generated figures referenced by lessons.")
     kernel: str = setting("python3", "Jupyter kernel that executes lesson cells.")
     cell_timeout: int = setting(300, "Seconds one lesson cell may run during the build.")
-    variants: tuple[str, ...] = setting(("student", "answer"), "Variants built from each lesson.")
+    variants: tuple[str, ...] = setting(
+        ("student", "answer"), "Variants built from each lesson, each a name course.lesson.variants declares (what "
+        "it shows and offers; checked when the build plan is made); `course preview` serves the first.")
     course_title: str = setting("大模型规模化训练", "Course title on the site index.")
     renderer: str = setting(
         "auto", "What renders the pages at `course build`: `quarto`, `pandoc`, or `auto` (Quarto when a Quarto "
