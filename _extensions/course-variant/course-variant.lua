@@ -127,10 +127,12 @@ end
 local Link  -- defined below; the lesson list's links go through it too
 
 -- The files the course's pre-render step writes for the variant being rendered, in the variant's own folder of the
--- build cache (metadata course-includes in _quarto.yml), so that renders of two variants never share one.
+-- build cache (metadata course-includes in _quarto.yml), so that renders of two variants never share one. Quarto
+-- hands a page that folder relative to the page's own (it rebases project metadata naming a path that exists).
 local includes = ".course-cache/quarto"
 local function include_path(name)
-  return quarto.project.directory .. "/" .. includes .. "/" .. variant .. "/" .. name
+  local page_dir = quarto.doc.input_file:match("^(.*)[/\\]") or quarto.project.directory
+  return page_dir .. "/" .. includes .. "/" .. variant .. "/" .. name
 end
 
 -- Quarto's front page (index.qmd): the lesson list that the course's pre-render step wrote for this variant.
