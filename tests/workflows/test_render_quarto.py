@@ -18,7 +18,8 @@ from course.workflows.render_quarto import QuartoRenderer
 def small_project(root: Path, project_root: Path) -> Path:
     """A project of one lesson with the course's Quarto project files and filter."""
     (root / "lessons").mkdir(parents=True)
-    (root / "lessons" / "lesson01.qmd").write_text('---\ntitle: "第 1 课"\nlesson: 1\n---\n\n## 本课目标\n', "utf-8")
+    lesson = '---\ntitle: "第 1 课"\nlesson: 1\n---\n\n## 本课目标\n'
+    (root / "lessons" / "lesson01.qmd").write_text(lesson, "utf-8")
     for name in ("_quarto.yml", "_quarto-student.yml", "_quarto-answer.yml", "index.qmd"):
         shutil.copy(project_root / name, root / name)
     shutil.copytree(project_root / "_extensions", root / "_extensions")

@@ -96,7 +96,8 @@ def test_a_solution_line_on_a_student_page_stops_the_render_and_not_on_the_answe
     highlighted = "<span class='kw'>" + line.replace(" ", "</span> <span>", 1) + "</span>"
     out = site(tmp_path, f"<html><main><pre><code>{highlighted}</code></pre></main></html>")
     check(course, "answer", out)
-    with pytest.raises(CourseError, match=r"lesson05.qmd: student/lessons/lesson05.html shows solution code of lesson05"):
+    with pytest.raises(CourseError, match=r"lesson05.qmd: student/lessons/lesson05.html shows solution code of "
+                                          r"lesson05"):
         check(course, "student", out)
 
 
