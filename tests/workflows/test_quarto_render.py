@@ -560,7 +560,7 @@ def test_each_variant_keeps_its_includes_in_its_own_build_cache_folder(project, 
         student, answer = ((cache / variant / name).read_text("utf-8") for variant in VARIANTS)
         assert student != answer and not (project / name).exists(), name
     index = {variant: (cache / variant / "_lessons-index.md").read_text("utf-8") for variant in VARIANTS}
-    offered = assignment_notebook("lesson05")
+    offered = f"[作业 notebook](lessons/{assignment_notebook('lesson05')})"
     assert offered in index["student"] and offered not in index["answer"]
     assert pandoc_page("lesson05").replace(".html", ".qmd") in index["answer"]
 
