@@ -125,9 +125,13 @@ def run(cmd: list[str], root: Path, env: dict | None = None) -> str:
 @pytest.fixture(scope="module")
 def sites(project, quarto) -> dict[str, Path]:
     """Each kind of Quarto render, both variants, kept aside: {kind: folder holding student/ and answer/}."""
+    import time
+
     out = {}
     for variant in VARIANTS:
+        start = time.perf_counter()
         run([quarto, "render", "--profile", variant], project)
+        print(f"whole render ({variant}): {time.perf_counter() - start:.1f} s")
     shutil.copytree(project / "_site", project.parent / "plain")
     out[KINDS[0]] = project.parent / "plain"
     shutil.rmtree(project / "_site")
