@@ -119,9 +119,18 @@ end
 
 local Link  -- defined below; the lesson list's links go through it too
 
+-- The files the course's pre-render step writes for the variant being rendered, in the variant's own folder of the
+-- build cache (metadata course-includes in _quarto.yml), so that renders of two variants never share one. Quarto
+-- hands a page that folder relative to the page's own (it rebases project metadata naming a path that exists).
+local includes = ".course-cache/quarto"
+local function include_path(name)
+  local page_dir = quarto.doc.input_file:match("^(.*)[/\\]") or quarto.project.directory
+  return page_dir .. "/" .. includes .. "/" .. active_profile .. "/" .. name
+end
+
 -- Quarto's front page (index.qmd): the lesson list that the course's pre-render step wrote for this variant.
 local function lesson_list(div)
-  local path = quarto.project.directory .. "/" .. div.attributes["include"]
+  local path = include_path(div.attributes["include"])
   local f = io.open(path, "r")
   if not f then error("course-variant: " .. path .. " not found; it is written by the pre-render step in _quarto.yml") end
   local text = f:read("a")
@@ -150,7 +159,7 @@ end
 local function browser_block(doc)
   if not in_quarto or not this_lesson then return nil end
   local stem = quarto.doc.input_file:match("([^/\\]+)%.qmd$")
-  local path = quarto.project.directory .. "/_lessons-browser.md"
+  local path = include_path("_lessons-browser.md")
   local f = io.open(path, "r")
   if not f then error("course-variant: " .. path .. " not found; it is written by the pre-render step in _quarto.yml") end
   local text = f:read("a")
@@ -359,6 +368,7 @@ local function Meta(meta)
     error("course-variant: metadata course-variant (the profile this page is rendered as) is missing: "
           .. "-M course-variant=NAME")
   end
+  if meta["course-includes"] then includes = pandoc.utils.stringify(meta["course-includes"]) end
   local dir = meta["course-lesson-dir"] and pandoc.utils.stringify(meta["course-lesson-dir"])
   if dir and in_quarto then  -- a page outside lessons/ (index.qmd): the folder, relative to the project
     link_prefix = dir .. "/"

@@ -68,11 +68,9 @@ class CourseConfig:
         "", "The Quarto binary `course build` renders with (a path, or a name on PATH); empty: `quarto` on PATH. "
         "The environment variable QUARTO, when set, wins.")
     build_inputs: tuple[str, ...] = setting(
-        ("lessons", "solutions", "assets", "autograder/rubrics", "_extensions", "package.json", "pyproject.toml",
-         "_quarto.yml", "_quarto-student.yml", "_quarto-answer.yml", "index.qmd", "scripts/quarto_hook.py",
-         "scripts/quarto.css"),
-        "Project files and folders a build reads (the Quarto project's among them, for `--renderer quarto`); with "
-        "the course package they decide whether a rebuild has work.")
+        ("lessons", "solutions", "assets", "autograder/rubrics", "package.json", "pyproject.toml"),
+        "Project files and folders a build reads whatever renders the pages (each renderer adds its own: the "
+        "filter, or Quarto's project files); with the course package they decide whether a rebuild has work.")
     generated_assets: tuple[str, ...] = setting(
         ("assets/figs", "assets/lab"),
         "Build outputs that live under assets/ (not committed; not build inputs): the folders lessons' "

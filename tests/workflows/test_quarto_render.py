@@ -125,9 +125,13 @@ def run(cmd: list[str], root: Path, env: dict | None = None) -> str:
 @pytest.fixture(scope="module")
 def sites(project, quarto) -> dict[str, Path]:
     """Each kind of Quarto render, both variants, kept aside: {kind: folder holding student/ and answer/}."""
+    import time
+
     out = {}
     for variant in VARIANTS:
+        start = time.perf_counter()
         run([quarto, "render", "--profile", variant], project)
+        print(f"whole render ({variant}): {time.perf_counter() - start:.1f} s")
     shutil.copytree(project / "_site", project.parent / "plain")
     out[KINDS[0]] = project.parent / "plain"
     shutil.rmtree(project / "_site")
@@ -550,3 +554,40 @@ def test_from_disk_the_quarto_index_links_carry_the_lesson_pages_note(sites, bro
     assert note.count() == page.locator("a.lite-index-link").count() >= 1 and "网址" in note.first.inner_text()
     assert remote == []
     page.close()
+
+
+def test_each_variant_keeps_its_includes_in_its_own_build_cache_folder(project, sites):
+    """Student and answer rendered one after the other in one checkout: each variant's lesson list and in-browser
+    blocks survive in .course-cache/quarto/VARIANT/, each its own (nothing shared at the project root)."""
+    cache = project / ".course-cache" / "quarto"
+    for name in ("_lessons-index.md", "_lessons-browser.md"):
+        student, answer = ((cache / variant / name).read_text("utf-8") for variant in VARIANTS)
+        assert student != answer and not (project / name).exists(), name
+    index = {variant: (cache / variant / "_lessons-index.md").read_text("utf-8") for variant in VARIANTS}
+    offered = f"[作业 notebook](lessons/{assignment_notebook('lesson05')})"
+    assert offered in index["student"] and offered not in index["answer"]
+    assert pandoc_page("lesson05").replace(".html", ".qmd") in index["answer"]
+
+
+def test_a_single_page_render_restages_only_its_lesson(project, sites, quarto, tmp_path):
+    """`quarto render lessons/lesson09.qmd --profile student` over a whole render (a copy of `course build
+    --renderer quarto`'s): only lesson 9's notebooks are staged and copied again; lesson 5's staged notebooks, its
+    notebooks and page in the site and lite/ (whose notebooks did not change) are left as they were."""
+    import time
+
+    root = tmp_path / "project"
+    shutil.copytree(project, root, symlinks=True, ignore=shutil.ignore_patterns("answer"))
+    staged, site = root / ".course-cache" / "quarto" / "student" / "lessons", root / "_site" / "student"
+    files = [*staged.glob("*.ipynb"), *(site / "lessons").glob("*.ipynb"), site / "lessons" / "lesson05.html",
+             site / "index.html", root / ".course-cache" / "lite" / "student" / ".key"]
+    before = {path: path.stat().st_mtime_ns for path in files}
+    assert {p.name for p in staged.glob("*.ipynb")} == {notes_notebook(s) for s in ("lesson05", ADDED)} | {
+        assignment_notebook(s) for s in ("lesson05", ADDED)}
+    start = time.perf_counter()
+    run([quarto, "render", f"lessons/{ADDED}.qmd", "--profile", "student"], root)
+    print(f"single-page render: {time.perf_counter() - start:.1f} s")
+    changed = {path.relative_to(root).as_posix() for path in files if path.stat().st_mtime_ns != before[path]}
+    mine = {f"{folder}/{name(ADDED)}" for folder in (".course-cache/quarto/student/lessons", "_site/student/lessons")
+            for name in (notes_notebook, assignment_notebook)}
+    assert changed == mine
+    assert (site / "lessons" / f"{ADDED}.html").stat().st_mtime_ns > before[site / "lessons" / "lesson05.html"]

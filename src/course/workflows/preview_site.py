@@ -81,8 +81,12 @@ def rebuild(root: Path, variant: str | Variant, *, release: bool) -> BuildResult
 
 
 def watched_paths(plan: BuildPlan) -> list[Path]:
-    """The build inputs that exist (lessons, their data, solutions, assets, rubrics, filter, settings)."""
-    return [path for name in plan.config.build_inputs if (path := plan.root / name).exists()]
+    """The inputs of a pandoc build that exist (lessons, their data, solutions, assets, rubrics, settings, the
+    filter); Quarto's own project files are not among them."""
+    from course.workflows.render_pandoc import pandoc_inputs
+
+    names = [*plan.config.build_inputs, *pandoc_inputs(plan)]
+    return [path for name in names if (path := plan.root / name).exists()]
 
 
 class InputFilter:
