@@ -126,11 +126,6 @@ def test_non_numbers_are_compared_by_exact_type_and_value_outside_the_student_pr
     assert shapes(code, check).passed is passes
 
 
-from course.grading.checks import AssignmentSpec, Item, Misconception, parse_check
-from course.grading.recheck import (HARNESS, ItemVerdict, apply_rechecks, recheck_code, recheck_submission, student_cells,
-                                    student_code)
-
-
 @pytest.mark.sandbox
 def test_the_reference_passes_inside_the_bubblewrap_sandbox():
     assert all(recheck_submission(OUT / "reference.ipynb", RUBRIC)[i].passed for i in ITEMS)
