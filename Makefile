@@ -54,7 +54,7 @@ test: setup
 # ruff's own fixes and its formatting over the whole tree, then what is left to fix by hand (tests/test_lint.py
 # fails on it; so it does on ESLint's findings in the sites' scripts, all fixed by hand).
 format:
-	$(BIN)/ruff check --fix --exit-zero --quiet --no-cache .
+	$(BIN)/ruff check --fix --exit-zero --silent --no-cache .
 	$(BIN)/ruff format --no-cache .
 	$(BIN)/ruff check --no-cache --statistics .
 
