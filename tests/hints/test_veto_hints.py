@@ -157,7 +157,8 @@ def test_memory_going_to_zero_is_hinted_unless_limited_to_static_state(text, hin
 
 
 def test_a_hint_quotes_the_original_sentence_and_carries_the_question():
-    hints = find_veto_hints("ZeRO-1 只分片优化器状态。ZeRO-3 的通信量是 “2Ψ” 吗？ZeRO-3 把激活也切分了。", LESSON05, "Q1")
+    hints = find_veto_hints("ZeRO-1 只分片优化器状态。ZeRO-3 的通信量是 “2Ψ” 吗？ZeRO-3 把激活也切分了。", LESSON05, "Q"
+                                                                                             "1")
     assert hints == [VetoHint("activation-shard", "Q1", "ZeRO-3 把激活也切分了", hints[0].reason)]
     assert "激活" in hints[0].reason
 
@@ -581,7 +582,8 @@ def test_tentative_claims_memory_values_exact_forms_and_limits(text, question, e
 
 @pytest.mark.parametrize(("text", "question", "expected"), [
     # a clause that opens with '只有 X 的 …' compares the previous clause's party, however nested the 的 …
-    ("“快两倍”：reduce-scatter 每卡收发 (N_d−1)/N_d·Ψ，只有 all-reduce 的 2(N_d−1)/N_d·Ψ 的一半，带宽受限时耗时约减半。",
+    ("“快两倍”：reduce-scatter 每卡收发 (N_d−1)/N_d·Ψ，只有 "
+     "all-reduce 的 2(N_d−1)/N_d·Ψ 的一半，带宽受限时耗时约减半。",
      "Q2", set()),
     ("reduce-scatter 每卡收发 Ψ，只有 all-reduce 的一半。", "Q2", set()),
     ("reduce-scatter 每卡收发 (N_d−1)/N_d·Ψ，只有 all-gather 的 (N_d−1)/N_d·Ψ 的一半。", "Q2", {"comm-volume"}),
