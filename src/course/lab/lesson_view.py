@@ -295,7 +295,8 @@ def between_steps_phrase(report: dict, row: dict) -> str:
     """What ROW keeps from one step to the next, derived from the between-steps snapshot and its gradient count."""
     mem, n, psi = row["memory_bytes"], row["ranks"], row["psi"]
     kept = mem["between_steps"]
-    said = f"步与步之间（{sample_point(report, 'between_steps')}）每个 rank 的状态为 {_over_n(kept['measured'], psi, n)}"
+    said = (f"步与步之间（{sample_point(report, 'between_steps')}）"
+            f"每个 rank 的状态为 {_over_n(kept['measured'], psi, n)}")
     if not any(kept["gradient_tensors"]):
         dropped = mem["measured"] - kept["measured"]
         return (said + f"：训练循环每步更新后调用 `zero_grad()`，梯度被置为 None（实测各 rank 留下的梯度张量为 0 个），"
@@ -477,7 +478,8 @@ def _provenance_line(record: dict) -> str:
     """Where, when and how the measurement was taken, as the table's caption says it."""
     origin = record["provenance"]
     if origin["device"] == "cuda":
-        machine = f"{origin['gpu']}（{origin['gpu_memory_bytes'] / 2**30:.0f} GiB），驱动 {origin['driver'] or '未知'}，CUDA {origin['cuda']}"
+        machine = (f"{origin['gpu']}（{origin['gpu_memory_bytes'] / 2**30:.0f} "
+                   f"GiB），驱动 {origin['driver'] or '未知'}，CUDA {origin['cuda']}")
     else:
         machine = "CPU（无 CUDA 分配器，只有按张量计的字节）"
     return (f"测于 {machine}；torch {origin['torch']}，Python {origin['python']}；{origin['date'][:10]}；"
