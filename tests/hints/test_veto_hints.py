@@ -345,7 +345,8 @@ def test_labelled_answers_cover_every_veto_and_many_voices():
     assert {"terse", "long", "mixed", "formula", "hedged", "english"} <= kinds, kinds
 
 
-# The voices file is short of the 0.9 aim on precision (docs/development.md has the numbers): its floor keeps what was won.
+# The voices file is short of the 0.9 aim on precision (benchmarks/README.md has the numbers): its floor keeps
+# what was won.
 @pytest.mark.parametrize(("path", "precision", "recall"), [(FIXTURES, 0.9, 0.9), (VOICES, 0.6, 0.88)],
                          ids=["own", "voices"])
 def test_precision_and_recall_per_veto_on_each_tuning_file_hold(path, precision, recall):

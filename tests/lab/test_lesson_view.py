@@ -1,4 +1,5 @@
-"""The lab section's figure, summary and tables come from the lab's report and the GPU measurement, in Chinese, without torch."""
+"""The lab section's figure, summary and tables come from the lab's report and the GPU measurement, in Chinese,
+without torch."""
 
 from __future__ import annotations
 

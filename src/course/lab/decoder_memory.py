@@ -102,7 +102,8 @@ class MixedPrecisionState:
         self.steps_taken = 0
 
     def optimizer_step(self, lr: float) -> None:
-        """Adam on the FP32 master from the BF16 gradient, one parameter at a time; BF16 copy back; zero the gradient."""
+        """Adam on the FP32 master from the BF16 gradient, one parameter at a time; BF16 copy back; zero the
+        gradient."""
         self.steps_taken += 1
         with torch.no_grad():
             for p, master, m, v in zip(self.params, self.master, self.exp_avg, self.exp_avg_sq):

@@ -1,13 +1,15 @@
-"""What the lesson's lab section (扩展（选读）) shows from assets/lab/zero_measured.json (a figure, a summary, the note comparing
-FSDP2 with the ZeRO-3 formulas, the full table) and from a committed one-GPU measurement (gpu_memory_table, with its provenance).
+"""What the lesson's lab section (扩展（选读）) shows from assets/lab/zero_measured.json (a figure, a summary, the note
+comparing FSDP2 with the ZeRO-3 formulas, the full table) and from a committed one-GPU measurement (gpu_memory_table,
+with its provenance).
 
 The section teaches in that order: the figure, then a compact table (one N, one line per stage or PyTorch
 implementation, in units of Ψ) with one sentence per deviation saying its cause, the FSDP note (fsdp_refinement,
 whose between-steps sentence follows the report's between-steps snapshot), and last the full table for readers
-who want every measured row, with the same causes under it. Everything is read from the lab's report, so the lesson never states a number the
-lab did not produce (memory is counted from live tensors; traffic is computed from the recorded collectives with
-the ring formulas, and the text says so). Tables are Markdown strings that also display as Markdown in Jupyter; the
-figure is a matplotlib Figure (no pyplot state) that displays as PNG and whose text form is its alt text.
+who want every measured row, with the same causes under it. Everything is read from the lab's report, so the lesson
+never states a number the lab did not produce (memory is counted from live tensors; traffic is computed from the
+recorded collectives with the ring formulas, and the text says so). Tables are Markdown strings that also display as
+Markdown in Jupyter; the figure is a matplotlib Figure (no pyplot state) that displays as PNG and whose text form is
+its alt text.
 """
 
 from __future__ import annotations
@@ -314,7 +316,8 @@ def _row(report: dict, implementation: str) -> dict:
 
 
 def fsdp_refinement(path: Path | str) -> MarkdownText:
-    """The callout comparing FSDP2 with the ZeRO-3 formulas: every number and the between-steps phrase read from the lab's report."""
+    """The callout comparing FSDP2 with the ZeRO-3 formulas: every number and the between-steps phrase read from the
+    lab's report."""
     report = read_report(Path(path))
     fsdp, keep, zero = (_row(report, name) for name in ("fsdp2_reshard", "fsdp2_no_reshard", "zero_redundancy_optimize"
                                                                                              "r"))
@@ -487,7 +490,8 @@ def _provenance_line(record: dict) -> str:
 
 
 def gpu_memory_table(path: Path | str) -> MarkdownText:
-    """The one-GPU measurement: static bytes per state against 2Ψ/2Ψ/12Ψ, activations per sequence length, provenance."""
+    """The one-GPU measurement: static bytes per state against 2Ψ/2Ψ/12Ψ, activations per sequence length,
+    provenance."""
     record = read_record(Path(path))
     model = record["model"]
     lines = [f"解码器模型 Ψ = {_n(model['psi'])}（{model['layers']} 层，"
