@@ -1,4 +1,5 @@
-"""The out-of-process re-check: plain values compared outside the student's code; diagnoses; verdicts into the gradebook."""
+"""The out-of-process re-check: plain values compared outside the student's code; diagnoses; verdicts into the
+gradebook."""
 
 from __future__ import annotations
 

@@ -278,7 +278,8 @@ def course_without_gradebook(root: Path, config: str) -> Path:
 
 @pytest.mark.parametrize("config, line, expected", [
     ("semester_weights = { lesson05 = 2, lesson99 = 1 }\n", 5,
-     "[tool.course] semester_weights.lesson99: expected a graded lesson of this course (lesson05, lesson07), got 'lesson99'"),
+     "[tool.course] semester_weights.lesson99: expected a graded "
+     "lesson of this course (lesson05, lesson07), got 'lesson99'"),
     ("kernel = \"python3\"\n\n[tool.course.semester_weights]\nlesson05 = 2\nlesson07 = -1\n", 9,
      "[tool.course] semester_weights.lesson07: expected a weight >= 0, got -1"),
     ("semester_weights = 3\n", 5, "[tool.course] semester_weights must be a table, got 3"),

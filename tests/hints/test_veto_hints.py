@@ -202,7 +202,8 @@ def test_english_negation_of_parameter_sharding_gives_no_hint(text):
 
 @pytest.mark.parametrize(("text", "hinted"), [
     ("ZeRO-3 的 3Ψ：前向 all-gather 参数 Ψ，反向 all-gather 参数 Ψ，优化器更新后再 all-gather 参数 Ψ。", True),
-    ("ZeRO-3: forward all-gather Ψ, backward all-gather Ψ, plus an all-gather after the optimizer step Ψ, 3Ψ total.",
+    ("ZeRO-3: forward all-gather Ψ, backward all-gather Ψ, "
+     "plus an all-gather after the optimizer step Ψ, 3Ψ total.",
      True),
     ("ZeRO-3 需要三次 all-gather，共 3Ψ。", True),
     ("ZeRO-3: 前向 all-gather Ψ，反向 reduce-scatter Ψ，优化器步后 all-gather Ψ，共 3Ψ。", True),
