@@ -12,7 +12,8 @@ from course.grading.checks import literal
 from course.nbgrader_hooks.feedback import CODE_ERROR, STATUS, HideHiddenTests
 from tests.assignment.make_submissions import EXPECTED, SPEC
 
-SOURCE = "check(f(1))\n### BEGIN HIDDEN TESTS\nwith _course.hidden():\n    check(f(1_000_003))\n### END HIDDEN TESTS\nprint('ok')"
+SOURCE = ("check(f(1))\n### BEGIN HIDDEN TESTS\nwith _course.hidden():\n"
+          "    check(f(1_000_003))\n### END HIDDEN TESTS\nprint('ok')")
 
 
 def hidden_tokens() -> set[str]:
