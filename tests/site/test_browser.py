@@ -88,7 +88,7 @@ def test_diagrams_and_figures_fit_the_text_column_at_1280px(built_site, browser,
         return {what: el.tagName + ' in ' + box.className, fits: r.right <= column.right + 0.5 && r.left >= column.left - 0.5,
                 scrolls: box.scrollWidth > box.clientWidth && getComputedStyle(box).overflowX === 'auto'};
       });
-    }""")
+    }""")  # noqa: E501
     if stem == "lesson05":
         assert len(boxes) >= 5  # two mermaid diagrams, two lesson images, the 实测 figure
     assert not [b["what"] for b in boxes if not (b["fits"] or b["scrolls"])]
