@@ -43,7 +43,8 @@ def add_lesson(project: Path) -> None:
 
 
 def pytest_in(project: Path, *args: str) -> subprocess.CompletedProcess:
-    """This Python's pytest run inside PROJECT, importing PROJECT's own `course` (its tests see PROJECT as the repository)."""
+    """This Python's pytest run inside PROJECT, importing PROJECT's own `course` (its tests see PROJECT as the
+    repository)."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
            "PYTHONPATH": str(project / "src")}
     env.pop("PYTEST_ADDOPTS", None)

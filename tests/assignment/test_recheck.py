@@ -1,4 +1,5 @@
-"""The out-of-process re-check: plain values compared outside the student's code; diagnoses; verdicts into the gradebook."""
+"""The out-of-process re-check: plain values compared outside the student's code; diagnoses; verdicts into the
+gradebook."""
 
 from __future__ import annotations
 
@@ -124,11 +125,6 @@ def shapes(code: str, *checks: str) -> ItemVerdict:
 ])
 def test_non_numbers_are_compared_by_exact_type_and_value_outside_the_student_process(code, check, passes):
     assert shapes(code, check).passed is passes
-
-
-from course.grading.checks import AssignmentSpec, Item, Misconception, parse_check
-from course.grading.recheck import (HARNESS, ItemVerdict, apply_rechecks, recheck_code, recheck_submission, student_cells,
-                                    student_code)
 
 
 @pytest.mark.sandbox

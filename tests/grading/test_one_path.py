@@ -104,7 +104,8 @@ def test_stock_autograde_and_course_grade_give_the_same_scores_and_flags(both):
 
 
 def gradebook_content(root: Path) -> dict:
-    """Every value nbgrader keeps for each submitted notebook and each of its grades and comments (ids and times aside)."""
+    """Every value nbgrader keeps for each submitted notebook and each of its grades and comments (ids and times
+    aside)."""
     content = {}
     with Gradebook(configured_gradebook(root).url) as gb:
         for submission in gb.assignment_submissions("lesson05"):

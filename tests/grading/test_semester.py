@@ -278,7 +278,8 @@ def course_without_gradebook(root: Path, config: str) -> Path:
 
 @pytest.mark.parametrize("config, line, expected", [
     ("semester_weights = { lesson05 = 2, lesson99 = 1 }\n", 5,
-     "[tool.course] semester_weights.lesson99: expected a graded lesson of this course (lesson05, lesson07), got 'lesson99'"),
+     "[tool.course] semester_weights.lesson99: expected a graded "
+     "lesson of this course (lesson05, lesson07), got 'lesson99'"),
     ("kernel = \"python3\"\n\n[tool.course.semester_weights]\nlesson05 = 2\nlesson07 = -1\n", 9,
      "[tool.course] semester_weights.lesson07: expected a weight >= 0, got -1"),
     ("semester_weights = 3\n", 5, "[tool.course] semester_weights must be a table, got 3"),
@@ -288,7 +289,8 @@ def course_without_gradebook(root: Path, config: str) -> Path:
      "[tool.course] semester_pass_percent: expected a percentage from 0 to 100, got 120.0"),
     ("semester_missing = \"skip\"\n", 5, "[tool.course] semester_missing: expected one of zero, excluded, got 'skip'"),
     ("[tool.course.canvas_identity]\n\"SIS Login\" = \"id\"\n", 6,
-     "[tool.course] canvas_identity.SIS Login: expected a Canvas identity column (ID, SIS User ID, SIS Login ID), "
+     "[tool.course] canvas_identity.SIS Login: expected a "
+     "Canvas identity column (ID, SIS User ID, SIS Login ID), "
      "got 'SIS Login'"),
     ("canvas_identity = { ID = \"nickname\" }\n", 5,
      "[tool.course] canvas_identity.ID: expected an nbgrader Student field (id, first_name, last_name, email, "

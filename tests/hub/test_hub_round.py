@@ -347,7 +347,7 @@ def test_a_whole_round_on_the_hub(hub, browser, release_nb):
         assert saved.value.ok and float(saved.value.json()["manual_score"]) == float(points)
     # the hint stands between Q1's score box and Q2's, all three read in one go (formgrader may still be scrolling)
     assert fg.evaluate("""() => { const top = (s) => document.querySelector(s).getBoundingClientRect().top;
-        const hint = top("div.grader-hints"); return top("input#answer-Q1") < hint && hint < top("input#answer-Q2"); }""")
+        const hint = top("div.grader-hints"); return top("input#answer-Q1") < hint && hint < top("input#answer-Q2"); }""")  # noqa: E501
     fg.reload()  # the points were stored: formgrader shows them again
     for qid, points in POINTS.items():
         expect(fg.locator(f"input#answer-{qid}")).to_have_value(points)

@@ -68,7 +68,8 @@ def test_the_misconceptions_of_issue_11_are_declared():
 
 
 def _memory_sharding(shards: dict[int, tuple[bool, bool, bool]]):
-    """zero_memory_per_gpu as a student would write it if stage s sharded (parameters, gradients, optimizer) = shards[s]."""
+    """zero_memory_per_gpu as a student would write it if stage s sharded (parameters, gradients, optimizer) =
+    shards[s]."""
     def zero_memory_per_gpu(psi, dp, stage, k=12, fp32_grad_accum=False):
         sizes = (2 * psi, 2 * psi, k * psi)
         return sum(Fraction(size, dp if sharded else 1) for size, sharded in zip(sizes, shards[stage]))

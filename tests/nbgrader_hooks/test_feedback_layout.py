@@ -19,7 +19,7 @@ MEASURE = """() => ({
   diagrams: document.querySelectorAll('.mermaid-drawn svg').length,
   diagram_right: Math.max(0, ...[...document.querySelectorAll('.mermaid-drawn svg')].map(s => s.getBoundingClientRect().right)),
   typeset: document.querySelectorAll('mjx-container').length,
-})"""
+})"""  # noqa: E501
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,8 @@ def text(page: str) -> str:
 
 @pytest.fixture(scope="module")
 def marked(answered, tmp_path_factory):
-    """zhangsan: Q1 1/2 + 2 extra, Q2–Q3 full; wangwu: Q1–Q2 partly, a veto on Q2; feedback generated, report written."""
+    """zhangsan: Q1 1/2 + 2 extra, Q2–Q3 full; wangwu: Q1–Q2 partly, a veto on Q2; feedback generated, report
+    written."""
     from course.grading.gradebook import configured_gradebook, gradebook
     from course.grading.report import make_report, record_veto
     from course.workflows.grade import run_nbgrader

@@ -38,7 +38,7 @@ MERMAID_PROBLEMS = """() => {
     });
   });
   return problems;
-}"""
+}"""  # noqa: E501
 
 DIAGRAM_COUNT = "() => document.querySelectorAll('.mermaid svg, svg.mermaid-js').length"
 
@@ -69,12 +69,12 @@ FIGURES = """() => [...document.querySelectorAll('main figure img, main .img-car
     return {alt, caption, link: !!img.closest('a.figure-link'), href: img.closest('a') && img.closest('a').getAttribute('href'),
             shown: img.getBoundingClientRect().width, natural: img.naturalWidth,
             alt_visible: alt !== caption && alt.length > 0 && main.includes(alt)};
-  })"""
+  })"""  # noqa: E501
 
 # Every caption's look: text-align, colour and size of each figcaption and .figure-caption in the text.
 CAPTION_STYLES = """() => [...document.querySelectorAll('main figcaption, main .figure-caption')]
   .filter(c => c.textContent.trim().startsWith('图'))
-  .map(c => { const s = getComputedStyle(c.querySelector('p') || c); return [c.textContent.trim().slice(0, 6), s.textAlign, s.color, s.fontSize]; })"""
+  .map(c => { const s = getComputedStyle(c.querySelector('p') || c); return [c.textContent.trim().slice(0, 6), s.textAlign, s.color, s.fontSize]; })"""  # noqa: E501
 
 
 def figures(page) -> list[dict]:

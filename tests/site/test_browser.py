@@ -88,7 +88,7 @@ def test_diagrams_and_figures_fit_the_text_column_at_1280px(built_site, browser,
         return {what: el.tagName + ' in ' + box.className, fits: r.right <= column.right + 0.5 && r.left >= column.left - 0.5,
                 scrolls: box.scrollWidth > box.clientWidth && getComputedStyle(box).overflowX === 'auto'};
       });
-    }""")
+    }""")  # noqa: E501
     if stem == "lesson05":
         assert len(boxes) >= 5  # two mermaid diagrams, two lesson images, the 实测 figure
     assert not [b["what"] for b in boxes if not (b["fits"] or b["scrolls"])]
@@ -148,7 +148,8 @@ def test_axe_finds_what_it_should_on_this_machine(built_site, browser, tmp_path)
 @each_lesson
 @pytest.mark.parametrize("variant", ["student", "answer"])
 def test_the_lesson_page_reads_at_phone_and_desktop_widths(built_site, browser, variant, stem):
-    """At 390 px the contents stand collapsed above a full-width text; at 1280 px beside it; nothing scrolls sideways."""
+    """At 390 px the contents stand collapsed above a full-width text; at 1280 px beside it; nothing scrolls
+    sideways."""
     page, _, _ = _open(browser, built_site / variant / f"{stem}.html")
     for size in (PHONE, DESKTOP):
         page.set_viewport_size(size)

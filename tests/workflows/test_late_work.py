@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+from pathlib import Path
 
 import pytest
 

@@ -38,8 +38,11 @@ def test_a_reworded_sentence_reaches_release_and_the_exchange(released, tmp_path
     from course.workflows.grade import grade_assignment
 
     root = shutil.copytree(released, tmp_path / "autograder")
-    nbgrader = lambda *args: subprocess.run([sys.executable, "-c", NBGRADER_MAIN, *args], cwd=root,  # noqa: E731
-                                            env=nbgrader_env(), capture_output=True, text=True)
+
+    def nbgrader(*args):
+        return subprocess.run([sys.executable, "-c", NBGRADER_MAIN, *args], cwd=root, env=nbgrader_env(),
+                              capture_output=True, text=True)
+
     assert nbgrader("release_assignment", "lesson05").returncode == 0
     submit(root, "2026001", OUT / "reference.ipynb")
     first = grade_assignment(root, "lesson05")
