@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # Generated files copied along so the copy's build re-executes and redraws only what the test's changes bring.
 GENERATED = [".course-cache", "assets/figs", "assets/lab", "assets/zero3_comm_flow.svg"]
 ADDED = "lesson09"  # the lesson add_lesson adds
+ADDED_SENTENCE = "回顾第 5 课：冗余定义：ZeRO 消除的是每张卡上重复保存的模型状态。"  # one of lesson 5's answers
 
 
 def copy_project(dst: Path) -> Path:
@@ -38,8 +39,7 @@ def add_lesson(project: Path) -> None:
     scaffold_lesson(project, ADDED, "第 9 课：测试添加的一课")
     qmd = project / "lessons" / f"{ADDED}.qmd"
     text = qmd.read_text("utf-8").replace("![`scale`", "![图 9-1：`scale`")
-    qmd.write_text(text.replace("（在这里写本课要讲清楚的内容。）",
-                                "回顾第 5 课：冗余定义：ZeRO 消除的是每张卡上重复保存的模型状态。"), "utf-8")
+    qmd.write_text(text.replace("（在这里写本课要讲清楚的内容。）", ADDED_SENTENCE), "utf-8")
 
 
 def with_added_lesson(tmp_path_factory) -> Path:
