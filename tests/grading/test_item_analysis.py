@@ -31,7 +31,7 @@ from course.workflows.grade import grade_assignment
 from tests.assignment.make_submissions import ANSWER, CORRECT, ROOT
 from tests.conftest import submit
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(240),
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(170),
               pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
 
 N = 40  # graded students; one more hands in and waits for a grader
