@@ -68,8 +68,10 @@ def copy_built(built: Path, dst: Path) -> Path:
     """A copy of a built project to change: its sites hard-linked (a build replaces a site's files, never writes
     through them), everything else copied (an edited lesson, the build's caches and locks stay the copy's own)."""
     def link_or_copy(src: str, target: str) -> str:
-        inside_site = Path(src).relative_to(built).parts[0] == "_site"
-        return os.link(src, target) or target if inside_site else shutil.copy2(src, target)
+        if Path(src).relative_to(built).parts[0] != "_site":
+            return shutil.copy2(src, target)
+        os.link(src, target)
+        return target
 
     shutil.copytree(built, dst, symlinks=True, copy_function=link_or_copy)
     return dst
