@@ -35,20 +35,18 @@ import pytest
 
 from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.lesson.parse_qmd import parse_lesson
-from course.lesson.scaffold import scaffold_lesson
 from course.lesson.departures import load_departures
 from course.site.check_leaks import script_leaks, solution_leaks
 from course.site.departures_page import pandoc_page
 from course.site.plan import make_plan
 from tests.offline_page import keep_offline
-from tests.project_copy import copy_project
+from tests.project_copy import ADDED, ADDED_SENTENCE, copy_built, with_added_lesson
 from tests.site.page_checks import (CAPTION_STYLES, DIAGRAM_COUNT, SNIPPET_SOURCE, figures, mermaid_problems,
                                      nested_links, opens_full_size)
 from tests.site.test_no_answer_leaks import answer_only_snippets, lite_shipped
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(300)]
 
-ADDED = "lesson09"
 ROOT_LESSON5 = Path(__file__).resolve().parents[2] / "lessons" / "lesson05.qmd"
 VARIANTS = ("student", "answer")
 KINDS = ("quarto render", "course build --renderer quarto")
@@ -95,17 +93,16 @@ def quarto() -> str:
 
 @pytest.fixture(scope="module")
 def project(quarto, built_site, tmp_path_factory) -> Path:
-    """A copy of the project with lesson 9 added by `course new`, plus an exercise and a solution that plot; built
-    once with pandoc (its figures, nbgrader sources and the pandoc site the Quarto pages are compared with). Asks
-    for Quarto first, so that without one nothing is copied or built before the skip."""
-    root = copy_project(tmp_path_factory.mktemp("quarto") / "project")
-    scaffold_lesson(root, ADDED, "第 9 课：画图的一课")
+    """A copy of the project with lesson 9 added by `course new` (built once per run: tests/project_copy.py), its
+    text now naming lessons 5 and 7 and holding a formula, plus an exercise and a solution that plot; built with
+    pandoc (lesson 9's figures, nbgrader source and the pandoc site the Quarto pages are compared with), that site
+    then moved aside. Asks for Quarto first, so that without one nothing is copied or built before the skip."""
+    root = copy_built(with_added_lesson(tmp_path_factory), tmp_path_factory.mktemp("quarto") / "project")
     qmd = root / "lessons" / f"{ADDED}.qmd"
-    text = qmd.read_text("utf-8").replace("![`scale`", "![图 9-1：`scale`")
-    text = text.replace("（在这里写本课要讲清楚的内容。）", "本课接着第 5 课，第 7 课尚未发布。$a^2 + b^2 = c^2$")
+    text = qmd.read_text("utf-8").replace(ADDED_SENTENCE, "本课接着第 5 课，第 7 课尚未发布。$a^2 + b^2 = c^2$")
     qmd.write_text(text.replace("## 问答题", PLOT_EXERCISE + "\n## 问答题", 1), "utf-8")
     course(root, "build", "--renderer", "pandoc")
-    shutil.copytree(root / "_site", root.parent / "pandoc")
+    shutil.move(root / "_site", root.parent / "pandoc")  # Quarto renders into an empty _site, as on a fresh clone
     return root
 
 
