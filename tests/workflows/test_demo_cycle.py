@@ -12,7 +12,7 @@ import pytest
 from course.workflows.demo_cycle import run_cycle
 from tests.assignment.make_submissions import ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning"), pytest.mark.long(30)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(30)]
 
 
 from tests.workflows.live_course import demo_project
