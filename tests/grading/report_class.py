@@ -54,11 +54,11 @@ def course(tmp_path, empty_gradebook, gradebook_db):
             text = vetoes.read_text("utf-8") if isinstance(vetoes, Path) else vetoes
             (autograder / "vetoes" / "lesson05.yml").write_text(text, "utf-8")
         fill_gradebook(gradebook_db.url or f"sqlite:///{autograder / 'gradebook.db'}", assignment, students,
-                        points or load_rubric(RUBRIC).grade_ids())
+                       points or load_rubric(RUBRIC).grade_ids())
         for student, spec in students.items():
             if "answers" in spec:
                 write_autograded(autograder / "autograded" / student / assignment / f"{assignment}.ipynb",
-                                  spec["answers"])
+                                 spec["answers"])
         return tmp_path
     return build
 

@@ -54,7 +54,7 @@ def semester(tmp_path, empty_gradebook, gradebook_db):
         url = db_url(tmp_path)
         fill_gradebook(url, "lesson05", DEMO["students"], load_rubric(RUBRIC).grade_ids())
         fill_gradebook(url, "lesson07", {s: {"scores": v} for s, v in LESSON07.items()},
-                        load_rubric(RUBRIC7).grade_ids())
+                       load_rubric(RUBRIC7).grade_ids())
         with Gradebook(url) as gb:
             for student, fields in PEOPLE.items():
                 gb.update_or_create_student(student, **fields)

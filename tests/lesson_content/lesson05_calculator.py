@@ -1,6 +1,6 @@
-"""What lesson 5's memory and traffic calculator (lessons/lesson05/zero-calc.js) must show for a setting: the lesson's
-formulas' numbers (tests/lesson_content/lesson05_formulas.py) and the reference solution's total; random settings as its URL
-fragment writes them. Used on the pandoc page and on Quarto's."""
+"""What lesson 5's memory and traffic calculator (lessons/lesson05/zero-calc.js) must show for a setting: the
+lesson's formulas' numbers (tests/lesson_content/lesson05_formulas.py) and the reference solution's total; random
+settings as its URL fragment writes them. Used on the pandoc page and on Quarto's."""
 
 from __future__ import annotations
 

@@ -160,7 +160,7 @@ def test_the_semester_report_reads_the_really_graded_lesson_beside_lesson_5(cour
                 grade.manual_score, grade.needs_manual_grade = score, False
         gb.db.commit()
     fill_gradebook(url, "lesson05", {"reference": {"scores": FULL}, "blank": {"scores": {k: 0 for k in FULL}}},
-                    load_rubric(RUBRIC).grade_ids())
+                   load_rubric(RUBRIC).grade_ids())
     result = make_semester_report(root)
     with open(result.csv, encoding="utf-8") as f:
         rows = {r["student"]: r for r in csv.DictReader(f)}
