@@ -28,7 +28,12 @@ class SharedChromium:
         executable = chromium_path()  # a missing Chromium names its package before anything starts
         self._playwright = sync_playwright().start()
         self._loop = asyncio.get_running_loop()  # Playwright's own, marked as running in this thread
-        self.browser = self._playwright.chromium.launch(executable_path=executable, headless=True, args=QUIET_FLAGS)
+        try:
+            self.browser = self._playwright.chromium.launch(executable_path=executable, headless=True,
+                                                            args=QUIET_FLAGS)
+        except BaseException:
+            self._playwright.stop()
+            raise
 
     def in_use(self, driving: bool) -> None:
         """Mark Playwright's loop as this thread's running loop while DRIVING, and no loop otherwise."""
