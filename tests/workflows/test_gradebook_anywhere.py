@@ -17,8 +17,8 @@ from course.grading.gradebook import configured_gradebook, gradebook
 from course.grading.report import make_report
 from course.workflows.grade import grade_assignment, run_nbgrader
 
-from tests.classes import course_with_class, submit
 from tests import gradebooks
+from tests.classes import course_with_class, submit
 from tests.gradebooks import hub_config
 from tests.workflows.batches import kill_mid_batch
 

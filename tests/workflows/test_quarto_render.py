@@ -42,9 +42,9 @@ from course.site.departures_page import pandoc_page
 from course.site.plan import make_plan
 from tests.offline_page import keep_offline
 from tests.project_copy import copy_project
+from tests.site.answer_leaks import answer_only_snippets, lite_shipped
 from tests.site.page_checks import (CAPTION_STYLES, DIAGRAM_COUNT, SNIPPET_SOURCE, figures, mermaid_problems,
                                      nested_links, opens_full_size)
-from tests.site.answer_leaks import answer_only_snippets, lite_shipped
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(300)]
 
