@@ -138,16 +138,18 @@ def _alive(pid: int) -> bool:
 def shared_server(registry: Path, worker: str) -> Iterator[PostgresServer]:
     """The run's one server, recorded in REGISTRY (a folder every worker sees): started by the first worker that
     asks, stopped by the last to leave. Each worker signs in under its process id, so a worker that died without
-    signing out keeps nobody's server running; each names its databases after WORKER."""
+    signing out keeps nobody's server running; each names its databases after WORKER and its process (a restarted
+    worker reuses the name WORKER)."""
     from filelock import FileLock
 
     registry.mkdir(exist_ok=True)
     record, users = registry / "server.json", registry / "users"
+    prefix = f"gradebook_{worker}_{os.getpid()}"
     with FileLock(registry / "lock"):
         if record.exists():
-            server = PostgresServer(Path(json.loads(record.read_text("utf-8"))["dir"]), f"gradebook_{worker}")
+            server = PostgresServer(Path(json.loads(record.read_text("utf-8"))["dir"]), prefix)
         else:
-            server = PostgresServer(prefix=f"gradebook_{worker}")
+            server = PostgresServer(prefix=prefix)
             try:
                 server.start()
             except BaseException:
