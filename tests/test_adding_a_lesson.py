@@ -4,9 +4,9 @@ as one once did, that lesson 5 is the only lesson, or that every module beside a
 slower ones that read every lesson.
 
 The added lesson is `course new`'s shape (one exercise returning a list, a figure drawn from code and written as
-`![图 9-1：…](…)`, one question worth 2 points, no veto hints), unlike tests/lessons/second_lesson (two exercises, a
-tuple and a dict, two questions, its own veto vocabulary). Its text also says, as a statement of its own, a sentence
-that is one of lesson 5's answers: each page is compared with its own lesson's answers only.
+`![图 9-1：…](…)`, one question worth 2 points, no veto hints), unlike tests/lesson_content/second_lesson (two
+exercises, a tuple and a dict, two questions, its own veto vocabulary). Its text also says, as a statement of its
+own, a sentence that is one of lesson 5's answers: each page is compared with its own lesson's answers only.
 """
 
 from __future__ import annotations

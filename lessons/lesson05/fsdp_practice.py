@@ -3,7 +3,7 @@ offload, checkpointing, the public data-parallel benchmark §6 cites, and the ro
 
 Each is the accounting of the lesson's §2–§3 (course.lab.formulas) applied to a setting the text describes; the
 lesson's `output: asis` cells print them, so no number on the page is typed by hand, and
-tests/lessons/test_lesson05_fsdp_practice.py and test_lesson05_numbers.py recompute them on the built pages.
+tests/lesson_content/test_lesson05_fsdp_practice.py and test_lesson05_numbers.py recompute them on the built pages.
 Bytes unless a name says elements; GB = 10^9 bytes, GiB = 2^30 bytes (a card's capacity is quoted in GiB).
 """
 

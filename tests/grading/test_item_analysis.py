@@ -29,10 +29,9 @@ from course.grading.report import make_report, record_veto
 from course.grading.semester import make_semester_report
 from course.workflows.grade import grade_assignment
 from tests.assignment.make_submissions import ANSWER, CORRECT, ROOT
-from tests.conftest import submit
+from tests.classes import submit
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(170),
-              pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(170)]
 
 N = 40  # graded students; one more hands in and waits for a grader
 CODE = ("formulas", "fp32-accum", "comm-volume", "dp1-cross-check")

@@ -8,27 +8,12 @@ import nbformat
 import pytest
 
 from course.grading.cells import HIDDEN_FAILED
-from course.grading.checks import literal
 from course.nbgrader_hooks.feedback import CODE_ERROR, STATUS, HideHiddenTests
+from tests.assignment.hidden_checks import leaked
 from tests.assignment.make_submissions import EXPECTED, SPEC
 
 SOURCE = ("check(f(1))\n### BEGIN HIDDEN TESTS\nwith _course.hidden():\n"
           "    check(f(1_000_003))\n### END HIDDEN TESTS\nprint('ok')")
-
-
-def hidden_tokens() -> set[str]:
-    """Every hidden call, expected value and size as it could be written."""
-    tokens = {"BEGIN HIDDEN TESTS"}
-    hidden = [c for item in SPEC.items for c in SPEC.checks(item) if c.hidden]
-    for check in hidden:
-        tokens |= {c.code() for c in check.calls} | ({literal(check.want)} if check.want is not None else set())
-    sizes = {call.args[0] for check in hidden for call in check.calls}
-    return tokens | {str(p) for p in sizes} | {literal(p) for p in sizes}
-
-
-def leaked(text: str) -> list[str]:
-    """Hidden tokens that appear in TEXT as whole numbers or calls."""
-    return [t for t in hidden_tokens() if re.search(rf"(?<![\w.]){re.escape(t)}(?![\w.])", text)]
 
 
 def graded_test_cell(score: float, outputs: list) -> nbformat.NotebookNode:

@@ -1,9 +1,24 @@
 """What a student sees on a page, measured in the browser the same way on the pandoc and the Quarto site: links inside
-links, mermaid labels that leave their boxes or read badly on their fill, search snippets."""
+links, mermaid labels that leave their boxes or read badly on their fill, search snippets; the phone and desktop sizes
+the pages are read at and axe-core's accessibility check (also of the reports and feedback pages)."""
 
 from __future__ import annotations
 
 import re
+
+from tests.lesson_cases import ROOT
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 900}
+
+
+def axe_violations(page) -> list[str]:
+    """axe-core's serious and critical violations on PAGE (the library injected from node_modules, offline)."""
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    return [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}" for v in found
+            if v["impact"] in ("serious", "critical")]
+
 
 # Every <a> with an <a> around it, as the text of the outer link (the browser splits such a link in two).
 NESTED_LINKS = "() => [...document.querySelectorAll('a a')].map(a => a.parentElement.closest('a').textContent.trim())"

@@ -168,11 +168,9 @@ def test_ctrl_c_stops_the_answer_preview_cleanly_and_frees_the_port(project):
 
 
 @pytest.mark.browser
-def test_the_open_page_reloads_itself_after_a_rebuild(project):
+def test_the_open_page_reloads_itself_after_a_rebuild(project, browser):
     """Chromium keeps the served page open; after an edit the page shows it without anyone reloading it."""
-    from course.tools.chromium import launch_chromium
-
-    with Preview(project) as preview, launch_chromium() as browser:
+    with Preview(project) as preview:
         page = browser.new_page()
         elsewhere = []
 

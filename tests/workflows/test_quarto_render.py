@@ -41,9 +41,9 @@ from course.site.departures_page import pandoc_page
 from course.site.plan import make_plan
 from tests.offline_page import keep_offline
 from tests.project_copy import ADDED, ADDED_SENTENCE, copy_built, with_added_lesson
+from tests.site.answer_leaks import answer_only_snippets, lite_shipped
 from tests.site.page_checks import (CAPTION_STYLES, DIAGRAM_COUNT, SNIPPET_SOURCE, figures, mermaid_problems,
                                      nested_links, opens_full_size)
-from tests.site.test_no_answer_leaks import answer_only_snippets, lite_shipped
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(300)]
 
@@ -321,7 +321,7 @@ def test_the_answer_site_has_each_lessons_departures_page_linked_from_its_page_a
 def test_lesson5s_calculator_on_quartos_page_shows_the_lessons_numbers(sites, browser, kind, variant):
     """The lesson's script and style come with Quarto's page (lessons/lesson05/) and hold no solution on the student
     site; opened from a link with a setting, and for random settings, it shows the formulas' numbers."""
-    from tests.lessons.test_lesson05_zero_calc import assert_shows, fragment, random_setting
+    from tests.lesson_content.lesson05_calculator import assert_shows, fragment, random_setting
 
     site = sites[kind] / variant
     script = site / "lessons" / "lesson05" / "zero-calc.js"
@@ -361,14 +361,6 @@ def test_quarto_search_index_has_the_chinese_text_of_every_lesson(project, sites
         entries = json.loads((sites[kind] / "student" / "search.json").read_text("utf-8"))
         assert any("冗余" in e["text"] and "lesson05" in e["href"] for e in entries)
         assert {e["href"].split("#")[0] for e in entries} >= {f"lessons/{s}.html" for s in lesson_stems(project)}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from course.tools.chromium import launch_chromium
-
-    with launch_chromium() as b:
-        yield b
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -415,22 +407,10 @@ def test_opened_from_disk_a_student_lesson_page_says_its_notebook_needs_a_web_ad
 def served(sites):
     """The plain render's student site on a loopback HTTP server (Quarto's search fetches search.json, which a
     browser refuses from file://); stopped at the end."""
-    import functools
-    import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+    from tests.loopback import serving
 
-    from tests.loopback import free_port
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            """No access log on the test's output."""
-
-    handler = functools.partial(Quiet, directory=str(sites[KINDS[0]] / "student"))
-    server = ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
+    with serving(sites[KINDS[0]] / "student") as base:
+        yield base
 
 
 def test_quarto_search_finds_chinese_offline_in_chromium(served, browser):

@@ -151,7 +151,6 @@ def gradebook(tmp_path: Path, monkeypatch) -> str:
     return url
 
 
-@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
 def test_only_differing_verdicts_are_written_and_they_flag_the_submission(tmp_path, monkeypatch):
     url = gradebook(tmp_path, monkeypatch)
     verdicts = {"formulas": ItemVerdict(False, "hidden check failed"), "fp32-accum": ItemVerdict(False, "x")}

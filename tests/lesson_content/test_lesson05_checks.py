@@ -12,7 +12,7 @@ from course.grading.checks import Result
 from course.grading.load_checks import load_checks
 from course.grading.rubric import load_rubric
 from course.lab.formulas import SHARDED
-from tests.lessons.lesson05_formulas import expected, memory
+from tests.lesson_content.lesson05_formulas import expected, memory
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = load_checks(ROOT / "lessons" / "lesson05" / "checks.yml")
