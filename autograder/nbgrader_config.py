@@ -11,8 +11,8 @@ configure(get_config(), Path(__file__).resolve().parent)  # noqa: F821 (nbgrader
 
 # Stock `nbgrader autograde` grades as `course grade` does: one run per course at a time (the batch lock),
 # damaged submissions scored 0 with their reason, students' code run in the grading sandbox and the code items
-# re-checked out of process, problems flagged and written to reports/<assignment>-grade.json. The sandbox's settings (course.nbgrader_hooks.sandbox_execute.GradingSandbox) go
-# here for both commands, e.g.:
+# re-checked out of process, problems flagged and written to reports/<assignment>-grade.json. The sandbox's settings
+# (course.nbgrader_hooks.sandbox_execute.GradingSandbox) go here for both commands, e.g.:
 #   c = get_config()
 #   c.GradingSandbox.memory_bytes = 4 * 2**30   # per submission
 #   c.GradingSandbox.cell_timeout_s = 60

@@ -7,8 +7,8 @@ well-behaved samples) on this machine, one after the other: stock `nbgrader auto
 Execute (unsandboxed, the old way), as shipped and then with the course's per-process savings
 (course.nbgrader_hooks.speedups), stock `nbgrader autograde` with the course's nbgrader config (sandboxed and
 re-checked, one student after another, with the savings), and `course grade --jobs N` (the same autograde, N
-students at once on worker processes, the gradebook written by one short transaction each). The script prints per path the wall
-time, the CPU seconds of the whole process tree (the sandboxes included) and its peak memory (largest process),
+students at once on worker processes, the gradebook written by one short transaction each). The script prints per path
+the wall time, the CPU seconds of the whole process tree (the sandboxes included) and its peak memory (largest process),
 the ratios, `course grade` at --jobs 1 too, the CPU per submission, the sequential part (all the CPU of the one
 grading process), whether all gradebooks hold the same scores, and the load average it ran under; --sizes
 (default 160 640) grades larger classes with `course grade` (cost per submission, peak memory, sequential part).

@@ -103,7 +103,8 @@ def main() -> None:
                       f"shown {r['shown']:.1f} s, kernel ready (first cell run) {r['ready']:.1f} s")
         for label, rows in (("cold", cold), ("warm", warm)):
             med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
-            print(f"{name} median {label} of {args.rounds}: {med['requests']:.0f} requests, {med['bytes'] / 1e6:.1f} MB, "
+            print(f"{name} median {label} of {args.rounds}: "
+                  f"{med['requests']:.0f} requests, {med['bytes'] / 1e6:.1f} MB, "
                   f"cells shown {med['shown']:.1f} s, kernel ready {med['ready']:.1f} s")
     server.shutdown()
     for variant in ("student", "answer"):

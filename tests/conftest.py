@@ -11,6 +11,7 @@ import pytest
 
 import course
 from course.nbgrader_hooks.speedups import ask_alembic_once
+from tests.classes import submit
 
 # As the course's own nbgrader commands do: no test reads an IRI, and a new gradebook made in a test process is stamped
 # with the migrations' head read once in it, not by an `alembic heads` subprocess (~2 CPU-s) per gradebook.
@@ -48,13 +49,6 @@ def released(tmp_path_factory) -> Path:
 
 
 
-def submit(root: Path, student: str, notebook: Path, name: str = "lesson05.ipynb") -> Path:
-    """Put a notebook where `nbgrader collect` would: submitted/<student>/lesson05/<name>."""
-    folder = root / "submitted" / student / "lesson05"
-    folder.mkdir(parents=True, exist_ok=True)
-    return Path(shutil.copyfile(notebook, folder / name))
-
-
 @pytest.fixture(scope="session")
 def release_nb(released):
     """The released lesson05 notebook."""
@@ -79,6 +73,8 @@ def graded(released, tmp_path_factory):
 from tests.collection_order import long_files_first  # noqa: E402
 from tests.gradebooks import gradebook_db, postgres_server  # noqa: E402,F401 (the gradebook on SQLite and PostgreSQL)
 from tests.machine_guard import machine_left_alone, watched_folders  # noqa: E402,F401 (no test changes the machine)
+from tests.shared_browser import (browser, chromium,  # noqa: E402,F401 (one Chromium per process, a context per test)
+                                  playwright_loop_only_in_browser_modules)
 
 
 @pytest.hookimpl(tryfirst=True)

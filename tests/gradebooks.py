@@ -1,8 +1,10 @@
 """Gradebooks on both databases nbgrader courses use: SQLite (nbgrader's default) and a real PostgreSQL server.
 
 The server is started by the tests themselves (initdb into a temporary folder, unix socket only, no TCP, no
-system service) once per session and stopped at the end; each test gets its own database, cloned from a
-template that already holds nbgrader's empty gradebook tables. PostgreSQL refuses to run as root, so when the
+system service) once per run and stopped at its end: under pytest-xdist the first worker that needs it starts it
+and the last one to finish stops it (shared_server, as pytest-xdist's docs share a session fixture: a folder all
+workers see and a file lock); each test gets its own database, cloned from a template that already holds nbgrader's
+empty gradebook tables. PostgreSQL refuses to run as root, so when the
 tests run as root the server runs as the `postgres` system user that Debian's package creates.
 The course points at a database the way a hub does: a hub-level nbgrader_config.py setting
 `c.CourseDirectory.db_url`, found through JUPYTER_CONFIG_PATH.
@@ -11,13 +13,16 @@ The course points at a database the way a hub does: a hub-level nbgrader_config.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -36,18 +41,20 @@ def pg_bin() -> Path:
 
 
 class PostgresServer:
-    """A throwaway PostgreSQL cluster in a temporary folder, reachable only through its unix socket."""
+    """A throwaway PostgreSQL cluster in a temporary folder, reachable only through its unix socket; FOLDER: one
+    that another process started (attached to, not started); its databases' names begin with PREFIX."""
 
-    def __init__(self):
+    def __init__(self, folder: Path | None = None, prefix: str = "gradebook"):
         self.bin = pg_bin()
-        self.dir = Path(tempfile.mkdtemp(prefix="course-pg-"))
-        self.data, self.socket, self.log = self.dir / "data", self.dir / "socket", self.dir / "server.log"
-        self.socket.mkdir()
         self.as_root = os.geteuid() == 0
-        if self.as_root:
-            shutil.chown(self.dir, "postgres")
-            shutil.chown(self.socket, "postgres")
-        self.names = itertools.count()
+        self.dir = folder or Path(tempfile.mkdtemp(prefix="course-pg-"))
+        self.data, self.socket, self.log = self.dir / "data", self.dir / "socket", self.dir / "server.log"
+        if folder is None:
+            self.socket.mkdir()
+            if self.as_root:
+                shutil.chown(self.dir, "postgres")
+                shutil.chown(self.socket, "postgres")
+        self.prefix, self.names = prefix, itertools.count()
 
     def _run(self, tool: str, *args: str) -> None:
         """Run a server tool, as the postgres user when we are root; show its output when it fails."""
@@ -96,7 +103,7 @@ class PostgresServer:
 
     def new_gradebook(self) -> str:
         """A fresh database holding nbgrader's empty gradebook tables; its URL."""
-        name = f"gradebook_{next(self.names)}"
+        name = f"{self.prefix}_{next(self.names)}"
         self.admin(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
         return self.url(name)
 
@@ -116,9 +123,61 @@ class ConfiguredGradebook:
             run_nbgrader(course_root, "generate_assignment", assignment, "--force")
 
 
+def _alive(pid: int) -> bool:
+    """Whether process PID still runs."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextmanager
+def shared_server(registry: Path, worker: str) -> Iterator[PostgresServer]:
+    """The run's one server, recorded in REGISTRY (a folder every worker sees): started by the first worker that
+    asks, stopped by the last to leave. Each worker signs in under its process id, so a worker that died without
+    signing out keeps nobody's server running; each names its databases after WORKER and its process (a restarted
+    worker reuses the name WORKER)."""
+    from filelock import FileLock
+
+    registry.mkdir(exist_ok=True)
+    record, users = registry / "server.json", registry / "users"
+    prefix = f"gradebook_{worker}_{os.getpid()}"
+    with FileLock(registry / "lock"):
+        if record.exists():
+            server = PostgresServer(Path(json.loads(record.read_text("utf-8"))["dir"]), prefix)
+        else:
+            server = PostgresServer(prefix=prefix)
+            try:
+                server.start()
+            except BaseException:
+                server.stop()
+                raise
+            record.write_text(json.dumps({"dir": str(server.dir)}), "utf-8")
+        users.mkdir(exist_ok=True)
+        (users / str(os.getpid())).touch()
+    try:
+        yield server
+    finally:
+        with FileLock(registry / "lock"):
+            (users / str(os.getpid())).unlink(missing_ok=True)
+            if not any(_alive(int(user.name)) for user in users.iterdir()):
+                record.unlink()
+                server.stop()
+
+
 @pytest.fixture(scope="session")
-def postgres_server():
-    """One PostgreSQL server for the whole session, stopped at its end (or when starting it fails)."""
+def postgres_server(tmp_path_factory):
+    """One PostgreSQL server for the whole run: under pytest-xdist shared by the workers (shared_server, in the
+    folder above each worker's temporary folder); in a single process started here and stopped at the end (or when
+    starting it fails)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is not None:
+        with shared_server(tmp_path_factory.getbasetemp().parent / "postgres", worker) as server:
+            yield server
+        return
     server = PostgresServer()
     try:
         yield server.start()

@@ -4,9 +4,9 @@ as one once did, that lesson 5 is the only lesson, or that every module beside a
 slower ones that read every lesson.
 
 The added lesson is `course new`'s shape (one exercise returning a list, a figure drawn from code and written as
-`![图 9-1：…](…)`, one question worth 2 points, no veto hints), unlike tests/lessons/second_lesson (two exercises, a
-tuple and a dict, two questions, its own veto vocabulary). Its text also says, as a statement of its own, a sentence
-that is one of lesson 5's answers: each page is compared with its own lesson's answers only.
+`![图 9-1：…](…)`, one question worth 2 points, no veto hints), unlike tests/lesson_content/second_lesson (two
+exercises, a tuple and a dict, two questions, its own veto vocabulary). Its text also says, as a statement of its
+own, a sentence that is one of lesson 5's answers: each page is compared with its own lesson's answers only.
 """
 
 from __future__ import annotations
@@ -19,13 +19,11 @@ from xml.etree import ElementTree
 
 import pytest
 
-from course.lesson.scaffold import scaffold_lesson
-from tests.project_copy import copy_project
+from tests.project_copy import ADDED, copy_built, with_added_lesson
 
 pytestmark = [pytest.mark.slow, pytest.mark.long(210)]
 
 ROOT = Path(__file__).resolve().parents[1]
-ADDED = "lesson09"
 # In the copy, one pytest run: the lesson-generic tests for the added lesson, every test of the fast tier (any of them
 # may assume, without saying so, that lesson 5 is the only lesson: tests/workflows/test_draw_figures.py once did) and
 # the slower tests marked `every_lesson`, which read all lessons together.
@@ -33,17 +31,9 @@ FAST_TIER = "not slow and not browser and not torch and not sandbox and not hub 
 IN_THE_COPY = ["-m", f"lesson_generic or every_lesson or ({FAST_TIER})", "-k", f"{ADDED} or not lesson_generic"]
 
 
-def add_lesson(project: Path) -> None:
-    """A scaffolded lesson whose text states, as its own, a sentence that is an answer in lesson 5."""
-    scaffold_lesson(project, ADDED, "第 9 课：测试添加的一课")
-    qmd = project / "lessons" / f"{ADDED}.qmd"
-    text = qmd.read_text("utf-8").replace("![`scale`", "![图 9-1：`scale`")
-    qmd.write_text(text.replace("（在这里写本课要讲清楚的内容。）",
-                                "回顾第 5 课：冗余定义：ZeRO 消除的是每张卡上重复保存的模型状态。"), "utf-8")
-
-
 def pytest_in(project: Path, *args: str) -> subprocess.CompletedProcess:
-    """This Python's pytest run inside PROJECT, importing PROJECT's own `course` (its tests see PROJECT as the repository)."""
+    """This Python's pytest run inside PROJECT, importing PROJECT's own `course` (its tests see PROJECT as the
+    repository)."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
            "PYTHONPATH": str(project / "src")}
     env.pop("PYTEST_ADDOPTS", None)
@@ -51,10 +41,11 @@ def pytest_in(project: Path, *args: str) -> subprocess.CompletedProcess:
                           env=env, capture_output=True, text=True, timeout=1500)
 
 
-def test_a_lesson_added_to_a_copy_passes_every_lesson_generic_test_and_lesson_5s_own(built_site, tmp_path):
-    """built_site first: the real project's caches exist, so the copy's build runs only what the added lesson adds."""
-    project = copy_project(tmp_path / "project")
-    add_lesson(project)
+def test_a_lesson_added_to_a_copy_passes_every_lesson_generic_test_and_lesson_5s_own(built_site, tmp_path_factory,
+                                                                                      tmp_path):
+    """The project with the lesson added and built (tests/project_copy.py, shared with the other tests that add it),
+    copied: the copy's own build is then a no-op."""
+    project = copy_built(with_added_lesson(tmp_path_factory), tmp_path / "project")
     report = tmp_path / "report.xml"
     run = pytest_in(project, "-x", *IN_THE_COPY, f"--junitxml={report}", "--durations=5", "tests")
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]

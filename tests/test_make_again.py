@@ -16,12 +16,11 @@ from pathlib import Path
 import pytest
 
 from tests.assignment.make_submissions import OUT, ROOT
-from tests.conftest import submit
+from tests.classes import submit
 from tests.gradebooks import gradebook_rows
 from tests.project_copy import copy_project
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(120),
-              pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(120)]
 REAL = ["2026001", "2026002"]
 BIN = Path(sys.executable).parent
 

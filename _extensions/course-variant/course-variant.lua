@@ -3,12 +3,15 @@ course-variant.lua — one filter for both ways this course is rendered.
 
 * Under Quarto (`quarto render --profile student|answer`): the variant is the active profile; Quarto itself
   handles .content-visible/.content-hidden, callouts and mermaid, and passes a cell's `#| course_role:`
-  option as an attribute of the cell Div. The filter drops solution cells from the student variant, makes an
+  option as an attribute of the cell Div. The profile's _quarto-NAME.yml sets `course-shows-solutions` (from
+  course.lesson.variants). The filter drops solution cells where the variant does not show them, makes an
   .img-card a figure with one caption, and turns links to lessons that do not exist yet into plain text. It
   finds the other lessons beside the real input file (quarto.doc.input_file): Quarto hands pandoc a temporary
   copy of the lesson, elsewhere.
-* Under plain pandoc (`pandoc -f commonmark_x --lua-filter … -M course-variant=student`), as `course build`
-  and the tests use it: the filter also reads `#|` lines of ```{python} blocks, applies the profile divs,
+* Under plain pandoc (`pandoc -f commonmark_x --lua-filter … -M course-variant=student
+  -M course-shows-solutions=false`, the options course.site.render_page.filter_metadata gives), as `course build`
+  and the tests use it: the filter also reads `#|` lines of ```{python} blocks, applies the profile divs
+  (course-variant names the profile they are shown to),
   draws callouts as HTML (collapsible ones as <details>), makes an .img-card (image + caption paragraph) a
   <figure> and hands mermaid blocks to the browser.
 * On both paths, a mention of another lesson in the text ("第 4 课", "第4课") links to that lesson when its
@@ -16,31 +19,21 @@ course-variant.lua — one filter for both ways this course is rendered.
 ]]
 
 local in_quarto = type(quarto) == "table" and quarto.doc ~= nil
-local variant = "answer"
+local shows_solutions = false  -- course-shows-solutions: the variant keeps its solution cells
+local active_profile = nil  -- under pandoc, course-variant: the profile whose profile divs are shown
 local input_dir = "."
 local this_lesson = nil  -- the page's own lesson number (front matter `lesson:`, or -M lesson=N)
 local link_prefix = ""  -- from this page to the lessons' pages: "" beside them, "lessons/" from Quarto's index
 
-local function active_variant(meta)
-  if in_quarto then
-    -- The active profiles: quarto.project.profile (a list), else QUARTO_PROFILE (comma-separated).
-    local profiles = quarto.project and quarto.project.profile
-    local names = {}
-    if type(profiles) == "table" then
-      for _, p in ipairs(profiles) do table.insert(names, pandoc.utils.stringify(p)) end
-    else
-      for p in (os.getenv("QUARTO_PROFILE") or ""):gmatch("[^,%s]+") do table.insert(names, p) end
-    end
-    for _, p in ipairs(names) do
-      if p == "student" or p == "answer" then return p end
-    end
-    return "answer"
-  end
-  local v = meta["course-variant"] and pandoc.utils.stringify(meta["course-variant"]) or "answer"
-  if v ~= "student" and v ~= "answer" then
-    error("course-variant must be 'student' or 'answer', got '" .. v .. "'")
-  end
-  return v
+-- A yes/no setting of the page's metadata (a YAML boolean, or pandoc's -M KEY=true|false); missing is an error:
+-- what a student may see is never guessed.
+local function meta_flag(meta, key)
+  local value = meta[key]
+  if type(value) == "boolean" then return value end
+  local text = value ~= nil and pandoc.utils.stringify(value) or ""
+  if text == "true" or text == "false" then return text == "true" end
+  error("course-variant: metadata " .. key .. " must be true or false, got '" .. text .. "' (under Quarto each "
+        .. "profile's _quarto-NAME.yml sets it; under pandoc, -M " .. key .. "=true|false)")
 end
 
 local function file_exists(path)
@@ -73,8 +66,8 @@ local function profile_div_shows(div)
   local visible = has_class(div, "content-visible")
   if not visible and not has_class(div, "content-hidden") then return nil end
   local profile = div.attributes["when-profile"]
-  if profile ~= "student" and profile ~= "answer" then return nil end
-  return (profile == variant) == visible
+  if not profile then return nil end
+  return (profile == active_profile) == visible
 end
 
 local function escape_html(s)
@@ -126,9 +119,18 @@ end
 
 local Link  -- defined below; the lesson list's links go through it too
 
+-- The files the course's pre-render step writes for the variant being rendered, in the variant's own folder of the
+-- build cache (metadata course-includes in _quarto.yml), so that renders of two variants never share one. Quarto
+-- hands a page that folder relative to the page's own (it rebases project metadata naming a path that exists).
+local includes = ".course-cache/quarto"
+local function include_path(name)
+  local page_dir = quarto.doc.input_file:match("^(.*)[/\\]") or quarto.project.directory
+  return page_dir .. "/" .. includes .. "/" .. active_profile .. "/" .. name
+end
+
 -- Quarto's front page (index.qmd): the lesson list that the course's pre-render step wrote for this variant.
 local function lesson_list(div)
-  local path = quarto.project.directory .. "/" .. div.attributes["include"]
+  local path = include_path(div.attributes["include"])
   local f = io.open(path, "r")
   if not f then error("course-variant: " .. path .. " not found; it is written by the pre-render step in _quarto.yml") end
   local text = f:read("a")
@@ -157,7 +159,7 @@ end
 local function browser_block(doc)
   if not in_quarto or not this_lesson then return nil end
   local stem = quarto.doc.input_file:match("([^/\\]+)%.qmd$")
-  local path = quarto.project.directory .. "/_lessons-browser.md"
+  local path = include_path("_lessons-browser.md")
   local f = io.open(path, "r")
   if not f then error("course-variant: " .. path .. " not found; it is written by the pre-render step in _quarto.yml") end
   local text = f:read("a")
@@ -210,7 +212,7 @@ local function quarto_page(doc)
 end
 
 local function Div(div)
-  if variant ~= "answer" and div.attributes["course_role"] == "solution" then
+  if not shows_solutions and div.attributes["course_role"] == "solution" then
     return {}
   end
   if in_quarto and div.identifier == "course-lesson-list" then return lesson_list(div) end
@@ -273,7 +275,7 @@ local function CodeBlock(cb)
   end
   if lang then
     local opts, body = cell_options(cb.text)
-    if opts["course_role"] == "solution" and variant ~= "answer" then return {} end
+    if opts["course_role"] == "solution" and not shows_solutions then return {} end
     return pandoc.CodeBlock(body, pandoc.Attr(cb.identifier, { lang }, cb.attributes))
   end
   return nil
@@ -360,7 +362,13 @@ local function skip_envelope(el)
 end
 
 local function Meta(meta)
-  variant = active_variant(meta)
+  shows_solutions = meta_flag(meta, "course-shows-solutions")
+  active_profile = meta["course-variant"] and pandoc.utils.stringify(meta["course-variant"])
+  if not in_quarto and not active_profile then
+    error("course-variant: metadata course-variant (the profile this page is rendered as) is missing: "
+          .. "-M course-variant=NAME")
+  end
+  if meta["course-includes"] then includes = pandoc.utils.stringify(meta["course-includes"]) end
   local dir = meta["course-lesson-dir"] and pandoc.utils.stringify(meta["course-lesson-dir"])
   if dir and in_quarto then  -- a page outside lessons/ (index.qmd): the folder, relative to the project
     link_prefix = dir .. "/"

@@ -3,7 +3,7 @@ offload, checkpointing, the public data-parallel benchmark §6 cites, and the ro
 
 Each is the accounting of the lesson's §2–§3 (course.lab.formulas) applied to a setting the text describes; the
 lesson's `output: asis` cells print them, so no number on the page is typed by hand, and
-tests/lessons/test_lesson05_fsdp_practice.py and test_lesson05_numbers.py recompute them on the built pages.
+tests/lesson_content/test_lesson05_fsdp_practice.py and test_lesson05_numbers.py recompute them on the built pages.
 Bytes unless a name says elements; GB = 10^9 bytes, GiB = 2^30 bytes (a card's capacity is quoted in GiB).
 """
 
@@ -167,7 +167,8 @@ RECOMPUTE_FLOPS_FACTOR = Fraction(2 + 4 + 2, 2 + 4)
 
 # The Ultra-Scale Playbook (Hugging Face, 2025), data-parallel scaling figure (plain DP, no sharding): the drop in
 # tokens/s per GPU that the figure itself labels on each doubling, from DP = 8 to 256 (−6.3%, −6.0%, −12.0%, −15.0%,
-# −40.6%), keyed by the DP size reached; and the rule of thumb from its ZeRO-3 prefetch passage, "DP shouldn't exceed 512".
+# −40.6%), keyed by the DP size reached; and the rule of thumb from its ZeRO-3 prefetch passage,
+# "DP shouldn't exceed 512".
 PLAYBOOK_DP_DOUBLING_DROPS = tuple((n, Fraction(d) / 100) for n, d in
                                    ((16, "6.3"), (32, "6.0"), (64, "12.0"), (128, "15.0"), (256, "40.6")))
 PLAYBOOK_DP_RULE_OF_THUMB = 512

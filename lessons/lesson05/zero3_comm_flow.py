@@ -115,7 +115,8 @@ def _phase(parent: ET.Element, top: float, title: str, steps: tuple, layer_order
 
 def _optimizer_and_total(parent: ET.Element, top: float, dp: int) -> float:
     """Draw the local optimizer step and the 3Ψ communication total; return the bottom."""
-    _text(parent, LABEL_X, top + 22, "③ 优化器更新", **{"text-anchor": "start", "font-size": "20", "font-weight": "bold"})
+    _text(parent, LABEL_X, top + 22, "③ 优化器更新", **{"text-anchor": "start", "font-size": "20", "font-weight": "bol"
+                                                                                                             "d"})
     box_top = top + 38
     right = _column_x(3) + COL_W
     _box(parent, COL_X0, box_top, right - COL_X0, BOX_H, LOCAL_UPDATE,

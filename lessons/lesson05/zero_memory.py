@@ -234,24 +234,29 @@ def card_example_markdown(ex: CardExample | None = None) -> str:
         ("合计", "静态状态 + 单元峰值", _both(ex.total)),
         ("卡的显存", f"“24 GB”的卡（如 RTX 4090）实为 {ex.card / GIB:g} GiB", _both(ex.card)),
         ("剩余", "激活、CUDA 上下文、通信缓冲与分配器碎片都要放在这里", _both(ex.left)),
-        ("激活检查点（最少）", f"每层只存 BF16 输入：{shape.layers} × $s$ × $h$ × 2 字节，$s = {ex.seq}$、每卡 1 条序列",
+        ("激活检查点（最少）", f"每层只存 BF16 输入：{shape.layers} × $s$ "
+                      f"× $h$ × 2 字节，$s = {ex.seq}$、每卡 1 条序列",
          _both(ex.checkpoints)),
     ]
     table = ["| 项 | 怎么算 | 大小 |", "|:---|:---|---:|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
     verdict = "放得下" if fits else "放不下"
     text = [
-        f"以 Llama-2-70B 的形状为例（{shape.layers} 层，$h = {shape.hidden}$，FFN {shape.ffn}，{shape.heads} 个注意力头、"
+        f"以 Llama-2-70B 的形状为例（{shape.layers} 层，$h = "
+        f"{shape.hidden}$，FFN {shape.ffn}，{shape.heads} 个注意力头、"
         f"{shape.kv_heads} 个 KV 头，词表 {shape.vocab}；[Llama 2 论文](https://arxiv.org/abs/2307.09288)），"
         f"ZeRO-3、BF16 + AdamW（$k = {ADAM_K}$），逐项计算（1 GB = $10^9$ 字节，1 GiB = $2^{{30}}$ 字节）：",
         "",
         *table,
         "",
         f"**结论：{verdict}。** 静态状态与单元峰值合计 {_both(ex.total)}，24 GiB 的卡只剩 {_both(ex.left)}；"
-        f"即使每层只保存输入（完整的激活重计算），$s = {ex.seq}$ 时 {shape.layers} 层的检查点就要 {_both(ex.checkpoints)}，"
+        f"即使每层只保存输入（完整的激活重计算），$s = {ex.seq}$ 时 "
+        f"{shape.layers} 层的检查点就要 {_both(ex.checkpoints)}，"
         f"是剩余空间的 {ex.checkpoints / ex.left:.1f} 倍。这还没算重计算某一层时的完整激活、输入嵌入与输出层"
         f"（各 {shape.vocab} × {shape.hidden} 个参数）所在的单元，以及梯度按 FP32 归约时更大的单元峰值"
-        f"（$12\\Psi_u$ = {_both(ex.unit_peak_fp32)}）。加卡只能压低静态部分（$16\\Psi/N_d$），$8\\Psi_u$ 与激活不随 $N_d$ 下降；"
-        "要在这样的卡上训练 70B，还需要把状态卸载（offload）到 CPU 内存，或用张量并行把单元切小、把激活分摊到多张卡上。",
+        f"（$12\\Psi_u$ = {_both(ex.unit_peak_fp32)}）。"
+        "加卡只能压低静态部分（$16\\Psi/N_d$），$8\\Psi_u$ 与激活不随 $N_d$ 下降；"
+        "要在这样的卡上训练 70B，还需要把状态卸载（offload）"
+        "到 CPU 内存，或用张量并行把单元切小、把激活分摊到多张卡上。",
         "",
         f"装得下也不等于跑得动：每步每卡收发 $3\\frac{{N_d-1}}{{N_d}}\\Psi$ = {_sci(ex.traffic_values)} 个数值，"
         f"集合通信全用 BF16 时为 {gb(ex.traffic_bf16)} GB，梯度按 FP32 归约时 reduce-scatter 那一份翻倍，共 "

@@ -57,7 +57,9 @@ class CourseConfig:
     assets_dir: str = setting("assets", "Images and generated figures referenced by lessons.")
     kernel: str = setting("python3", "Jupyter kernel that executes lesson cells.")
     cell_timeout: int = setting(300, "Seconds one lesson cell may run during the build.")
-    variants: tuple[str, ...] = setting(("student", "answer"), "Variants built from each lesson.")
+    variants: tuple[str, ...] = setting(
+        ("student", "answer"), "Variants built from each lesson, each a name course.lesson.variants declares (what "
+        "it shows and offers; checked when the build plan is made); `course preview` serves the first.")
     course_title: str = setting("大模型规模化训练", "Course title on the site index.")
     renderer: str = setting(
         "auto", "What renders the pages at `course build`: `quarto`, `pandoc`, or `auto` (Quarto when a Quarto "
@@ -66,11 +68,9 @@ class CourseConfig:
         "", "The Quarto binary `course build` renders with (a path, or a name on PATH); empty: `quarto` on PATH. "
         "The environment variable QUARTO, when set, wins.")
     build_inputs: tuple[str, ...] = setting(
-        ("lessons", "solutions", "assets", "autograder/rubrics", "_extensions", "package.json", "pyproject.toml",
-         "_quarto.yml", "_quarto-student.yml", "_quarto-answer.yml", "index.qmd", "scripts/quarto_hook.py",
-         "scripts/quarto.css"),
-        "Project files and folders a build reads (the Quarto project's among them, for `--renderer quarto`); with "
-        "the course package they decide whether a rebuild has work.")
+        ("lessons", "solutions", "assets", "autograder/rubrics", "package.json", "pyproject.toml"),
+        "Project files and folders a build reads whatever renders the pages (each renderer adds its own: the "
+        "filter, or Quarto's project files); with the course package they decide whether a rebuild has work.")
     generated_assets: tuple[str, ...] = setting(
         ("assets/figs", "assets/lab"),
         "Build outputs that live under assets/ (not committed; not build inputs): the folders lessons' "

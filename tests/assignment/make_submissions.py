@@ -23,7 +23,7 @@ import yaml
 
 from course.assignment.submissions import cell_by_grade_id, submission
 from course.grading.load_checks import load_checks
-from tests.lessons.lesson05_formulas import expected
+from tests.lesson_content.lesson05_formulas import expected
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent

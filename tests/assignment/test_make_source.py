@@ -1,4 +1,5 @@
-"""The generated nbgrader source notebook: lesson text, graded cells with the rubric's points, regenerated when stale."""
+"""The generated nbgrader source notebook: lesson text, graded cells with the rubric's points, regenerated when
+stale."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ import nbformat
 import pytest
 
 from course.assignment.preflight import preflight
-from tests.nbgrader_hooks.test_restore import released, source_notebook
+from tests.nbgrader_hooks.small_notebook import released, source_notebook
 
 SOURCE = source_notebook().cells
 

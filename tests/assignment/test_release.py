@@ -6,8 +6,8 @@ import pytest
 
 from course.lesson.parse_qmd import parse_lesson
 from course.workflows.grade import run_nbgrader
+from tests.assignment.hidden_checks import leaked
 from tests.assignment.make_submissions import ROOT
-from tests.nbgrader_hooks.test_feedback import leaked
 
 pytestmark = pytest.mark.slow
 

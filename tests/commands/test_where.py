@@ -12,7 +12,7 @@ from course.cli import COMMANDS, _module, main
 from course.commands.where import ROOT_HELP
 from course.config import find_course
 from tests.assignment.make_submissions import OUT
-from tests.conftest import submit
+from tests.classes import submit
 
 
 def test_the_course_is_the_nearest_folder_whose_pyproject_declares_it(tmp_path):

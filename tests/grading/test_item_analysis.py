@@ -1,12 +1,18 @@
 """`course stats`: a planted class of 40 graded through the real path (course grade, formgrader's scores, a grader's
-vetoes), on SQLite and PostgreSQL, whose items have known properties; every figure recomputed here from the
-gradebook with numpy and scipy."""
+vetoes), whose items have known properties, read from a gradebook on SQLite and on PostgreSQL; every figure
+recomputed here from the gradebook with numpy and scipy.
+
+The class is graded once, on SQLite (the slow part: 41 notebooks through the sandbox); the PostgreSQL case reads a
+copy of that course whose gradebook rows were copied into a PostgreSQL database the hub config names. Grading into
+PostgreSQL is proven by tests/workflows/test_gradebook_anywhere.py; here, that `course stats` and
+the reports read the class from whichever database the configured db_url points at."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -23,10 +29,9 @@ from course.grading.report import make_report, record_veto
 from course.grading.semester import make_semester_report
 from course.workflows.grade import GradeOptions, grade_assignment
 from tests.assignment.make_submissions import ANSWER, CORRECT, ROOT
-from tests.conftest import submit
+from tests.classes import submit
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(240),
-              pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(170)]
 
 N = 40  # graded students; one more hands in and waits for a grader
 CODE = ("formulas", "fp32-accum", "comm-volume", "dp1-cross-check")
@@ -53,8 +58,8 @@ def question_scores(s: int) -> dict[str, float]:
     return {"Q1": 0, "Q2": 0 if s >= 32 else 2, "Q3": 2 if s >= 18 else 1 if s >= 6 else 0}
 
 
-def planted_course(released: Path, project: Path, gradebook_db) -> Path:
-    """The project: lesson05 released, 41 notebooks handed in and graded, 40 with their questions scored."""
+def planted_course(released: Path, project: Path) -> Path:
+    """The project: lesson05 released, 41 notebooks handed in and graded (SQLite), 40 with their questions scored."""
     from course.assignment.submissions import submission
 
     root = project / "autograder"
@@ -63,7 +68,6 @@ def planted_course(released: Path, project: Path, gradebook_db) -> Path:
     shutil.copy(ROOT / "lessons" / "lesson05.qmd", project / "lessons")
     shutil.copytree(ROOT / "solutions", project / "solutions")
     (project / "pyproject.toml").write_text("[tool.course]\n", "utf-8")
-    gradebook_db.prepare(root)
     url = configured_gradebook(root).url
     with gradebook(url) as gb:
         gb.update_or_create_student("stu00", first_name="小明", last_name="王", lms_user_id="LMS-77")
@@ -117,10 +121,45 @@ def upper_lower(item: np.ndarray, totals: np.ndarray, points: float) -> float:
     return (group_mean(1) - group_mean(-1)) / points
 
 
-def test_a_planted_class_graded_for_real(released, gradebook_db, tmp_path):
-    """Graded once per gradebook (the slow part), then every check: `course stats` from a folder inside the
-    course, the lesson report's section and the semester report's."""
-    root = planted_course(released, tmp_path, gradebook_db)
+@pytest.fixture(scope="module")
+def planted(released, tmp_path_factory) -> Path:
+    """The planted class graded once, on SQLite, with no machine's nbgrader config read: its project folder."""
+    project = tmp_path_factory.mktemp("planted") / "project"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JUPYTER_CONFIG_PATH", str(tmp_path_factory.mktemp("no-hub-config")))
+        patch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        planted_course(released, project)
+    return project
+
+
+def copy_rows(source: str, target: str) -> None:
+    """Every row of nbgrader's tables from the gradebook at SOURCE into the new gradebook at TARGET (which holds
+    only the default course nbgrader writes on creation)."""
+    import sqlalchemy
+    from nbgrader.api import Base
+
+    engines = sqlalchemy.create_engine(source), sqlalchemy.create_engine(target)
+    try:
+        with engines[0].connect() as read, engines[1].begin() as write:
+            for table in reversed(Base.metadata.sorted_tables):
+                write.execute(table.delete())
+            for table in Base.metadata.sorted_tables:  # parents before the rows that point at them
+                rows = [dict(row._mapping) for row in read.execute(table.select())]
+                if rows:
+                    write.execute(table.insert(), rows)
+    finally:
+        for engine in engines:
+            engine.dispose()
+
+
+def test_a_planted_class_graded_for_real(planted, gradebook_db, tmp_path):
+    """The class graded once (the slow part), then, on each database, every check: `course stats` from a folder
+    inside the course, the lesson report's section and the semester report's."""
+    root = shutil.copytree(planted, tmp_path / "project") / "autograder"
+    if gradebook_db.url is not None:  # the hub config points the course at PostgreSQL: the same rows there
+        copy_rows(f"sqlite:///{root / 'gradebook.db'}", gradebook_db.url)
+        (root / "gradebook.db").unlink()
+    assert configured_gradebook(root).url == (gradebook_db.url or f"sqlite:///{root / 'gradebook.db'}")
     run = subprocess.run([sys.executable, "-m", "course", "stats", "lesson05"], cwd=root / "submitted" / "stu07",
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr

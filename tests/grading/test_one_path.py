@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +21,7 @@ from course.grading.gradebook import configured_gradebook
 from course.sandbox.limits import Limits
 from course.workflows.grade import GradeOptions, grade_assignment, nbgrader_env, run_nbgrader
 from course.workflows.grade_worker import course_config, nbgrader_api
-from tests.conftest import submit
+from tests.classes import course_with_class, submit
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(110)]
 
@@ -53,14 +52,7 @@ def notebook_of(case: str) -> Path:
 
 def course(released: Path, where: Path, cases: list[str], *, config: str = "") -> Path:
     """A copy of the released course, one student per case, CONFIG appended to its nbgrader_config.py."""
-    root = where / "autograder"
-    shutil.copytree(released, root)
-    for case in cases:
-        submit(root, case, notebook_of(case))
-    if config:
-        with open(root / "nbgrader_config.py", "a", encoding="utf-8") as f:
-            f.write("\n" + config + "\n")
-    return root
+    return course_with_class(released, where, {case: notebook_of(case) for case in cases}, config)
 
 
 def small_limits_config() -> str:
@@ -104,7 +96,8 @@ def test_stock_autograde_and_course_grade_give_the_same_scores_and_flags(both):
 
 
 def gradebook_content(root: Path) -> dict:
-    """Every value nbgrader keeps for each submitted notebook and each of its grades and comments (ids and times aside)."""
+    """Every value nbgrader keeps for each submitted notebook and each of its grades and comments (ids and times
+    aside)."""
     content = {}
     with Gradebook(configured_gradebook(root).url) as gb:
         for submission in gb.assignment_submissions("lesson05"):

@@ -15,7 +15,7 @@ from course.grading.gradebook import configured_gradebook
 from course.grading.report import make_report
 from course.workflows.grade import GradeOptions, grade_assignment, run_nbgrader
 from tests.assignment.make_submissions import EXPECTED
-from tests.conftest import submit
+from tests.classes import submit
 from tests.grading.test_one_path import SMALL, course, graded, notebook_of, small_limits_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]

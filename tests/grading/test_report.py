@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import os
 import re
 import shutil
-import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 import yaml
-from nbgrader.api import Gradebook
 
 from course.cli import main
 from course.errors import CourseError
@@ -22,105 +16,13 @@ from course.grading.gradebook import configured_gradebook
 from course.grading.report import make_report, record_veto
 from course.grading.rubric import load_rubric
 from course.grading.vetoes import new_file
-
-pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own add_submission
-
-ROOT = Path(__file__).resolve().parents[2]
-RUBRIC = ROOT / "autograder" / "rubrics" / "lesson05.yml"
-DEMO_VETOES = Path(__file__).parent / "fixtures" / "report" / "demo-class-vetoes.yml"
-FIXTURES = Path(__file__).parent / "fixtures" / "report"
-DEMO = yaml.safe_load((FIXTURES / "demo-class.yml").read_text("utf-8"))
-FULL = {"test-formulas": 1, "test-fp32-accum": 1, "test-comm-volume": 1, "test-dp1-cross-check": 1,
-        "answer-Q1": 2, "answer-Q2": 2, "answer-Q3": 2}
-
-
-@pytest.fixture(scope="session")
-def empty_gradebook(tmp_path_factory) -> Path:
-    """One freshly created nbgrader gradebook (creating one runs alembic, ~2 s), copied by each test."""
-    db = tmp_path_factory.mktemp("gradebook") / "gradebook.db"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-        Gradebook(f"sqlite:///{db}").close()
-    return db
-
-
-@pytest.fixture
-def course(tmp_path, empty_gradebook, gradebook_db):
-    """A function building a course root whose gradebook (SQLite, or PostgreSQL set by a hub config) holds the
-    given class of lesson05."""
-    def build(students: dict, *, vetoes: Path | str | None = DEMO_VETOES, assignment: str = "lesson05",
-              points: dict[str, float] | None = None) -> Path:
-        autograder = tmp_path / "autograder"
-        (autograder / "rubrics").mkdir(parents=True, exist_ok=True)
-        shutil.copy(RUBRIC, autograder / "rubrics" / "lesson05.yml")
-        shutil.copytree(ROOT / "lessons" / "lesson05", tmp_path / "lessons" / "lesson05", dirs_exist_ok=True)
-        if gradebook_db.url is None:
-            shutil.copy(empty_gradebook, autograder / "gradebook.db")
-        if vetoes is not None:
-            (autograder / "vetoes").mkdir(exist_ok=True)
-            text = vetoes.read_text("utf-8") if isinstance(vetoes, Path) else vetoes
-            (autograder / "vetoes" / "lesson05.yml").write_text(text, "utf-8")
-        _fill_gradebook(gradebook_db.url or f"sqlite:///{autograder / 'gradebook.db'}", assignment, students,
-                        points or load_rubric(RUBRIC).grade_ids())
-        for student, spec in students.items():
-            if "answers" in spec:
-                _write_autograded(autograder / "autograded" / student / assignment / f"{assignment}.ipynb",
-                                  spec["answers"])
-        return tmp_path
-    return build
+from tests.grading.report_class import (DEMO, FULL, RUBRIC, course, empty_gradebook,  # noqa: F401 (fixtures)
+                                        report_rows, student_section)
 
 
 def shown(root: Path) -> str:
     """How errors name the course's configured gradebook (its URL, no password)."""
     return configured_gradebook(root / "autograder").location().path
-
-
-def _fill_gradebook(db_url: str, assignment: str, students: dict, points: dict[str, float]) -> None:
-    """Grade cells, students and scores stored the way nbgrader autograde and formgrader store them."""
-    with Gradebook(db_url) as gb:
-        gb.add_assignment(assignment)
-        gb.add_notebook(assignment, assignment)
-        for grade_id, max_score in points.items():
-            is_code = grade_id.startswith("test-")
-            gb.add_grade_cell(grade_id, assignment, assignment, max_score=max_score,
-                              cell_type="code" if is_code else "markdown")
-            if not is_code:
-                gb.add_solution_cell(grade_id, assignment, assignment)
-        for student, spec in students.items():
-            gb.update_or_create_student(student)  # one student may have several lessons
-            gb.add_submission(assignment, student)
-            for grade_id, score in spec["scores"].items():
-                grade = gb.find_grade(grade_id, assignment, assignment, student)
-                if grade_id.startswith("test-"):
-                    grade.auto_score = score
-                else:
-                    grade.manual_score = score
-                grade.needs_manual_grade = score is None
-            for grade_id, text in spec.get("comments", {}).items():
-                gb.find_comment(grade_id, assignment, assignment, student).manual_comment = text
-            gb.db.commit()
-
-
-def _write_autograded(path: Path, answers: dict[str, str]) -> None:
-    """An autograded notebook whose answer cells carry nbgrader's grade ids."""
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell(text, metadata={"nbgrader": {"grade_id": f"answer-{qid}", "grade": True,
-                                                                            "solution": True, "points": 2}})
-                for qid, text in answers.items()]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, path)
-
-
-def _rows(csv_path: Path) -> dict[str, dict[str, str]]:
-    """The report CSV keyed by student."""
-    return {r["student"]: r for r in csv.DictReader(io.StringIO(csv_path.read_text("utf-8")))}
-
-
-def _section(html: str, student: str) -> str:
-    """One student's section of the HTML report."""
-    match = re.search(rf'<section class="student" id="student-{student}".*?</section>', html, re.S)
-    assert match, f"no section for {student}"
-    return match.group(0)
 
 
 # ---------------------------------------------------------------- the demo class
@@ -129,7 +31,7 @@ def _section(html: str, student: str) -> str:
 def test_demo_class_results_follow_the_rules(course):
     root = course(DEMO["students"])
     result = make_report(root, "lesson05")
-    rows = _rows(result.csv)
+    rows = report_rows(result.csv)
     assert {s: r["result"] for s, r in rows.items()} == {
         "li-lei": "PASS", "han-meimei": "PASS", "zhang-wei": "FAIL", "wang-fang": "FAIL",
         "chen-jing": "FAIL", "liu-yang": "INCOMPLETE", "zhao-min": "FAIL"}
@@ -152,38 +54,36 @@ def test_demo_class_html_explains_each_result(course):
     bins = {int(k): int(v) for k, v in re.findall(r'data-score="(\d+)" data-count="(\d+)"', html)}
     assert bins == {0: 0, 1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 1, 7: 1, 8: 1, 9: 1, 10: 1}
     assert "<svg" in html and not re.search(r'(src|href)="(https?:)?//', html)
-    vetoed = _section(html, "chen-jing")
+    vetoed = student_section(html, "chen-jing")
     assert 'data-result="FAIL"' in vetoed and "一票否决：activation-shard（Q1）" in vetoed
     assert "说 ZeRO-3 激活也被分片。" in vetoed
-    pending = _section(html, "liu-yang")
+    pending = student_section(html, "liu-yang")
     assert "Q3 尚未评分" in pending and "3Ψ = 前向逐层 all-gather" in pending  # the 要点 the grader needs
-    low = _section(html, "zhang-wei")
+    low = student_section(html, "zhang-wei")
     assert "总分 6/10 低于通过线 8" in low and "测试未通过：开启 FP32 梯度累积时" in low
     assert "评分者批注：没有讲 prefetch 为什么在 512 卡以上失效。" in low
-    assert "总分 8/10 ≥ 通过线 8" in _section(html, "han-meimei")
-    assert "Q1 尚未评分，但一票否决已决定结果" in _section(html, "zhao-min")
+    assert "总分 8/10 ≥ 通过线 8" in student_section(html, "han-meimei")
+    assert "Q1 尚未评分，但一票否决已决定结果" in student_section(html, "zhao-min")
     # graders' hints from the answers: shown beside the decision, never changing it
     assert "Q1 · activation-shard：「ZeRO-3 把参数" in vetoed
-    assert "Q3 · comm-volume：「ZeRO-3 每步通信量是 2Ψ" in _section(html, "zhao-min")
-    assert "评分提示" not in _section(html, "li-lei")
+    assert "Q3 · comm-volume：「ZeRO-3 每步通信量是 2Ψ" in student_section(html, "zhao-min")
+    assert "评分提示" not in student_section(html, "li-lei")
 
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_the_html_has_no_serious_accessibility_violation_with_every_result_badge(course):
+def test_the_html_has_no_serious_accessibility_violation_with_every_result_badge(course, browser):
     """The demo class has a PASS, a FAIL and an INCOMPLETE badge: axe-core checks their contrast, offline."""
-    from course.tools.chromium import launch_chromium
-    from tests.site.test_browser import _axe_violations
+    from tests.site.page_checks import axe_violations
 
     html = make_report(course(DEMO["students"]), "lesson05").html
-    with launch_chromium() as browser:
-        page = browser.new_page()
-        remote = []
-        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
-                   else (remote.append(route.request.url), route.abort()))
-        page.goto(html.as_uri())
-        assert page.locator(".INCOMPLETE").count() >= 1
-        assert _axe_violations(page) == [] and remote == []
+    page = browser.new_page()
+    remote = []
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
+               else (remote.append(route.request.url), route.abort()))
+    page.goto(html.as_uri())
+    assert page.locator(".INCOMPLETE").count() >= 1
+    assert axe_violations(page) == [] and remote == []
 
 
 def test_cli_writes_the_report_and_prints_the_summary(course, capsys):
@@ -207,7 +107,7 @@ def test_veto_recorded_in_one_step_fails_the_student(course, capsys):
     assert text.startswith(new_file(load_rubric(RUBRIC)))
     assert yaml.safe_load(text)["vetoes"] == [
         {"student": "ada", "question": "Q2", "veto": "comm-volume", "note": "说 ZeRO-1 每步只通信 Ψ: 少算了 all-gather"}]
-    assert _rows(root / "autograder" / "reports" / "lesson05.csv")["ada"]["result"] == "FAIL"
+    assert report_rows(root / "autograder" / "reports" / "lesson05.csv")["ada"]["result"] == "FAIL"
     # a second veto keeps the first line and the header comments
     assert main(["report", "lesson05", "--root", str(root), "--veto", "ada", "Q1", "activation-shard",
                  "--note", "激活也切片"]) == 0
@@ -377,9 +277,9 @@ def test_code_diagnoses_become_veto_hints_with_evidence_never_decisions(course):
                                  "fp32-accum": {"passed": False, "reason": "r", "diagnoses": [FORGOT]},
                                  "comm-volume": {"passed": True, "reason": "ok"}}})
     result = make_report(root, "lesson05")
-    row = _rows(result.csv)["ada"]
+    row = report_rows(result.csv)["ada"]
     assert row["veto_hints"] == "shard-target" and row["vetoes"] == "" and row["result"] == "PASS"  # 8/10, no veto
-    section = _section(result.html.read_text("utf-8"), "ada")
+    section = student_section(result.html.read_text("utf-8"), "ada")
     assert "代码诊断" in section and "可能的一票否决项 shard-target" in section
     assert "zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000" in section and "漏了 FP32 梯度累积缓冲" in section
 
@@ -387,7 +287,7 @@ def test_code_diagnoses_become_veto_hints_with_evidence_never_decisions(course):
 def test_without_a_grade_report_there_are_no_code_hints(course):
     root = course({"ada": {"scores": FULL}}, vetoes=None)
     result = make_report(root, "lesson05")
-    assert _rows(result.csv)["ada"]["veto_hints"] == "" and "代码诊断" not in result.html.read_text("utf-8")
+    assert report_rows(result.csv)["ada"]["veto_hints"] == "" and "代码诊断" not in result.html.read_text("utf-8")
 
 
 def test_a_grader_confirms_a_veto_on_a_code_item(course):
@@ -396,7 +296,7 @@ def test_a_grader_confirms_a_veto_on_a_code_item(course):
                          note="ZeRO-2 的公式把参数也除以了 N_d")
     assert record.question == "formulas"
     result = make_report(root, "lesson05")
-    assert _rows(result.csv)["ada"]["vetoes"] == "shard-target" and _rows(result.csv)["ada"]["result"] == "FAIL"
+    assert report_rows(result.csv)["ada"]["vetoes"] == "shard-target" and report_rows(result.csv)["ada"]["result"] == "FAIL"
 
 
 def test_what_grading_found_wrong_is_shown_in_the_students_section(course):
@@ -407,8 +307,8 @@ def test_what_grading_found_wrong_is_shown_in_the_students_section(course):
             "bob": {"flagged": False, "verdicts": {}, "changes": [], "problems": []}}
     (root / "autograder" / "reports" / "lesson05-grade.json").write_text(json.dumps(data), "utf-8")
     html = make_report(root, "lesson05").html.read_text("utf-8")
-    assert "评分时发现的问题" in _section(html, "ada") and "not valid JSON" in _section(html, "ada")
-    assert "评分时发现的问题" not in _section(html, "bob")
+    assert "评分时发现的问题" in student_section(html, "ada") and "not valid JSON" in student_section(html, "ada")
+    assert "评分时发现的问题" not in student_section(html, "bob")
 
 
 def test_the_rechecks_corrections_are_in_the_html_and_the_csv_with_their_reasons(course):
@@ -420,10 +320,10 @@ def test_the_rechecks_corrections_are_in_the_html_and_the_csv_with_their_reasons
             "bob": {"flagged": False, "verdicts": {}, "changes": [], "problems": []}}
     (root / "autograder" / "reports" / "lesson05-grade.json").write_text(json.dumps(data), "utf-8")
     result = make_report(root, "lesson05")
-    section = _section(result.html.read_text("utf-8"), "mallory")
+    section = student_section(result.html.read_text("utf-8"), "mallory")
     assert "评分时发现的问题" in section and "学生进程内得 1 分，课程复核改为 0 分" in section
-    assert "returned _Fake" in section and "评分时发现的问题" not in _section(result.html.read_text("utf-8"), "bob")
-    rows = _rows(result.csv)
+    assert "returned _Fake" in section and "评分时发现的问题" not in student_section(result.html.read_text("utf-8"), "bob")
+    rows = report_rows(result.csv)
     assert "学生进程内得 1 分，课程复核改为 0 分" in rows["mallory"]["flags"] and "returned _Fake" in rows["mallory"]["flags"]
     assert rows["bob"]["flags"] == ""
 
@@ -433,7 +333,7 @@ def test_a_problem_with_the_file_is_in_the_csv(course):
     (root / "autograder" / "reports").mkdir(parents=True, exist_ok=True)
     data = {"ada": {"flagged": True, "verdicts": {}, "changes": [], "problems": ["cell test-x: read-only cell was edited"]}}
     (root / "autograder" / "reports" / "lesson05-grade.json").write_text(json.dumps(data), "utf-8")
-    assert _rows(make_report(root, "lesson05").csv)["ada"]["flags"] == "cell test-x: read-only cell was edited"
+    assert report_rows(make_report(root, "lesson05").csv)["ada"]["flags"] == "cell test-x: read-only cell was edited"
 
 
 def test_an_error_while_defining_the_exercise_is_shown_on_its_code_item(course):
@@ -441,5 +341,5 @@ def test_an_error_while_defining_the_exercise_is_shown_on_its_code_item(course):
     error = {"cell": "cell ex-zero-memory", "error": "SyntaxError", "line": 7, "message": "invalid syntax"}
     _grade_report(root, {"ada": {"formulas": {"passed": False, "reason": "zero_memory_per_gpu is not defined",
                                               "errors": [error]}}})
-    section = _section(make_report(root, "lesson05").html.read_text("utf-8"), "ada")
+    section = student_section(make_report(root, "lesson05").html.read_text("utf-8"), "ada")
     assert "运行学生的代码单元时出错：cell ex-zero-memory, line 7: SyntaxError: invalid syntax" in section

@@ -10,10 +10,10 @@ import pytest
 from nbgrader.api import Gradebook
 
 from course.grading.report import make_report
-from tests.similarity.test_report_section import graded  # noqa: F401 (the planted class with its gradebook)
-from tests.site.test_browser import DESKTOP, PHONE
+from tests.similarity.planted_class import graded  # noqa: F401 (the planted class with its gradebook)
+from tests.site.page_checks import DESKTOP, PHONE
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 WAITING = ("h1", "h2", "para-a")  # Q1–Q3 not graded yet: their items show every key point
 LONG_PROBLEM = ("submitted/h3/lesson05/lesson05.ipynb, cell test-fp32-accum: read-only cell was edited; graded with "
@@ -49,20 +49,17 @@ MEASURE = """() => ({
 })"""
 
 
-def test_the_report_reads_on_a_phone_and_its_evidence_fits_a_desktop(report):
-    from course.tools.chromium import launch_chromium
-
-    with launch_chromium() as browser:
-        page = browser.new_page()
-        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
-                   else route.abort())
-        for size in (PHONE, DESKTOP):
-            page.set_viewport_size(size)
-            page.goto(report.as_uri())
-            shown = page.evaluate(MEASURE)
-            print(size["width"], shown)
-            assert shown["evidence"] >= 3 and shown["key_points"] >= 9  # the long parts are there
-            assert shown["page_width"] <= shown["window_width"], shown  # no sideways scroll of the page
-            assert shown["widest_evidence"] <= shown["window_width"], shown
-            if size is PHONE:
-                assert shown["tallest_row"] <= PHONE["height"], shown
+def test_the_report_reads_on_a_phone_and_its_evidence_fits_a_desktop(report, browser):
+    page = browser.new_page()
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
+               else route.abort())
+    for size in (PHONE, DESKTOP):
+        page.set_viewport_size(size)
+        page.goto(report.as_uri())
+        shown = page.evaluate(MEASURE)
+        print(size["width"], shown)
+        assert shown["evidence"] >= 3 and shown["key_points"] >= 9  # the long parts are there
+        assert shown["page_width"] <= shown["window_width"], shown  # no sideways scroll of the page
+        assert shown["widest_evidence"] <= shown["window_width"], shown
+        if size is PHONE:
+            assert shown["tallest_row"] <= PHONE["height"], shown

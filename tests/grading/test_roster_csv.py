@@ -7,8 +7,6 @@ import pytest
 from course.errors import CourseError
 from course.grading.roster_csv import import_roster, read_roster_csv
 
-pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
-
 
 def write(tmp_path, text: str, encoding: str = "utf-8"):
     path = tmp_path / "roster.csv"

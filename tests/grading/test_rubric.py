@@ -33,7 +33,7 @@ STANDARD = """\
 - 说 ZeRO-3 激活也被分片。
 - 把每步通信量的来源说错：ZeRO-1/2 的 2Ψ 不是 reduce-scatter 加 all-gather，或 ZeRO-3 的 3Ψ 不是两次参数 all-gather 加一次梯度 reduce-scatter（如认为 ZeRO-1/2 比朴素 DP 通信更多，或 ZeRO-3 不需要反向那次 all-gather）。只是把数值个数写成字节数这类单位换算，不算。
 - 认为 ZeRO-3 的 N_d→∞ 可以把总显存（含激活与运行时）降到任意低。
-"""
+"""  # noqa: E501
 
 
 def test_committed_rubric_is_the_seed_standard():

@@ -1,7 +1,7 @@
 """`course report` without a lesson: the semester over real nbgrader gradebooks (SQLite, and PostgreSQL set by a hub
 config) holding two graded lessons — lesson05's demo class and the second-lesson fixture's lesson07 — and a third
 lesson the course knows that nobody has submitted yet. Rows are written through nbgrader's own Gradebook API, as
-autograde and formgrader store them; tests/lessons/test_second_lesson.py runs the same report on a lesson graded
+autograde and formgrader store them; tests/lesson_content/test_second_lesson.py runs the same report on a lesson graded
 for real through the sandbox."""
 
 from __future__ import annotations
@@ -19,66 +19,9 @@ from nbgrader.api import Gradebook
 from course.cli import main
 from course.errors import CourseError
 from course.grading.gradebook import configured_gradebook
-from course.grading.rubric import load_rubric
 from course.grading.semester import make_semester_report
-from tests.grading.test_report import DEMO, DEMO_VETOES, RUBRIC, _fill_gradebook, empty_gradebook  # noqa: F401
-
-pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own add_submission
-
-ROOT = Path(__file__).resolve().parents[2]
-SECOND = ROOT / "tests" / "lessons" / "second_lesson"
-RUBRIC7 = SECOND / "autograder" / "rubrics" / "lesson07.yml"
-# lesson07 (5 points, pass line 4): wang-fang has no submission; ada submitted only lesson07.
-LESSON07 = {
-    "li-lei": {"test-bubble": 1, "test-split": 1, "answer-Q1": 2, "answer-Q2": 1},      # 5 PASS
-    "han-meimei": {"test-bubble": 1, "test-split": 1, "answer-Q1": 2, "answer-Q2": 0},  # 4 PASS
-    "zhang-wei": {"test-bubble": 0, "test-split": 0, "answer-Q1": 2, "answer-Q2": 0},   # 2 FAIL
-    "chen-jing": {"test-bubble": 1, "test-split": 1, "answer-Q1": 2, "answer-Q2": 1},   # 5 PASS
-    "liu-yang": {"test-bubble": 1, "test-split": 1, "answer-Q1": 2, "answer-Q2": 1},    # 5 PASS
-    "zhao-min": {"test-bubble": 1, "test-split": 0, "answer-Q1": 2, "answer-Q2": 0},    # 3 FAIL
-    "ada": {"test-bubble": 1, "test-split": 1, "answer-Q1": 2, "answer-Q2": 1},         # 5 PASS
-}
-PEOPLE = {"li-lei": {"first_name": "雷", "last_name": "李", "email": "lilei@example.edu", "lms_user_id": "1001"},
-          "ada": {"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.edu"}}
-UNGRADED_QMD = "---\ntitle: \"第 9 课：还没有人交\"\nlesson: 9\n---\n\n## 本课目标\n\n尚未评分的一课。\n"
-
-
-@pytest.fixture
-def semester(tmp_path, empty_gradebook, gradebook_db):  # noqa: F811
-    """A function making a course root with lessons 05, 07 and 09 and [tool.course] CONFIG; its gradebook (SQLite or
-    PostgreSQL) holds lesson05's demo class and lesson07's class, nothing of lesson09, plus EXTRA assignments."""
-    def build(config: str = "", *, extra: tuple[str, ...] = ()) -> Path:
-        lessons, rubrics = tmp_path / "lessons", tmp_path / "autograder" / "rubrics"
-        rubrics.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(SECOND / "lessons", lessons, dirs_exist_ok=True)
-        shutil.copy(ROOT / "lessons" / "lesson05.qmd", lessons / "lesson05.qmd")
-        shutil.copytree(ROOT / "lessons" / "lesson05", lessons / "lesson05", dirs_exist_ok=True)
-        (lessons / "lesson09").mkdir(exist_ok=True)
-        (lessons / "lesson09.qmd").write_text(UNGRADED_QMD, "utf-8")
-        (lessons / "lesson09" / "checks.yml").write_text("version: 1\nlesson: lesson09\nitems: {}\n", "utf-8")
-        shutil.copy(RUBRIC, rubrics / "lesson05.yml")
-        shutil.copy(RUBRIC7, rubrics / "lesson07.yml")
-        (tmp_path / "autograder" / "vetoes").mkdir(exist_ok=True)
-        shutil.copy(DEMO_VETOES, tmp_path / "autograder" / "vetoes" / "lesson05.yml")
-        (tmp_path / "pyproject.toml").write_text(f"[project]\nname = \"x\"\n\n[tool.course]\n{config}", "utf-8")
-        if gradebook_db.url is None:
-            shutil.copy(empty_gradebook, tmp_path / "autograder" / "gradebook.db")
-        url = db_url(tmp_path)
-        _fill_gradebook(url, "lesson05", DEMO["students"], load_rubric(RUBRIC).grade_ids())
-        _fill_gradebook(url, "lesson07", {s: {"scores": v} for s, v in LESSON07.items()},
-                        load_rubric(RUBRIC7).grade_ids())
-        with Gradebook(url) as gb:
-            for student, fields in PEOPLE.items():
-                gb.update_or_create_student(student, **fields)
-            for name in extra:
-                gb.add_assignment(name)
-        return tmp_path
-    return build
-
-
-def db_url(root: Path) -> str:
-    """The URL nbgrader's config gives the course's gradebook."""
-    return configured_gradebook(root / "autograder").url
+from tests.grading.report_class import empty_gradebook  # noqa: F401 (a fixture)
+from tests.grading.semester_class import ROOT, SECOND, db_url, semester  # noqa: F401 (a fixture)
 
 
 def rows_of(path: Path, key: str) -> dict[str, dict[str, str]]:
@@ -278,7 +221,8 @@ def course_without_gradebook(root: Path, config: str) -> Path:
 
 @pytest.mark.parametrize("config, line, expected", [
     ("semester_weights = { lesson05 = 2, lesson99 = 1 }\n", 5,
-     "[tool.course] semester_weights.lesson99: expected a graded lesson of this course (lesson05, lesson07), got 'lesson99'"),
+     "[tool.course] semester_weights.lesson99: expected a graded "
+     "lesson of this course (lesson05, lesson07), got 'lesson99'"),
     ("kernel = \"python3\"\n\n[tool.course.semester_weights]\nlesson05 = 2\nlesson07 = -1\n", 9,
      "[tool.course] semester_weights.lesson07: expected a weight >= 0, got -1"),
     ("semester_weights = 3\n", 5, "[tool.course] semester_weights must be a table, got 3"),
@@ -288,7 +232,8 @@ def course_without_gradebook(root: Path, config: str) -> Path:
      "[tool.course] semester_pass_percent: expected a percentage from 0 to 100, got 120.0"),
     ("semester_missing = \"skip\"\n", 5, "[tool.course] semester_missing: expected one of zero, excluded, got 'skip'"),
     ("[tool.course.canvas_identity]\n\"SIS Login\" = \"id\"\n", 6,
-     "[tool.course] canvas_identity.SIS Login: expected a Canvas identity column (ID, SIS User ID, SIS Login ID), "
+     "[tool.course] canvas_identity.SIS Login: expected a "
+     "Canvas identity column (ID, SIS User ID, SIS Login ID), "
      "got 'SIS Login'"),
     ("canvas_identity = { ID = \"nickname\" }\n", 5,
      "[tool.course] canvas_identity.ID: expected an nbgrader Student field (id, first_name, last_name, email, "
@@ -309,19 +254,17 @@ def test_bad_policy_config_is_a_located_error_and_nothing_is_written(tmp_path, c
 @pytest.mark.browser
 @pytest.mark.slow
 @pytest.mark.parametrize("gradebook_db", ["sqlite"], indirect=True)
-def test_the_page_has_no_serious_accessibility_violation_and_reads_at_phone_width(semester, gradebook_db):
-    from course.tools.chromium import launch_chromium
-    from tests.site.test_browser import PHONE, _axe_violations
+def test_the_page_has_no_serious_accessibility_violation_and_reads_at_phone_width(semester, gradebook_db, browser):
+    from tests.site.page_checks import PHONE, axe_violations
 
     html = make_semester_report(semester()).html
-    with launch_chromium() as browser:
-        page = browser.new_page()
-        page.set_viewport_size(PHONE)
-        remote = []
-        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
-                   else (remote.append(route.request.url), route.abort()))
-        page.goto(html.as_uri())
-        assert _axe_violations(page) == [] and remote == []
-        # the wide table scrolls in its own box; the page itself does not scroll sideways
-        assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
-        assert page.evaluate("() => document.querySelectorAll('figure svg[role=img] title').length") == 2
+    page = browser.new_page()
+    page.set_viewport_size(PHONE)
+    remote = []
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
+               else (remote.append(route.request.url), route.abort()))
+    page.goto(html.as_uri())
+    assert axe_violations(page) == [] and remote == []
+    # the wide table scrolls in its own box; the page itself does not scroll sideways
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= PHONE["width"]
+    assert page.evaluate("() => document.querySelectorAll('figure svg[role=img] title').length") == 2

@@ -10,10 +10,10 @@ import re
 import pytest
 
 from course.grading.semester import make_semester_report
-from tests.grading.test_semester import semester  # noqa: F401 (the fixture: lessons 05, 07, 09 and their class)
-from tests.grading.test_report import empty_gradebook  # noqa: F401
+from tests.grading.report_class import empty_gradebook  # noqa: F401 (a fixture)
+from tests.grading.semester_class import semester  # noqa: F401 (the fixture: lessons 05, 07, 09 and their class)
 from tests.offline_page import keep_offline
-from tests.site.test_browser import DESKTOP, PHONE
+from tests.site.page_checks import DESKTOP, PHONE
 
 LONG_FLAG = "cell test-split: read-only cell was edited; graded with the original cell, " + "此处说明较长，" * 12
 
@@ -51,21 +51,18 @@ def test_incomplete_shows_no_number(page, gradebook_db):
 @pytest.mark.browser
 @pytest.mark.slow
 @pytest.mark.parametrize("gradebook_db", ["sqlite"], indirect=True)
-def test_the_semester_page_reads_at_390_and_1280_px(page, gradebook_db):
-    from course.tools.chromium import launch_chromium
-
-    with launch_chromium() as browser:
-        tab = browser.new_page()
-        remote = keep_offline(tab)
-        for size in (PHONE, DESKTOP):
-            tab.set_viewport_size(size)
-            tab.goto(page.as_uri())
-            shown = tab.evaluate(MEASURE)
-            print(size["width"], shown)
-            assert shown["page_width"] <= shown["window_width"], shown
-            if size is PHONE:
-                assert shown["cards"] == "block" and shown["first_score_top"] < PHONE["height"], shown
-                assert re.fullmatch(r"\d+(\.\d+)?/\d+", shown["first_score"]), shown
-            else:
-                assert shown["table_right"] <= shown["window_width"] and shown["pinned"] == "sticky", shown
-        assert remote == []
+def test_the_semester_page_reads_at_390_and_1280_px(page, gradebook_db, browser):
+    tab = browser.new_page()
+    remote = keep_offline(tab)
+    for size in (PHONE, DESKTOP):
+        tab.set_viewport_size(size)
+        tab.goto(page.as_uri())
+        shown = tab.evaluate(MEASURE)
+        print(size["width"], shown)
+        assert shown["page_width"] <= shown["window_width"], shown
+        if size is PHONE:
+            assert shown["cards"] == "block" and shown["first_score_top"] < PHONE["height"], shown
+            assert re.fullmatch(r"\d+(\.\d+)?/\d+", shown["first_score"]), shown
+        else:
+            assert shown["table_right"] <= shown["window_width"] and shown["pinned"] == "sticky", shown
+    assert remote == []

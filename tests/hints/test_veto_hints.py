@@ -157,7 +157,8 @@ def test_memory_going_to_zero_is_hinted_unless_limited_to_static_state(text, hin
 
 
 def test_a_hint_quotes_the_original_sentence_and_carries_the_question():
-    hints = find_veto_hints("ZeRO-1 只分片优化器状态。ZeRO-3 的通信量是 “2Ψ” 吗？ZeRO-3 把激活也切分了。", LESSON05, "Q1")
+    hints = find_veto_hints("ZeRO-1 只分片优化器状态。ZeRO-3 的通信量是 “2Ψ” 吗？ZeRO-3 把激活也切分了。", LESSON05, "Q"
+                                                                                             "1")
     assert hints == [VetoHint("activation-shard", "Q1", "ZeRO-3 把激活也切分了", hints[0].reason)]
     assert "激活" in hints[0].reason
 
@@ -201,7 +202,8 @@ def test_english_negation_of_parameter_sharding_gives_no_hint(text):
 
 @pytest.mark.parametrize(("text", "hinted"), [
     ("ZeRO-3 的 3Ψ：前向 all-gather 参数 Ψ，反向 all-gather 参数 Ψ，优化器更新后再 all-gather 参数 Ψ。", True),
-    ("ZeRO-3: forward all-gather Ψ, backward all-gather Ψ, plus an all-gather after the optimizer step Ψ, 3Ψ total.",
+    ("ZeRO-3: forward all-gather Ψ, backward all-gather Ψ, "
+     "plus an all-gather after the optimizer step Ψ, 3Ψ total.",
      True),
     ("ZeRO-3 需要三次 all-gather，共 3Ψ。", True),
     ("ZeRO-3: 前向 all-gather Ψ，反向 reduce-scatter Ψ，优化器步后 all-gather Ψ，共 3Ψ。", True),
@@ -345,7 +347,8 @@ def test_labelled_answers_cover_every_veto_and_many_voices():
     assert {"terse", "long", "mixed", "formula", "hedged", "english"} <= kinds, kinds
 
 
-# The voices file is short of the 0.9 aim on precision (docs/development.md has the numbers): its floor keeps what was won.
+# The voices file is short of the 0.9 aim on precision (benchmarks/README.md has the numbers): its floor keeps
+# what was won.
 @pytest.mark.parametrize(("path", "precision", "recall"), [(FIXTURES, 0.9, 0.9), (VOICES, 0.6, 0.88)],
                          ids=["own", "voices"])
 def test_precision_and_recall_per_veto_on_each_tuning_file_hold(path, precision, recall):
@@ -582,7 +585,8 @@ def test_tentative_claims_memory_values_exact_forms_and_limits(text, question, e
 
 @pytest.mark.parametrize(("text", "question", "expected"), [
     # a clause that opens with '只有 X 的 …' compares the previous clause's party, however nested the 的 …
-    ("“快两倍”：reduce-scatter 每卡收发 (N_d−1)/N_d·Ψ，只有 all-reduce 的 2(N_d−1)/N_d·Ψ 的一半，带宽受限时耗时约减半。",
+    ("“快两倍”：reduce-scatter 每卡收发 (N_d−1)/N_d·Ψ，只有 "
+     "all-reduce 的 2(N_d−1)/N_d·Ψ 的一半，带宽受限时耗时约减半。",
      "Q2", set()),
     ("reduce-scatter 每卡收发 Ψ，只有 all-reduce 的一半。", "Q2", set()),
     ("reduce-scatter 每卡收发 (N_d−1)/N_d·Ψ，只有 all-gather 的 (N_d−1)/N_d·Ψ 的一半。", "Q2", {"comm-volume"}),

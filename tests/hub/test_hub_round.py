@@ -16,7 +16,6 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,6 +30,7 @@ from playwright.sync_api import expect
 from course.hub.role_config import config_path
 from course.nbgrader_hooks.config import COURSE_ID
 from tests.assignment.make_submissions import CORRECT
+from tests.loopback import free_ports
 from tests.open_view import in_open_view
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.hub, pytest.mark.long(60)]
@@ -42,26 +42,6 @@ ANSWERS = {"Q1": "ZeRO-3 把激活也分片到各张卡上，所以训练长序�
            "Q2": "reduce-scatter 与 all-gather 各 Ψ，合起来正是一次 all-reduce 的 2Ψ。",
            "Q3": "前向 all-gather、反向 all-gather 与梯度 reduce-scatter 各 Ψ，共 3Ψ。"}
 POINTS = {"Q1": "0", "Q2": "1.5", "Q3": "2"}
-
-
-def _free_ports(count: int) -> int:
-    """A port P on 127.0.0.1 with P..P+count-1 free (the hub uses four in a row)."""
-    for _ in range(50):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            base = s.getsockname()[1]
-        if base + count < 65536 and all(_port_free(base + i) for i in range(count)):
-            return base
-    raise RuntimeError("no free run of ports on 127.0.0.1")
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def _account_pids(names) -> list[int]:
@@ -133,7 +113,7 @@ def _status(port: int, path: str) -> int | None:
 @pytest.fixture(scope="module")
 def hub(hub_site, tmp_path_factory):
     """`course hub` running on 127.0.0.1; stopped (with every server it started) at the end."""
-    port = _free_ports(4)
+    port = free_ports(4)  # the hub uses four in a row
     state = hub_site["base"] / "state"
     log_path = tmp_path_factory.mktemp("hub") / "hub.log"  # kept by pytest for a failed run
     log = log_path.open("wb")
@@ -183,18 +163,6 @@ def instructor(hub, *args: str) -> str:
                           text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    from course.tools.chromium import QUIET_FLAGS, chromium_path
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=QUIET_FLAGS)
-        yield b
-        b.close()
 
 
 class Session:
@@ -262,7 +230,7 @@ def _answer_cells(release: nbformat.NotebookNode) -> dict[str, int]:
             if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("answer-")}
 
 
-def test_a_whole_round_on_the_hub(hub, browser, release_nb):
+def test_a_whole_round_on_the_hub(hub, chromium, release_nb):
     names = hub["names"]
     instructor(hub, "release_assignment", "lesson05")
     # the hub-level exchange root and course id win over the course config's defaults
@@ -270,7 +238,7 @@ def test_a_whole_round_on_the_hub(hub, browser, release_nb):
     assert not (hub["course_root"] / "exchange").exists()
 
     # The student: only the student tools, then fetch, fill, validate, submit.
-    student = Session(browser, hub, "student")
+    student = Session(chromium, hub, "student")
     page = student.page
     assert student.nbgrader_menu() == ["Assignment List"]
     page.keyboard.press("Escape")
@@ -307,7 +275,7 @@ def test_a_whole_round_on_the_hub(hub, browser, release_nb):
     page.locator("#submitted_assignments_list .list_item").first.wait_for()
 
     # The instructor: the course's shared server has the instructors' tools; collect and autograde, stock.
-    teacher = Session(browser, hub, "instructor")
+    teacher = Session(chromium, hub, "instructor")
     assert teacher.nbgrader_menu() == ["Course List"]  # their own server links to the course's formgrader
     teacher.page.goto(f"{hub['url']}/services/{COURSE_ID}/lab")
     teacher.page.wait_for_selector("#jp-main-dock-panel", timeout=120_000)
@@ -319,7 +287,7 @@ def test_a_whole_round_on_the_hub(hub, browser, release_nb):
     assert f"Autograding {hub['course_root']}/autograded/{names['student']}/lesson05/lesson05.ipynb" in graded
 
     # The grader: formgrader in the course's shared server, the 要点 beside each answer, Q1–Q3 entered.
-    grader = Session(browser, hub, "grader")
+    grader = Session(chromium, hub, "grader")
     fg = grader.page
     fg.goto(f"{hub['url']}/services/{COURSE_ID}/formgrader/gradebook/lesson05/lesson05")
     fg.get_by_text("Submission #1").click()
@@ -347,7 +315,7 @@ def test_a_whole_round_on_the_hub(hub, browser, release_nb):
         assert saved.value.ok and float(saved.value.json()["manual_score"]) == float(points)
     # the hint stands between Q1's score box and Q2's, all three read in one go (formgrader may still be scrolling)
     assert fg.evaluate("""() => { const top = (s) => document.querySelector(s).getBoundingClientRect().top;
-        const hint = top("div.grader-hints"); return top("input#answer-Q1") < hint && hint < top("input#answer-Q2"); }""")
+        const hint = top("div.grader-hints"); return top("input#answer-Q1") < hint && hint < top("input#answer-Q2"); }""")  # noqa: E501
     fg.reload()  # the points were stored: formgrader shows them again
     for qid, points in POINTS.items():
         expect(fg.locator(f"input#answer-{qid}")).to_have_value(points)

@@ -1,4 +1,5 @@
-"""The lab section's figure, summary and tables come from the lab's report and the GPU measurement, in Chinese, without torch."""
+"""The lab section's figure, summary and tables come from the lab's report and the GPU measurement, in Chinese,
+without torch."""
 
 from __future__ import annotations
 
@@ -95,7 +96,8 @@ def test_traffic_is_labelled_computed_and_only_memory_measured(lab_report_path):
     fig = plot_measured_vs_formula(lab_report_path)
     memory_ax, comm_ax = fig.axes
     assert {b.get_label().split()[0] for b in memory_ax.containers if b.get_label().endswith(("=2", "=4"))} == {"实测"}
-    assert {b.get_label().split()[0] for b in comm_ax.containers if b.get_label().endswith(("=2", "=4"))} == {"按记录计算"}
+    assert {b.get_label().split()[0] for b in comm_ax.containers if b.get_label().endswith(("=2", "=4"))} == {"按记录计"
+                                                                                                              "算"}
     assert "通信按记录的集合通信计算" in fig._suptitle.get_text()
 
 
@@ -117,7 +119,8 @@ def test_figure_draws_measured_bars_over_psi_without_missing_glyphs(lab_report_p
         png = fig._repr_png_()
     assert png.startswith(b"\x89PNG") and not [w for w in caught if "missing from font" in str(w.message)]
     memory_ax, comm_ax = fig.axes
-    zero0_n2 = next(r for r in lab_report["rows"] if r["label"] == "ZeRO-0" and r["ranks"] == 2 and r["model"] == "main")
+    zero0_n2 = next(r for r in lab_report["rows"] if r["label"] == "ZeRO-0" and r["ranks"] == 2 and r["model"] == "mai"
+                                                                                                                  "n")
     assert memory_ax.patches[0].get_width() == zero0_n2["memory_bytes"]["measured"] / zero0_n2["psi"] == 16
     assert comm_ax.patches[0].get_width() == zero0_n2["comm_elements"]["measured"] / zero0_n2["psi"]
     assert "每个 rank 的状态内存" in memory_ax.get_xlabel() and "ZeRO-3 手写" in [t.get_text() for t in memory_ax.get_yticklabels()]

@@ -1,4 +1,5 @@
-"""`torchrun --nproc-per-node=2 -m course lab --torchrun` on gloo writes the same report, every ratio as `course lab`'s."""
+"""`torchrun --nproc-per-node=2 -m course lab --torchrun` on gloo writes the same report, every ratio as
+`course lab`'s."""
 
 from __future__ import annotations
 

@@ -77,7 +77,6 @@ def test_cli_registers_new(tmp_path, capsys):
 
 @pytest.mark.slow
 @pytest.mark.sandbox
-@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
 def test_a_new_lesson_builds_releases_and_grades_its_demo_student_at_full_marks(tmp_path, capsys, monkeypatch):
     import os
     import sys
@@ -85,7 +84,7 @@ def test_a_new_lesson_builds_releases_and_grades_its_demo_student_at_full_marks(
     from course.workflows.build_site import build_course
     from course.lesson.notebook_names import assignment_notebook, notes_notebook
     from course.workflows.demo_cycle import run_cycle
-    from tests.lessons.scratch import scratch_project
+    from tests.scratch_project import scratch_project
 
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     root = scratch_project(tmp_path)

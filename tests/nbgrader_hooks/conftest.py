@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, submit
+from tests.classes import course_with_class
+from tests.conftest import ROOT
 
 DEMO = ROOT / "demo" / "classes" / "lesson05"
 ANSWERED_BY = ("zhangsan", "wangwu")  # all right; ZeRO-2 shards the parameters and Q1 says activations shard too
@@ -22,15 +23,13 @@ def answered(released, tmp_path_factory) -> Path:
     from course.workflows.grade import grade_assignment
 
     project = tmp_path_factory.mktemp("answered")
-    root = project / "autograder"
-    shutil.copytree(released, root)
+    root = course_with_class(released, project, {student: DEMO / student / "lesson05.ipynb" for student in ANSWERED_BY})
     shutil.copytree(released.parent / "lessons", project / "lessons")
     shutil.copy(ROOT / "package.json", project)
     (project / "node_modules").symlink_to(ROOT / "node_modules")
     for student in ANSWERED_BY:
-        notebook = submit(root, student, DEMO / student / "lesson05.ipynb")
         # what `nbgrader submit` and `collect` leave beside it, which `release_feedback` names the feedback by
-        (notebook.parent / "timestamp.txt").write_text("2026-12-01 09:30:00.000000 UTC")
-        (notebook.parent / "submission_secret.txt").write_text(f"secret-of-{student}")
+        (root / "submitted" / student / "lesson05" / "timestamp.txt").write_text("2026-12-01 09:30:00.000000 UTC")
+        (root / "submitted" / student / "lesson05" / "submission_secret.txt").write_text(f"secret-of-{student}")
     grade_assignment(root, "lesson05")
     return root

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from tests.assignment.make_submissions import OUT
-from tests.conftest import submit
+from tests.classes import submit
 
 MESSAGE = ("lesson05 is not released yet: run `nbgrader generate_assignment lesson05` first (nothing was graded or "
            "written)")

@@ -13,7 +13,8 @@ import shutil
 import pytest
 
 from tests.assignment.make_submissions import OUT
-from tests.conftest import ROOT, submit
+from tests.classes import course_with_class
+from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
@@ -24,12 +25,9 @@ def stock_run(released, tmp_path_factory):
     from course.workflows.grade import run_nbgrader
 
     project = tmp_path_factory.mktemp("warnings")
-    root = project / "autograder"
-    shutil.copytree(released, root)
+    root = course_with_class(released, project, {s: OUT / f"{s}.ipynb" for s in ("reference", "edited-test-cell")})
     shutil.copy(ROOT / "package.json", project)  # laid out like the repository: feedback inlines MathJax from there
     (project / "node_modules").symlink_to(ROOT / "node_modules")
-    for student in ("reference", "edited-test-cell"):
-        submit(root, student, OUT / f"{student}.ipynb")
     proc = run_nbgrader(root, "autograde", "lesson05")
     return root, proc.stdout + proc.stderr
 

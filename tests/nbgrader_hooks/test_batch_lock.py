@@ -1,4 +1,5 @@
-"""One grading run per course: the lock names its holder, refuses others, is re-entrant and never outlives its process."""
+"""One grading run per course: the lock names its holder, refuses others, is re-entrant and never outlives its
+process."""
 
 from __future__ import annotations
 

@@ -8,26 +8,12 @@ import nbformat
 import pytest
 
 from course.grading.cells import HIDDEN_FAILED
-from course.grading.checks import literal
 from course.nbgrader_hooks.feedback import CODE_ERROR, STATUS, HideHiddenTests
+from tests.assignment.hidden_checks import leaked
 from tests.assignment.make_submissions import EXPECTED, SPEC
 
-SOURCE = "check(f(1))\n### BEGIN HIDDEN TESTS\nwith _course.hidden():\n    check(f(1_000_003))\n### END HIDDEN TESTS\nprint('ok')"
-
-
-def hidden_tokens() -> set[str]:
-    """Every hidden call, expected value and size as it could be written."""
-    tokens = {"BEGIN HIDDEN TESTS"}
-    hidden = [c for item in SPEC.items for c in SPEC.checks(item) if c.hidden]
-    for check in hidden:
-        tokens |= {c.code() for c in check.calls} | ({literal(check.want)} if check.want is not None else set())
-    sizes = {call.args[0] for check in hidden for call in check.calls}
-    return tokens | {str(p) for p in sizes} | {literal(p) for p in sizes}
-
-
-def leaked(text: str) -> list[str]:
-    """Hidden tokens that appear in TEXT as whole numbers or calls."""
-    return [t for t in hidden_tokens() if re.search(rf"(?<![\w.]){re.escape(t)}(?![\w.])", text)]
+SOURCE = ("check(f(1))\n### BEGIN HIDDEN TESTS\nwith _course.hidden():\n"
+          "    check(f(1_000_003))\n### END HIDDEN TESTS\nprint('ok')")
 
 
 def graded_test_cell(score: float, outputs: list) -> nbformat.NotebookNode:
@@ -175,7 +161,8 @@ def test_feedback_before_grading_says_pending_and_released_feedback_after_gradin
     # zhangsan: code 4/4, Q1–Q3 written and waiting; nbgrader alone would print 4.0 / 10.0 and 0.0 / 2.0 each
     assert _heading(early["zhangsan"]) == ("lesson05（尚未评完：已评部分得分 4.0 / 4.0；待评分：Q1、Q2、Q3，共 6.0 分。"
                                            "总分 10.0 分在全部评完后才确定）")
-    # wangwu: two code items failed (ZeRO-2 shards the parameters: the formulas and the cross-check), Q3 left empty (nbgrader scores an unchanged answer 0 itself: graded, not open)
+    # wangwu: two code items failed (ZeRO-2 shards the parameters: the formulas and the cross-check), Q3 left empty
+    # (nbgrader scores an unchanged answer 0 itself: graded, not open)
     assert _heading(early["wangwu"]) == ("lesson05（尚未评完：已评部分得分 2.0 / 6.0；待评分：Q1、Q2，共 4.0 分。"
                                          "总分 10.0 分在全部评完后才确定）")
     for qid in ("Q1", "Q2", "Q3"):

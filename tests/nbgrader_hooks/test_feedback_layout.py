@@ -8,10 +8,9 @@ import shutil
 import pytest
 
 from tests.offline_page import keep_offline
-from tests.site.test_browser import DESKTOP, PHONE
+from tests.site.page_checks import DESKTOP, PHONE
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.sandbox,
-              pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.sandbox]
 
 MEASURE = """() => ({
   page_width: document.documentElement.scrollWidth,
@@ -19,7 +18,7 @@ MEASURE = """() => ({
   diagrams: document.querySelectorAll('.mermaid-drawn svg').length,
   diagram_right: Math.max(0, ...[...document.querySelectorAll('.mermaid-drawn svg')].map(s => s.getBoundingClientRect().right)),
   typeset: document.querySelectorAll('mjx-container').length,
-})"""
+})"""  # noqa: E501
 
 
 @pytest.fixture(scope="module")
@@ -40,18 +39,15 @@ def test_the_diagram_is_drawn_once_into_the_page_instead_of_inlining_mermaid(pag
     assert size < 3_000_000  # 5.4 MB with mermaid inlined (about 2.7 MB of it); MathJax is most of the rest
 
 
-def test_the_feedback_page_never_scrolls_sideways_at_390_or_1280_px(page_file):
-    from course.tools.chromium import launch_chromium
-
-    with launch_chromium() as browser:
-        page = browser.new_page()
-        remote = keep_offline(page)
-        for size in (PHONE, DESKTOP):
-            page.set_viewport_size(size)
-            page.goto(page_file.as_uri())
-            page.wait_for_function("() => document.querySelectorAll('mjx-container').length > 0", timeout=60_000)
-            shown = page.evaluate(MEASURE)
-            print(size["width"], shown)
-            assert shown["page_width"] <= shown["window_width"], shown
-            assert shown["diagrams"] >= 1 and shown["diagram_right"] <= shown["window_width"], shown
-        assert remote == []
+def test_the_feedback_page_never_scrolls_sideways_at_390_or_1280_px(page_file, browser):
+    page = browser.new_page()
+    remote = keep_offline(page)
+    for size in (PHONE, DESKTOP):
+        page.set_viewport_size(size)
+        page.goto(page_file.as_uri())
+        page.wait_for_function("() => document.querySelectorAll('mjx-container').length > 0", timeout=60_000)
+        shown = page.evaluate(MEASURE)
+        print(size["width"], shown)
+        assert shown["page_width"] <= shown["window_width"], shown
+        assert shown["diagrams"] >= 1 and shown["diagram_right"] <= shown["window_width"], shown
+    assert remote == []

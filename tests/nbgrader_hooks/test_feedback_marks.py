@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTE = "学生写 ZeRO-3 每步通信量是 2Ψ"
@@ -22,7 +22,8 @@ def text(page: str) -> str:
 
 @pytest.fixture(scope="module")
 def marked(answered, tmp_path_factory):
-    """zhangsan: Q1 1/2 + 2 extra, Q2–Q3 full; wangwu: Q1–Q2 partly, a veto on Q2; feedback generated, report written."""
+    """zhangsan: Q1 1/2 + 2 extra, Q2–Q3 full; wangwu: Q1–Q2 partly, a veto on Q2; feedback generated, report
+    written."""
     from course.grading.gradebook import configured_gradebook, gradebook
     from course.grading.report import make_report, record_veto
     from course.workflows.grade import run_nbgrader

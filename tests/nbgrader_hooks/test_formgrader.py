@@ -110,8 +110,8 @@ def test_graders_see_the_veto_hints_below_the_answer_and_the_diagnosis_below_the
     assert page.count('class="grader-hints"') == 1  # the other answers draw none
     diagnosis = page.index('class="code-diagnosis" data-veto="shard-target"')
     assert page.index("# the formulas test") < diagnosis < page.index(WRONG_Q1)
-    assert "ZeRO-2 把参数也分片了 · 可能的一票否决项 <strong>shard-target</strong>：zero_memory_per_gpu(7_000_000_000, 8, 2) " \
-           "== 14_000_000_000" in page
+    assert ("ZeRO-2 把参数也分片了 · 可能的一票否决项 <strong>shard-target</strong>："
+            "zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000") in page
     assert page.count('class="code-diagnosis"') == 1  # passed items get none
 
 

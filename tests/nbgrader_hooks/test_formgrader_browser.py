@@ -73,27 +73,24 @@ def _submission_id(course_root: Path, student: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def wangwu_page(formgrader, answered):
+def wangwu_page(formgrader, answered, chromium):
     """wangwu's submission in formgrader, typeset and drawn; with every URL the page asked for and its JS errors."""
-    from course.tools.chromium import launch_chromium
-
     base, token = formgrader
     requests, errors = [], []
-    with launch_chromium() as browser:
-        page = browser.new_page()
-        page.on("request", lambda r: requests.append(r.url))
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        # anything that is not this server fails at once instead of waiting on a closed network
-        page.route(re.compile(r"^(?!http://127\.0\.0\.1:\d+/|data:|blob:)"), lambda route: route.abort())
-        page.goto(f"{base}/formgrader/submissions/{_submission_id(answered, 'wangwu')}/?token={token}",
-                  timeout=120_000)
-        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=60_000)
-        page.evaluate("() => MathJax.startup.promise")
-        page.wait_for_function("() => document.querySelectorAll('pre.mermaid').length > 0 && "
-                               "document.querySelectorAll('pre.mermaid').length === "
-                               "document.querySelectorAll('pre.mermaid svg').length", timeout=60_000)
-        yield page, requests, errors
-        page.close()
+    page = chromium.new_page()  # in a context of its own, closed with the page
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    # anything that is not this server fails at once instead of waiting on a closed network
+    page.route(re.compile(r"^(?!http://127\.0\.0\.1:\d+/|data:|blob:)"), lambda route: route.abort())
+    page.goto(f"{base}/formgrader/submissions/{_submission_id(answered, 'wangwu')}/?token={token}",
+              timeout=120_000)
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=60_000)
+    page.evaluate("() => MathJax.startup.promise")
+    page.wait_for_function("() => document.querySelectorAll('pre.mermaid').length > 0 && "
+                           "document.querySelectorAll('pre.mermaid').length === "
+                           "document.querySelectorAll('pre.mermaid svg').length", timeout=60_000)
+    yield page, requests, errors
+    page.close()
 
 
 def _follows(page, first: str, second: str) -> bool:

@@ -19,7 +19,7 @@ FAILED_LOG = """[INFO] Creating/updating student with ID 'reference': {}
 [ERROR] Traceback (most recent call last):
     nbgrader.converters.base.NbGraderException: No notebooks found, did you forget to run 'nbgrader generate_assignment'?
 [ERROR] Please see the the above traceback for details on the specific errors on the above failures.
-"""
+"""  # noqa: E501
 
 
 def test_limits_and_switches_are_nbgrader_settings():

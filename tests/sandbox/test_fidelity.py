@@ -28,7 +28,8 @@ CORPUS = {
                     "display(Markdown('*y*'))\nresult = 3 + 4\nresult",
     "matplotlib-inline": "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()\nresult = 7",
     "top-level-await": "import asyncio\nawait asyncio.sleep(0)\nresult = 7\nprint('awaited')",
-    "signal-alarm": "import signal, time\ndef h(*a):\n    raise RuntimeError('alarm')\nsignal.signal(signal.SIGALRM, h)\n"
+    "signal-alarm": "import signal, time\ndef h(*a):\n    raise RuntimeError('alarm')\n"
+                    "signal.signal(signal.SIGALRM, h)\n"
                     "signal.alarm(1)\ntry:\n    time.sleep(3)\nexcept RuntimeError as e:\n    print('caught', e)\n"
                     "result = 7",
     "input": "result = 7\nname = input('name? ')",

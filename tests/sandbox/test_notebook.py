@@ -601,7 +601,8 @@ def test_python_infinite_loop_stops_at_the_time_limit(bwrap: Path, tmp_path: Pat
 def test_python_task_cap_stops_forking(bwrap: Path, tmp_path: Path) -> None:
     code = (
         "import os, time\nforks = 0\n"
-        "try:\n    for _ in range(500):\n        if os.fork() == 0:\n            time.sleep(5)\n            os._exit(0)\n"
+        "try:\n    for _ in range(500):\n        if os.fork() == 0:\n"
+        "            time.sleep(5)\n            os._exit(0)\n"
         "        forks += 1\nexcept OSError as e:\n    OUTPUT = [forks, type(e).__name__]\n"
     )
     limits = Limits(cell_timeout_s=10, max_processes=20)
@@ -616,7 +617,8 @@ def test_python_memory_file_and_disk_limits(bwrap: Path, tmp_path: Path) -> None
     code = (
         "import errno\nOUTPUT = {}\n"
         "try:\n    bytearray(300 * 2**20)\nexcept MemoryError:\n    OUTPUT['memory'] = 'MemoryError'\n"
-        "try:\n    open('big', 'wb').write(b'x' * 2 * 2**20)\nexcept OSError as e:\n    OUTPUT['file'] = errno.errorcode[e.errno]\n"
+        "try:\n    open('big', 'wb').write(b'x' * 2 * 2**20)\nexcept OSError as e:\n"
+        "    OUTPUT['file'] = errno.errorcode[e.errno]\n"
         "try:\n    for i in range(8):\n        open(f'part{i}', 'wb').write(b'x' * (2**20 - 4096))\n"
         "except OSError as e:\n    OUTPUT['disk'] = errno.errorcode[e.errno]\n"
     )

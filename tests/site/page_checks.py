@@ -1,9 +1,24 @@
 """What a student sees on a page, measured in the browser the same way on the pandoc and the Quarto site: links inside
-links, mermaid labels that leave their boxes or read badly on their fill, search snippets."""
+links, mermaid labels that leave their boxes or read badly on their fill, search snippets; the phone and desktop sizes
+the pages are read at and axe-core's accessibility check (also of the reports and feedback pages)."""
 
 from __future__ import annotations
 
 import re
+
+from tests.lesson_cases import ROOT
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 900}
+
+
+def axe_violations(page) -> list[str]:
+    """axe-core's serious and critical violations on PAGE (the library injected from node_modules, offline)."""
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    return [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}" for v in found
+            if v["impact"] in ("serious", "critical")]
+
 
 # Every <a> with an <a> around it, as the text of the outer link (the browser splits such a link in two).
 NESTED_LINKS = "() => [...document.querySelectorAll('a a')].map(a => a.parentElement.closest('a').textContent.trim())"
@@ -38,7 +53,7 @@ MERMAID_PROBLEMS = """() => {
     });
   });
   return problems;
-}"""
+}"""  # noqa: E501
 
 DIAGRAM_COUNT = "() => document.querySelectorAll('.mermaid svg, svg.mermaid-js').length"
 
@@ -69,12 +84,12 @@ FIGURES = """() => [...document.querySelectorAll('main figure img, main .img-car
     return {alt, caption, link: !!img.closest('a.figure-link'), href: img.closest('a') && img.closest('a').getAttribute('href'),
             shown: img.getBoundingClientRect().width, natural: img.naturalWidth,
             alt_visible: alt !== caption && alt.length > 0 && main.includes(alt)};
-  })"""
+  })"""  # noqa: E501
 
 # Every caption's look: text-align, colour and size of each figcaption and .figure-caption in the text.
 CAPTION_STYLES = """() => [...document.querySelectorAll('main figcaption, main .figure-caption')]
   .filter(c => c.textContent.trim().startsWith('图'))
-  .map(c => { const s = getComputedStyle(c.querySelector('p') || c); return [c.textContent.trim().slice(0, 6), s.textAlign, s.color, s.fontSize]; })"""
+  .map(c => { const s = getComputedStyle(c.querySelector('p') || c); return [c.textContent.trim().slice(0, 6), s.textAlign, s.color, s.fontSize]; })"""  # noqa: E501
 
 
 def figures(page) -> list[dict]:

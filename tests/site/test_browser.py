@@ -5,18 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.lesson_cases import ROOT, each_lesson
+from tests.lesson_cases import each_lesson
 from tests.offline_page import keep_offline
+from tests.site.page_checks import DESKTOP, PHONE, axe_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(45)]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from course.tools.chromium import launch_chromium
-
-    with launch_chromium() as b:
-        yield b
 
 
 def _open(browser, path):
@@ -88,7 +81,7 @@ def test_diagrams_and_figures_fit_the_text_column_at_1280px(built_site, browser,
         return {what: el.tagName + ' in ' + box.className, fits: r.right <= column.right + 0.5 && r.left >= column.left - 0.5,
                 scrolls: box.scrollWidth > box.clientWidth && getComputedStyle(box).overflowX === 'auto'};
       });
-    }""")
+    }""")  # noqa: E501
     if stem == "lesson05":
         assert len(boxes) >= 5  # two mermaid diagrams, two lesson images, the 实测 figure
     assert not [b["what"] for b in boxes if not (b["fits"] or b["scrolls"])]
@@ -107,30 +100,18 @@ def test_lesson5_student_page_links_the_assignment_at_the_exercise(built_site, b
     page.close()
 
 
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-PHONE, DESKTOP = {"width": 390, "height": 844}, {"width": 1280, "height": 900}
-
-
-def _axe_violations(page) -> list[str]:
-    """axe-core's serious and critical violations on PAGE (the library injected from node_modules, offline)."""
-    page.add_script_tag(path=str(AXE))
-    found = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
-    return [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}" for v in found
-            if v["impact"] in ("serious", "critical")]
-
-
 @each_lesson
 @pytest.mark.parametrize("variant", ["student", "answer"])
 def test_the_lesson_page_has_no_serious_or_critical_accessibility_violation(built_site, browser, variant, stem):
     page, remote, _ = _open(browser, built_site / variant / f"{stem}.html")
-    assert not _axe_violations(page) and not remote
+    assert not axe_violations(page) and not remote
     page.close()
 
 
 @pytest.mark.parametrize("variant", ["student", "answer"])
 def test_the_index_has_no_serious_or_critical_accessibility_violation(built_site, browser, variant):
     page, remote, _ = _open(browser, built_site / variant / "index.html")
-    assert not _axe_violations(page) and not remote
+    assert not axe_violations(page) and not remote
     page.close()
 
 
@@ -141,14 +122,15 @@ def test_axe_finds_what_it_should_on_this_machine(built_site, browser, tmp_path)
                    '<p style="color:#bbb">浅灰色的字</p><img src="x.png"></main></body></html>', "utf-8")
     page = browser.new_page()
     page.goto(bad.as_uri())
-    assert {v.split(" ")[0] for v in _axe_violations(page)} == {"color-contrast", "image-alt"}
+    assert {v.split(" ")[0] for v in axe_violations(page)} == {"color-contrast", "image-alt"}
     page.close()
 
 
 @each_lesson
 @pytest.mark.parametrize("variant", ["student", "answer"])
 def test_the_lesson_page_reads_at_phone_and_desktop_widths(built_site, browser, variant, stem):
-    """At 390 px the contents stand collapsed above a full-width text; at 1280 px beside it; nothing scrolls sideways."""
+    """At 390 px the contents stand collapsed above a full-width text; at 1280 px beside it; nothing scrolls
+    sideways."""
     page, _, _ = _open(browser, built_site / variant / f"{stem}.html")
     for size in (PHONE, DESKTOP):
         page.set_viewport_size(size)

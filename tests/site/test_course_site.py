@@ -8,19 +8,16 @@ The course is a copy of this project with lessons 3 and 4 added (`course new`'s 
 
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 from contextlib import contextmanager
 
 import pytest
 
 from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.lesson.scaffold import scaffold_lesson
-from tests.loopback import free_port
+from tests.loopback import serving
 from tests.offline_page import keep_offline
 from tests.project_copy import copy_project
-from tests.site.test_browser import AXE, PHONE, _axe_violations
+from tests.site.page_checks import AXE, PHONE, axe_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(50)]
 
@@ -48,14 +45,6 @@ def three_lessons(built_site, tmp_path_factory):
     add_lesson(project, "lesson04", "先复习第 3 课的重计算；第 5 课讲 ZeRO，第 7 课讲流水线。", "[3]")
     build_course(project)
     return project / "_site"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from course.tools.chromium import launch_chromium
-
-    with launch_chromium() as b:
-        yield b
 
 
 @contextmanager
@@ -126,22 +115,8 @@ def test_search_finds_a_chinese_phrase_of_lesson_3_offline_from_file(three_lesso
         assert current_lesson(page) == "lesson03" and PHRASE in page.inner_text("main")
 
 
-@contextmanager
-def served(folder):
-    """FOLDER over HTTP on a free loopback port, stopped afterwards."""
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def test_search_works_the_same_from_a_server(three_lessons, browser):
-    with served(three_lessons / "student") as base:
+    with serving(three_lessons / "student") as base:
         with opened(browser, f"{base}/lesson04.html", allowed=(base, "data:")) as page:
             assert search(page, PHRASE)[0].startswith("lesson03.html")
 
@@ -175,7 +150,7 @@ def test_the_index_lists_each_lessons_title_prerequisites_and_notebooks(three_le
 @pytest.mark.parametrize("name", ["index", *LESSONS])
 def test_every_page_of_the_course_is_accessible_and_reads_at_phone_width(three_lessons, browser, name):
     with opened(browser, (three_lessons / "student" / f"{name}.html").as_uri()) as page:
-        assert AXE.is_file() and not _axe_violations(page)
+        assert AXE.is_file() and not axe_violations(page)
         page.set_viewport_size(PHONE)
         page.reload()
         page.wait_for_load_state("load")

@@ -5,6 +5,7 @@ student site has no such page and no link to it."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -12,7 +13,8 @@ import pytest
 
 from course.lesson.departures import load_departures
 from course.lesson.parse_qmd import parse_lesson
-from course.site.departures_page import (QUARTO_READER, heading_anchors, pandoc_markdown,
+from course.lesson.variants import ANSWER, STUDENT
+from course.site.departures_page import (QUARTO_READER, departures_by_lesson, heading_anchors, pandoc_markdown,
                                          pandoc_page, page_title)
 from course.tools.pandoc import READER, run_pandoc
 from tests.lesson_cases import LESSONS, ROOT, each_lesson, lesson
@@ -63,6 +65,15 @@ WITH_DEPARTURES = [stem for stem in LESSONS if departures_of(stem)]
 
 def test_lesson5_has_departures_to_show():
     assert "lesson05" in WITH_DEPARTURES
+
+
+def test_a_site_has_departures_pages_where_its_variant_shows_departures():
+    """The variant's shows_departures decides, not its name: flipped on a copy of each, the pages follow."""
+    lessons = [lesson(stem) for stem in LESSONS]
+    assert set(departures_by_lesson(lessons, ROOT, ANSWER)) == set(WITH_DEPARTURES)
+    assert departures_by_lesson(lessons, ROOT, replace(ANSWER, shows_departures=False)) == {}
+    assert departures_by_lesson(lessons, ROOT, STUDENT) == {}
+    assert set(departures_by_lesson(lessons, ROOT, replace(STUDENT, shows_departures=True))) == set(WITH_DEPARTURES)
 
 
 @pytest.mark.parametrize("stem", WITH_DEPARTURES)

@@ -80,16 +80,9 @@ def _stop(server: subprocess.Popen) -> None:
     server.wait()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from course.tools.chromium import launch_chromium
-
-    with launch_chromium() as b:
-        yield b
-
-
 def _images_in_client(browser, url: str, base: str, expected: int) -> tuple[list, list]:
-    """Each image the client at URL shows in its notebook as (src start, loaded), once EXPECTED appeared; console errors."""
+    """Each image the client at URL shows in its notebook as (src start, loaded), once EXPECTED appeared; console
+    errors."""
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 900})
     page.route("**/*", lambda route: route.continue_() if route.request.url.startswith((base, "data:", "blob:"))

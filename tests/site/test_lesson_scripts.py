@@ -3,12 +3,14 @@ data folder, loaded by its page, copied beside it, and refused on the student si
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from course.errors import CourseError
 from course.lesson.parse_qmd import parse_lesson
+from course.lesson.variants import ANSWER
 from course.site.check_leaks import solution_lines
 from course.site.lesson_scripts import assets_markdown, check_no_solution, copy_assets, page_assets
 from tests.lesson_cases import each_lesson, lesson
@@ -67,6 +69,8 @@ def test_the_student_site_refuses_a_script_holding_a_line_of_the_solution_and_th
     assert "zero-calc.js would show solution code of lesson05" in str(err.value)
     assert not (tmp_path / "student").exists()
     assert len(copy_assets(copy, tmp_path / "answer", "answer")) == 2
+    with pytest.raises(CourseError, match="would show solution code"):  # what the variant shows decides, not its name
+        copy_assets(copy, tmp_path / "hidden", replace(ANSWER, shows_solutions=False))
 
 
 @each_lesson

@@ -12,14 +12,12 @@ keeps the old work under another name and opens the new one. One browser per mod
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import functools
 import json
 import os
 import shutil
-import threading
 import time
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import nbformat
@@ -27,43 +25,18 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.lesson_cases import GRADED, ROOT, each_graded_lesson, lesson, solutions
+from tests.loopback import serving
 from tests.offline_page import keep_offline
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(150)]
 KERNEL_START = 180_000  # ms: Pyodide's first start on a loaded 2-core machine (about 20 s quiet)
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    """A static file server that does not log every request."""
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def serve():
     """Start a loopback server for a folder; return its base URL (each folder its own origin, so its own storage)."""
-    servers = []
-
-    def start(folder: Path) -> str:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_port}"
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from course.tools.chromium import launch_chromium
-
-    with launch_chromium() as b:
-        yield b
+    with contextlib.ExitStack() as servers:
+        yield lambda folder: servers.enter_context(serving(folder))
 
 
 def guarded(browser, base: str):
@@ -129,7 +102,7 @@ ERRORS = ".jp-NotebookPanel .jp-OutputArea-output[data-mime-type='application/vn
 
 
 @pytest.fixture(scope="module")
-def worked(built_site, browser, tmp_path_factory):
+def worked(built_site, chromium, tmp_path_factory):
     """Per lesson, once: a student's session in the browser, from the lesson page to the downloaded notebook, on
     the student site as `course preview` serves it."""
     from course.site.serve_preview import PreviewServer
@@ -140,7 +113,7 @@ def worked(built_site, browser, tmp_path_factory):
 
         def work(stem: str) -> dict:
             if stem not in done:
-                done[stem] = _work(browser, base, stem, built_site / "student", tmp_path_factory.mktemp(f"lite-{stem}"))
+                done[stem] = _work(chromium, base, stem, built_site / "student", tmp_path_factory.mktemp(f"lite-{stem}"))
             return done[stem]
 
         yield work

@@ -67,7 +67,8 @@ def test_the_front_matter_key_must_be_true_or_false(tmp_path):
 
 def test_the_no_op_check_fingerprints_the_lite_inputs_without_importing_jupyterlite():
     code = ("import sys; from course.site.plan import make_plan; from course.site.lite_site import lite_fingerprint;"
-            f"print(lite_fingerprint(make_plan({str(ROOT)!r}))); print(any(m.startswith('jupyterlite') for m in sys.modules))")
+            f"print(lite_fingerprint(make_plan({str(ROOT)!r}))); "
+            "print(any(m.startswith('jupyterlite') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert len(out[0]) == 64 and out[1] == "False"
 

@@ -13,47 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from course.lesson.model import Markdown, walk
 from course.lesson.notebook_names import notes_notebook
-from course.site.select_variant import select_variant
-from tests.lesson_cases import LESSONS, ROOT, each_lesson, lesson, solutions
+from tests.lesson_cases import LESSONS, each_lesson
+from tests.site.answer_leaks import answer_only_snippets, lite_shipped, normalise
 
 pytestmark = pytest.mark.slow
-
-# Pieces of lesson 5 named by the project's before-stop check, beside everything derived from each lesson below.
-KNOWN = {"lesson05": ["opt_fp32 / dp + extra", "return 3 * num_params", "冗余定义：ZeRO 消除的是", "通信没变多"]}
-
-
-def answer_only_snippets(stem: str, *, key_points: bool = True) -> list[str]:
-    """Solution lines the exercise lacks, sentences only the answer variant has, and (KEY_POINTS) the rubric's 要点.
-
-    A lesson's answer page may print the 要点 from the rubric (an asis cell), so they are not Markdown of the lesson.
-    """
-    from course.grading.rubric import load_rubric
-
-    parsed = lesson(stem)
-    code = []
-    for label, solution in solutions(stem).items():
-        exercise = parsed.cell(label).source
-        code += [ln.split("#")[0].strip() for ln in solution.splitlines()
-                 if len(ln.split("#")[0].strip()) >= 8 and ln.split("#")[0].strip() not in exercise]
-    student = {b.text for b in walk(select_variant(parsed, "student").blocks) if isinstance(b, Markdown)}
-    answer = [b.text for b in walk(select_variant(parsed, "answer").blocks) if isinstance(b, Markdown)]
-    sentences = []
-    for text in (t for t in answer if t not in student):
-        for piece in re.split(r"[。；\n]", re.sub(r"[*`$]", "", text)):
-            piece = piece.strip(" -：:")
-            if len(piece) >= 12:
-                sentences.append(piece[:40])
-    rubric = ROOT / "autograder" / "rubrics" / f"{stem}.yml"
-    points = [p[:40] for q in load_rubric(rubric).questions for p in q.key_points] if rubric.is_file() and key_points else []
-    return [normalise(s) for s in KNOWN.get(stem, []) + code + sentences + points]
-
-
-def normalise(text: str) -> str:
-    """Drop markdown emphasis, code and math marks that rendering removes."""
-    return re.sub(r"[*`$]", "", text)
-
 
 PAGE_FILES = (".html", ".ipynb", ".js", ".css")
 
@@ -114,12 +78,6 @@ def test_the_student_sites_other_files_belong_to_a_lesson_or_the_site(built_site
     unscanned = [p.name for p in site.rglob("*") if p not in scanned and (p.suffix in (".html", ".ipynb") or (
         p.suffix in PAGE_FILES and p.relative_to(site).parts[0] not in shared))]
     assert not unscanned
-
-
-def lite_shipped(site: Path) -> list[Path]:
-    """What the site's JupyterLite ships besides its app: every notebook, JSON and HTML file under lite/."""
-    lite = site / "lite"
-    return sorted(p for p in lite.rglob("*") if p.suffix in (".ipynb", ".json", ".html") and p.is_file())
 
 
 @each_lesson

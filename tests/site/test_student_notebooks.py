@@ -154,17 +154,13 @@ def test_lesson5_notebooks_carry_its_figures_and_the_measured_figures_caption(bu
 
 def test_lesson5s_published_assignment_is_graded_like_the_release(built_site, released, tmp_path):
     """What a student downloads from the site, lesson05.ipynb, solved and handed in unrenamed, gets full code marks."""
-    import shutil
-
     from course.workflows.grade import grade_assignment
-    from tests.conftest import submit
+    from tests.classes import course_with_class
 
-    root = tmp_path / "autograder"
-    shutil.copytree(released, root)
     nb = nbformat.read(built_site / "student" / "lesson05.ipynb", as_version=4)
     handed_in = tmp_path / "lesson05.ipynb"
     nbformat.write(solved(nb, "lesson05", label_of=grade_id), handed_in)
-    submit(root, "student-from-site", handed_in)
+    root = course_with_class(released, tmp_path, {"student-from-site": handed_in})
     run = grade_assignment(root, "lesson05")
     outcome = run.students[0]
     assert outcome.student == "student-from-site" and not outcome.flagged

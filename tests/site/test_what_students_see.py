@@ -18,14 +18,6 @@ WIDTHS = (390, 1280)
 QUERIES = ("冗余", "N_d", "分片", "通信量")
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from course.tools.chromium import launch_chromium
-
-    with launch_chromium() as b:
-        yield b
-
-
 def _open(browser, path, width: int):
     """PATH at WIDTH px, offline, once its diagrams are drawn."""
     page = browser.new_page()

@@ -45,7 +45,7 @@ def test_auto_renders_with_quarto_only_when_one_is_found_and_a_bad_renderer_name
     assert choose_renderer(plan, "auto").name == "pandoc"
     monkeypatch.setenv("QUARTO", str(fake_quarto(tmp_path, "1.7.34")))
     chosen = choose_renderer(plan, "auto")
-    assert (chosen.name, chosen.label, chosen.whole_site) == ("quarto", "quarto 1.7.34", True)
+    assert (chosen.name, chosen.label, chosen.releases_assignments) == ("quarto", "quarto 1.7.34", True)
     assert choose_renderer(plan, "pandoc").label.startswith("pandoc 3.")
     with pytest.raises(CourseError, match=r"pyproject\.toml: \[tool\.course\] renderer: expected auto, quarto or "
                                           r"pandoc, got 'sphinx'"):
@@ -56,8 +56,12 @@ def test_a_site_built_by_another_renderer_or_version_is_rebuilt_whole(built_site
     """The stamp records what rendered the site: the pandoc build is up to date for pandoc and stale for Quarto."""
     from course.site.fingerprint import lesson_fingerprints, read_stamp_renderer
 
+    from course.tools.quarto import Quarto
+    from course.workflows.render_quarto import QuartoRenderer
+
     plan = make_plan(project_root)
-    prints = lesson_fingerprints(plan)
-    renderer = read_stamp_renderer(built_site / "student")
-    assert renderer.startswith("pandoc ") and _stale(plan, "student", prints, renderer) == []
-    assert _stale(plan, "student", prints, "quarto 1.7.34") == list(prints)
+    pandoc = choose_renderer(plan, "pandoc")
+    prints = lesson_fingerprints(plan, pandoc.inputs(plan))
+    assert read_stamp_renderer(built_site / "student") == pandoc.label and _stale(plan, "student", prints, pandoc) == []
+    quarto = QuartoRenderer(Quarto(Path("quarto"), "1.7.34"))
+    assert _stale(plan, "student", prints, quarto) == list(prints)

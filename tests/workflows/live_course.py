@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from tests.assignment.make_submissions import OUT, ROOT
-from tests.conftest import submit
+from tests.classes import submit
 
 
 def demo_project(tmp_path: Path) -> Path:

@@ -12,9 +12,9 @@ from course.errors import CourseError
 from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.workflows.build_site import build_course
 from tests.lesson_cases import each_lesson
-from tests.project_copy import copy_project
+from tests.project_copy import ADDED, copy_built, copy_project, with_added_lesson
 
-pytestmark = [pytest.mark.slow, pytest.mark.long(65)]
+pytestmark = [pytest.mark.slow, pytest.mark.long(40)]
 
 @each_lesson
 @pytest.mark.parametrize("variant", ["student", "answer"])
@@ -160,13 +160,13 @@ def test_chinese_text_uses_chinese_quotes(built_site, variant):
     assert not re.findall(r'[\u4e00-\u9fff]["\u201c\u201d]?"|"[\u4e00-\u9fff]', text)
 
 
-def test_an_edit_rebuilds_its_lesson_alone_and_a_title_edit_rebuilds_every_lesson(built_site, tmp_path):
-    """The other lesson's files stay the same files (hard-linked from the old site); the index still lists both."""
-    from tests.test_adding_a_lesson import ADDED, add_lesson
-
-    proj = copy_project(tmp_path / "project")
-    add_lesson(proj)
-    build_course(proj)
+def test_an_edit_rebuilds_its_lesson_alone_and_a_title_edit_rebuilds_every_lesson(built_site, tmp_path_factory,
+                                                                                  tmp_path):
+    """The other lesson's files stay the same files (hard-linked from the old site); the index still lists both.
+    The project with a lesson added and built is made once per run (tests/project_copy.py); this test's copy of it
+    is up to date."""
+    proj = copy_built(with_added_lesson(tmp_path_factory), tmp_path / "project")
+    assert build_course(proj).up_to_date
     site = proj / "_site"
     kept = {p: p.stat().st_ino for v in ("student", "answer") for p in (site / v).glob("lesson05*") if p.is_file()}
     kept |= {p: p.stat().st_ino for v in ("student", "answer") for p in (site / v).glob("lesson05/*")}  # its scripts

@@ -9,8 +9,9 @@ import nbformat
 import pytest
 
 from course.cli import main
+from tests.assignment.hidden_checks import leaked
 from tests.assignment.make_submissions import OUT, ROOT
-from tests.nbgrader_hooks.test_feedback import leaked
+from tests.lesson_cases import LESSONS
 
 
 def check(capsys, notebook) -> tuple[int, str]:
@@ -130,12 +131,15 @@ def test_the_assignment_under_another_name_fails_the_check_with_the_name_grading
 
 
 def test_another_lessons_notebook_named_as_this_lesson_is_the_wrong_assignment(capsys, tmp_path):
+    """The other lesson is one this course does not have (were it a lesson with checks, `course check` would check
+    the notebook as that lesson's, handed in under this lesson's name, and say so instead)."""
+    other = next(stem for stem in (f"lesson{n:02d}" for n in range(1, 100)) if stem not in LESSONS)
     path = handed_in(tmp_path, "reference")
     nb = nbformat.read(path, as_version=4)
-    nb.metadata["course"]["lesson"] = "lesson06"
+    nb.metadata["course"]["lesson"] = other
     nbformat.write(nb, path)
     status, out = check(capsys, path)
-    assert status == 1 and "this is lesson06's notebook, not lesson05's" in out
+    assert status == 1 and f"this is {other}'s notebook, not lesson05's" in out
 
 
 def test_edited_and_deleted_locked_cells_are_named_with_the_fix(capsys, tmp_path):

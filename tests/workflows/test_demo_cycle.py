@@ -11,11 +11,10 @@ import pytest
 
 from course.workflows.demo_cycle import run_cycle
 from tests.assignment.make_submissions import ROOT
-
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning"), pytest.mark.long(30)]
-
-
 from tests.workflows.live_course import demo_project
+
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(30)]
+
 
 def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys, gradebook_db):
     from course.grading.gradebook import configured_gradebook, gradebook

@@ -8,7 +8,7 @@ import pytest
 
 from tests.workflows.live_course import demo_project, full_marks, grade_class, student_state
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 DEMO_CLASS = ["lisi", "wangwu", "zhangsan", "zhaoliu"]
 
 

@@ -14,7 +14,7 @@ from nbgrader.api import Gradebook
 from course.grading.gradebook import configured_gradebook
 from course.sandbox.limits import Limits
 from course.workflows.grade import GradeOptions, grade_assignment, run_nbgrader
-from tests.conftest import submit
+from tests.classes import course_with_class
 from tests.workflows.batches import kill_mid_batch
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(40)]
@@ -24,15 +24,6 @@ BATCH = Path(__file__).parents[1] / "grading" / "fixtures" / "batch"
 WELL_BEHAVED = ["reference", "forgot-extra", "zero2-shards-params", "swapped-comm-volumes", "release"]
 CODE = ["test-formulas", "test-fp32-accum", "test-comm-volume", "test-dp1-cross-check"]
 SMALL = Limits(cell_timeout_s=4, submission_timeout_s=30, memory_bytes=768 * 2**20)
-
-
-def course(released: Path, where: Path, notebooks: dict[str, Path]) -> Path:
-    """A copy of the released course with one submission per student."""
-    root = where / "autograder"
-    shutil.copytree(released, root)
-    for student, notebook in notebooks.items():
-        submit(root, student, notebook)
-    return root
 
 
 def scores(root: Path) -> dict:
@@ -46,9 +37,9 @@ def scores(root: Path) -> dict:
 def well_behaved(released, tmp_path_factory):
     """The same five students graded by stock `nbgrader autograde` and by `course grade`."""
     notebooks = {name: SAMPLES / f"{name}.ipynb" for name in WELL_BEHAVED}
-    stock = course(released, tmp_path_factory.mktemp("stock"), notebooks)
+    stock = course_with_class(released, tmp_path_factory.mktemp("stock"), notebooks)
     run_nbgrader(stock, "autograde", "lesson05", "--force")
-    ours = course(released, tmp_path_factory.mktemp("ours"), notebooks)
+    ours = course_with_class(released, tmp_path_factory.mktemp("ours"), notebooks)
     run = grade_assignment(ours, "lesson05", GradeOptions(jobs=2))
     return scores(stock), ours, run
 
@@ -76,7 +67,7 @@ def test_running_a_finished_batch_again_changes_nothing(well_behaved, tmp_path):
 
 def test_a_batch_killed_with_sigkill_resumes_and_ends_with_the_same_gradebook(released, well_behaved, tmp_path):
     stock, _, _ = well_behaved
-    root = course(released, tmp_path, {name: SAMPLES / f"{name}.ipynb" for name in WELL_BEHAVED})
+    root = course_with_class(released, tmp_path, {name: SAMPLES / f"{name}.ipynb" for name in WELL_BEHAVED})
     finished = kill_mid_batch(root, "lesson05", len(WELL_BEHAVED), seconds=90)
     resumed = grade_assignment(root, "lesson05", GradeOptions(jobs=2))
     assert resumed.stats.skipped == finished and resumed.stats.students == len(WELL_BEHAVED) - finished
@@ -89,7 +80,7 @@ def hostile_batch(released, tmp_path_factory):
     where = tmp_path_factory.mktemp("hostile")
     notebooks = {"reference": SAMPLES / "reference.ipynb",
                  **{p.stem: p for p in sorted(BATCH.glob("*.ipynb"))}}
-    root = course(released, where, notebooks)
+    root = course_with_class(released, where, notebooks)
     huge = root / "submitted" / "huge-output" / "lesson05"
     huge.mkdir(parents=True)
     text = (SAMPLES / "reference.ipynb").read_text("utf-8")
@@ -162,7 +153,7 @@ def test_damaged_files_get_a_clear_row_and_zero(hostile_batch, student, message)
 
 
 def test_the_workers_get_ready_while_the_batch_is_still_prepared(released, tmp_path):
-    root = course(released, tmp_path, {})
+    root = course_with_class(released, tmp_path, {})
     script = ("import gc, os, sys\n"
               "from pathlib import Path\n"
               "from course.workflows.grade_batch import worker_pool\n"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import time
 import pytest
 
 from tests.assignment.make_submissions import OUT
-from tests.conftest import submit
+from tests.classes import course_with_class
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.slow, pytest.mark.long(40)]
 
@@ -27,11 +26,7 @@ CLASS = 8
 @pytest.fixture
 def course(released, tmp_path):
     """lesson05 released, with a class of CLASS students who all handed in the reference notebook."""
-    root = tmp_path / "autograder"
-    shutil.copytree(released, root)
-    for n in range(CLASS):
-        submit(root, f"s{n:02d}", OUT / "reference.ipynb")
-    return root
+    return course_with_class(released, tmp_path, {f"s{n:02d}": OUT / "reference.ipynb" for n in range(CLASS)})
 
 
 def grade(root, *args: str) -> subprocess.CompletedProcess:

@@ -18,7 +18,7 @@ from course.grading.report import make_report
 from course.nbgrader_hooks.feedback import CODE_ERROR
 from course.workflows.grade import grade_assignment, run_nbgrader
 from tests.assignment.make_submissions import OUT
-from tests.conftest import submit
+from tests.classes import course_with_class
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
@@ -71,17 +71,6 @@ def syntax_error_line(source: str) -> int:
     raise AssertionError("expected a syntax error")
 
 
-def course_root(released: Path, where: Path, students: dict[str, Path], config: str = "") -> Path:
-    """A copy of the released course, one submission per student, CONFIG appended to its nbgrader_config.py."""
-    root = where / "autograder"
-    shutil.copytree(released, root)
-    for student, notebook in students.items():
-        submit(root, student, notebook)
-    with open(root / "nbgrader_config.py", "a", encoding="utf-8") as f:
-        f.write("\n" + config + "\n")
-    return root
-
-
 def code_scores(root: Path, student: str) -> list[float]:
     """A student's code item scores as the gradebook holds them."""
     with Gradebook(configured_gradebook(root).url) as gb:
@@ -102,7 +91,7 @@ def graded_class(released, tmp_path_factory):
     slow = variant(work, "slow", lambda s: s + SLOW)
     students = {"syntax": syntax, "slow": slow, "cheat": OUT / "cheat-replaced-checker.ipynb",
                 "reference": OUT / "reference.ipynb"}
-    root = course_root(released, work, students, LONGER_CALLS)
+    root = course_with_class(released, work, students, LONGER_CALLS)
     run = grade_assignment(root, "lesson05")
     return root, run, nbformat.read(syntax, as_version=4)
 
@@ -150,7 +139,7 @@ def test_a_student_who_left_leaves_the_grade_report_of_course_grade(graded_class
 def stock_graded(released, tmp_path_factory):
     """Stock `nbgrader autograde` over the slow function (longer calls configured) and the reference."""
     work = tmp_path_factory.mktemp("stock-readable")
-    root = course_root(released, work, {"slow": variant(work, "slow", lambda s: s + SLOW),
+    root = course_with_class(released, work, {"slow": variant(work, "slow", lambda s: s + SLOW),
                                         "reference": OUT / "reference.ipynb"}, LONGER_CALLS)
     run_nbgrader(root, "autograde", "lesson05")
     return root
@@ -162,7 +151,7 @@ def test_stock_autograde_takes_the_call_timeout_from_the_course_config(stock_gra
 
 
 def test_the_default_call_timeout_fails_the_slow_function(released, tmp_path):
-    root = course_root(released, tmp_path, {"slow": variant(tmp_path, "slow", lambda s: s + SLOW)})
+    root = course_with_class(released, tmp_path, {"slow": variant(tmp_path, "slow", lambda s: s + SLOW)})
     run_nbgrader(root, "autograde", "lesson05")
     assert code_scores(root, "slow") == [0, 0, 1, 0]  # the kernel passed them; the re-check's calls timed out
     assert "CallTimeout" in grade_report(root)["slow"]["verdicts"]["formulas"]["reason"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ from course.grading.gradebook import configured_gradebook, gradebook, gradebook_
 from course.grading.gradebook_changes import apply_changes, assignment_rows, make_template, schema_version
 from course.nbgrader_hooks.outcome import grade_report_path, record_path
 from course.workflows.grade_worker import Worker, WorkerSetup, course_config
-from tests.conftest import submit
+from tests.classes import course_with_class
 
 SAMPLES = Path(__file__).parents[1] / "assignment" / "submissions"
 CODE = ["test-formulas", "test-fp32-accum", "test-comm-volume", "test-dp1-cross-check"]
@@ -34,9 +33,7 @@ def worker_for(root: Path, tmp_path: Path) -> tuple[Worker, str]:
 @pytest.mark.slow
 @pytest.mark.sandbox
 def test_a_worker_reads_the_gradebook_and_hands_back_what_autograde_wrote(released, tmp_path):
-    root = tmp_path / "autograder"
-    shutil.copytree(released, root)
-    submit(root, "reference", SAMPLES / "reference.ipynb")
+    root = course_with_class(released, tmp_path, {"reference": SAMPLES / "reference.ipynb"})
     worker, url = worker_for(root, tmp_path)
     database = root / "gradebook.db"
     before = hashlib.sha256(database.read_bytes()).hexdigest()

@@ -17,8 +17,8 @@ from course.grading.gradebook import configured_gradebook, gradebook
 from course.grading.report import make_report
 from course.workflows.grade import GradeOptions, grade_assignment, run_nbgrader
 
-from tests.conftest import submit
 from tests import gradebooks
+from tests.classes import course_with_class, submit
 from tests.gradebooks import hub_config
 from tests.workflows.batches import kill_mid_batch
 
@@ -30,12 +30,8 @@ QUESTIONS = ("answer-Q1", "answer-Q2", "answer-Q3")
 
 def course(released: Path, where: Path, students: list[str]) -> Path:
     """A project folder whose autograder/ is a copy of the released course with one submission per student."""
-    root = where / "autograder"
-    shutil.copytree(released, root)
     shutil.copytree(Path(__file__).parents[2] / "lessons" / "lesson05", where / "lessons" / "lesson05")
-    for student in students:
-        submit(root, student, SAMPLES / f"{student}.ipynb")
-    return root
+    return course_with_class(released, where, {student: SAMPLES / f"{student}.ipynb" for student in students})
 
 
 def save_grade_as_formgrader(db_url: str, student: str, grade_id: str, points: float) -> None:

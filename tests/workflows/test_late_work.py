@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+from pathlib import Path
 
 import pytest
 
-from tests.conftest import submit
+from tests.classes import submit
 from tests.workflows.live_course import demo_project, full_marks
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 DUE = dt.datetime(2026, 12, 1, 15, 59)  # UTC: 23:59 in Beijing, as declared below
 ROSTER = "id,name,email,lms_user_id\n2026001,张三,zhangsan@example.edu,501\n2026002,李四,lisi@example.edu,502\n" \
          "2026003,欧阳娜娜,ouyang@example.edu,503\n"

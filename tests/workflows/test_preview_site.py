@@ -21,11 +21,9 @@ import yaml
 from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.site.plan import make_plan
 from course.site.serve_preview import VERSION_PATH
-from course.workflows.build_site import build_course
 from course.workflows.preview_site import InputFilter, watched_paths
 from tests.loopback import free_port
-from tests.project_copy import copy_project
-from tests.test_adding_a_lesson import ADDED, add_lesson
+from tests.project_copy import ADDED, copy_built, with_added_lesson
 
 pytestmark = pytest.mark.slow
 
@@ -34,11 +32,8 @@ KEPT = "lesson05"  # the project's own lesson: an edit to the added one must lea
 
 @pytest.fixture(scope="module")
 def project(built_site, tmp_path_factory) -> Path:
-    """A copy of the project (caches included, so its build is quick) with a lesson added, both variants built."""
-    root = copy_project(tmp_path_factory.mktemp("preview") / "project")
-    add_lesson(root)
-    build_course(root)
-    return root
+    """A copy of the project with a lesson added, both variants built (made once per run: tests/project_copy.py)."""
+    return copy_built(with_added_lesson(tmp_path_factory), tmp_path_factory.mktemp("preview") / "project")
 
 
 class Preview:
@@ -173,11 +168,9 @@ def test_ctrl_c_stops_the_answer_preview_cleanly_and_frees_the_port(project):
 
 
 @pytest.mark.browser
-def test_the_open_page_reloads_itself_after_a_rebuild(project):
+def test_the_open_page_reloads_itself_after_a_rebuild(project, browser):
     """Chromium keeps the served page open; after an edit the page shows it without anyone reloading it."""
-    from course.tools.chromium import launch_chromium
-
-    with Preview(project) as preview, launch_chromium() as browser:
+    with Preview(project) as preview:
         page = browser.new_page()
         elsewhere = []
 

@@ -1,26 +1,17 @@
-"""The course's Quarto project scripts without Quarto: which variant a render makes, and the post-render checks
-(the CDN polyfill removed, anything else from another host refused, a solution line or a departures page in the
-student site refused, each error naming the page). The renders themselves: tests/workflows/test_quarto_render.py."""
+"""The course's Quarto project scripts without Quarto: which variant a render makes, which lessons it renders (as
+Quarto's environment variables say), and where the filter reads the variant's includes. The page checks they run:
+tests/workflows/test_site_steps.py; the renders themselves: tests/workflows/test_quarto_render.py."""
 
 from __future__ import annotations
+
+import shutil
 
 import pytest
 
 from course.errors import CourseError
 from course.lesson.parse_qmd import parse_lesson
-from course.site.check_leaks import solution_lines
 from course.site.plan import make_plan
-from course.workflows.quarto_hooks import active_variant, check_pages
-
-POLYFILL = '  <script src="https://cdnjs.cloudflare.com/polyfill/v3/polyfill.min.js?features=es6"></script>\n'
-
-
-def site(tmp_path, lesson_page: str):
-    """A Quarto-shaped site: index.html and lessons/lesson05.html holding LESSON_PAGE."""
-    (tmp_path / "lessons").mkdir()
-    (tmp_path / "index.html").write_text("<html><head>" + POLYFILL + "</head><main>课程列表</main></html>", "utf-8")
-    (tmp_path / "lessons" / "lesson05.html").write_text(lesson_page, "utf-8")
-    return tmp_path
+from course.workflows.quarto_hooks import active_variant, check_includes_folder, rendered_after, rendered_before
 
 
 @pytest.fixture(scope="module")
@@ -31,36 +22,35 @@ def course(project_root):
 
 def test_the_variant_is_the_course_profile_among_quartos_active_ones_else_answer(course):
     plan, _ = course
-    assert active_variant(plan, "student") == "student" and active_variant(plan, "draft,student") == "student"
-    assert active_variant(plan, None) == "answer" and active_variant(plan, "draft") == "answer"
+    assert active_variant(plan, "student").name == "student"
+    assert active_variant(plan, "draft,student").name == "student"
+    assert active_variant(plan, None).name == "answer" and active_variant(plan, "draft").name == "answer"
 
 
-def test_the_cdn_polyfill_is_removed_and_nothing_else_may_come_from_another_host(course, tmp_path):
+def test_the_lessons_rendered_are_those_quarto_names_and_all_of_them_on_a_whole_render(course, tmp_path):
     plan, lessons = course
-    out = site(tmp_path, "<html><head>" + POLYFILL + "</head><main><p>正文</p></main></html>")
-    check_pages(plan, lessons, "student", out)
-    assert "polyfill" not in (out / "index.html").read_text("utf-8")
-    assert "polyfill" not in (out / "lessons" / "lesson05.html").read_text("utf-8")
-    (out / "lessons" / "lesson05.html").write_text('<script src="https://cdn.example.org/x.js"></script>', "utf-8")
-    with pytest.raises(CourseError, match=r"student/lessons/lesson05.html loads from another host .*cdn\.example\.org"):
-        check_pages(plan, lessons, "student", out)
+    out = plan.root / "_site" / "student"
+    whole = {"QUARTO_PROJECT_RENDER_ALL": "1", "QUARTO_PROJECT_INPUT_FILES": "index.qmd"}
+    assert rendered_before(lessons, plan.root, whole) == {"lesson05"}
+    assert rendered_before(lessons, plan.root, {"QUARTO_PROJECT_INPUT_FILES": "lessons/lesson05.qmd"}) == {"lesson05"}
+    assert rendered_before(lessons, plan.root, {"QUARTO_PROJECT_INPUT_FILES": "index.qmd"}) == set()
+    assert rendered_before(lessons, plan.root, {}) == {"lesson05"}  # run by hand: every lesson
+    listing = tmp_path / "inputs.txt"
+    listing.write_text("index.qmd\n", "utf-8")  # QUARTO_USE_FILE_FOR_…: the list in a file, for long lists
+    assert rendered_before(lessons, plan.root, {"QUARTO_PROJECT_INPUT_FILES": "lessons/lesson05.qmd",
+                                                "QUARTO_USE_FILE_FOR_PROJECT_INPUT_FILES": str(listing)}) == set()
+    made = {"QUARTO_PROJECT_OUTPUT_FILES": "_site/student/lessons/lesson05.html"}
+    assert rendered_after(lessons, plan.root, out, "lessons", made) == {"lesson05"}
+    index_only = {"QUARTO_PROJECT_OUTPUT_FILES": "_site/student/index.html"}
+    assert rendered_after(lessons, plan.root, out, "lessons", index_only) == set()
 
 
-def test_a_solution_line_on_a_student_page_stops_the_render_and_not_on_the_answer_page(course, tmp_path):
-    plan, lessons = course
-    line = solution_lines(lessons[0])[0]
-    highlighted = "<span class='kw'>" + line.replace(" ", "</span> <span>", 1) + "</span>"
-    out = site(tmp_path, f"<html><main><pre><code>{highlighted}</code></pre></main></html>")
-    check_pages(plan, lessons, "answer", out)
-    with pytest.raises(CourseError, match=r"lesson05.qmd: student/lessons/lesson05.html shows solution code of lesson05"):
-        check_pages(plan, lessons, "student", out)
-
-
-def test_a_departures_page_in_the_student_site_stops_the_render_and_not_in_the_answer_site(course, tmp_path):
-    plan, lessons = course
-    out = site(tmp_path, "<html><main><p>正文</p></main></html>")
-    (out / "lesson05-departures.html").write_text("<html><main><p>原稿</p></main></html>", "utf-8")
-    check_pages(plan, lessons, "answer", out)
-    with pytest.raises(CourseError, match=r"student/lesson05-departures.html: a page of departures from the original "
-                                          r"is for the answer site only"):
-        check_pages(plan, lessons, "student", out)
+def test_the_includes_folder_in_quarto_yml_must_be_the_build_cache(project_root, tmp_path):
+    check_includes_folder(make_plan(project_root))
+    for name in ("_quarto.yml", "pyproject.toml"):
+        shutil.copy(project_root / name, tmp_path / name)
+    shutil.copytree(project_root / "lessons", tmp_path / "lessons")
+    quarto = tmp_path / "_quarto.yml"
+    quarto.write_text(quarto.read_text("utf-8").replace("course-includes: .course-cache/quarto", "course-includes: x"))
+    with pytest.raises(CourseError, match=r"_quarto.yml: course-includes: expected \.course-cache/quarto .*got 'x'"):
+        check_includes_folder(make_plan(tmp_path))

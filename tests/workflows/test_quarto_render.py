@@ -35,20 +35,18 @@ import pytest
 
 from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.lesson.parse_qmd import parse_lesson
-from course.lesson.scaffold import scaffold_lesson
 from course.lesson.departures import load_departures
 from course.site.check_leaks import script_leaks, solution_leaks
 from course.site.departures_page import pandoc_page
 from course.site.plan import make_plan
 from tests.offline_page import keep_offline
-from tests.project_copy import copy_project
+from tests.project_copy import ADDED, ADDED_SENTENCE, copy_built, with_added_lesson
+from tests.site.answer_leaks import answer_only_snippets, lite_shipped
 from tests.site.page_checks import (CAPTION_STYLES, DIAGRAM_COUNT, SNIPPET_SOURCE, figures, mermaid_problems,
                                      nested_links, opens_full_size)
-from tests.site.test_no_answer_leaks import answer_only_snippets, lite_shipped
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(300)]
 
-ADDED = "lesson09"
 ROOT_LESSON5 = Path(__file__).resolve().parents[2] / "lessons" / "lesson05.qmd"
 VARIANTS = ("student", "answer")
 KINDS = ("quarto render", "course build --renderer quarto")
@@ -95,17 +93,16 @@ def quarto() -> str:
 
 @pytest.fixture(scope="module")
 def project(quarto, built_site, tmp_path_factory) -> Path:
-    """A copy of the project with lesson 9 added by `course new`, plus an exercise and a solution that plot; built
-    once with pandoc (its figures, nbgrader sources and the pandoc site the Quarto pages are compared with). Asks
-    for Quarto first, so that without one nothing is copied or built before the skip."""
-    root = copy_project(tmp_path_factory.mktemp("quarto") / "project")
-    scaffold_lesson(root, ADDED, "第 9 课：画图的一课")
+    """A copy of the project with lesson 9 added by `course new` (built once per run: tests/project_copy.py), its
+    text now naming lessons 5 and 7 and holding a formula, plus an exercise and a solution that plot; built with
+    pandoc (lesson 9's figures, nbgrader source and the pandoc site the Quarto pages are compared with), that site
+    then moved aside. Asks for Quarto first, so that without one nothing is copied or built before the skip."""
+    root = copy_built(with_added_lesson(tmp_path_factory), tmp_path_factory.mktemp("quarto") / "project")
     qmd = root / "lessons" / f"{ADDED}.qmd"
-    text = qmd.read_text("utf-8").replace("![`scale`", "![图 9-1：`scale`")
-    text = text.replace("（在这里写本课要讲清楚的内容。）", "本课接着第 5 课，第 7 课尚未发布。$a^2 + b^2 = c^2$")
+    text = qmd.read_text("utf-8").replace(ADDED_SENTENCE, "本课接着第 5 课，第 7 课尚未发布。$a^2 + b^2 = c^2$")
     qmd.write_text(text.replace("## 问答题", PLOT_EXERCISE + "\n## 问答题", 1), "utf-8")
     course(root, "build", "--renderer", "pandoc")
-    shutil.copytree(root / "_site", root.parent / "pandoc")
+    shutil.move(root / "_site", root.parent / "pandoc")  # Quarto renders into an empty _site, as on a fresh clone
     return root
 
 
@@ -125,9 +122,13 @@ def run(cmd: list[str], root: Path, env: dict | None = None) -> str:
 @pytest.fixture(scope="module")
 def sites(project, quarto) -> dict[str, Path]:
     """Each kind of Quarto render, both variants, kept aside: {kind: folder holding student/ and answer/}."""
+    import time
+
     out = {}
     for variant in VARIANTS:
+        start = time.perf_counter()
         run([quarto, "render", "--profile", variant], project)
+        print(f"whole render ({variant}): {time.perf_counter() - start:.1f} s")
     shutil.copytree(project / "_site", project.parent / "plain")
     out[KINDS[0]] = project.parent / "plain"
     shutil.rmtree(project / "_site")
@@ -320,7 +321,7 @@ def test_the_answer_site_has_each_lessons_departures_page_linked_from_its_page_a
 def test_lesson5s_calculator_on_quartos_page_shows_the_lessons_numbers(sites, browser, kind, variant):
     """The lesson's script and style come with Quarto's page (lessons/lesson05/) and hold no solution on the student
     site; opened from a link with a setting, and for random settings, it shows the formulas' numbers."""
-    from tests.lessons.test_lesson05_zero_calc import assert_shows, fragment, random_setting
+    from tests.lesson_content.lesson05_calculator import assert_shows, fragment, random_setting
 
     site = sites[kind] / variant
     script = site / "lessons" / "lesson05" / "zero-calc.js"
@@ -360,14 +361,6 @@ def test_quarto_search_index_has_the_chinese_text_of_every_lesson(project, sites
         entries = json.loads((sites[kind] / "student" / "search.json").read_text("utf-8"))
         assert any("冗余" in e["text"] and "lesson05" in e["href"] for e in entries)
         assert {e["href"].split("#")[0] for e in entries} >= {f"lessons/{s}.html" for s in lesson_stems(project)}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from course.tools.chromium import launch_chromium
-
-    with launch_chromium() as b:
-        yield b
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -414,22 +407,10 @@ def test_opened_from_disk_a_student_lesson_page_says_its_notebook_needs_a_web_ad
 def served(sites):
     """The plain render's student site on a loopback HTTP server (Quarto's search fetches search.json, which a
     browser refuses from file://); stopped at the end."""
-    import functools
-    import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+    from tests.loopback import serving
 
-    from tests.loopback import free_port
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            """No access log on the test's output."""
-
-    handler = functools.partial(Quiet, directory=str(sites[KINDS[0]] / "student"))
-    server = ThreadingHTTPServer(("127.0.0.1", free_port()), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
+    with serving(sites[KINDS[0]] / "student") as base:
+        yield base
 
 
 def test_quarto_search_finds_chinese_offline_in_chromium(served, browser):
@@ -550,3 +531,40 @@ def test_from_disk_the_quarto_index_links_carry_the_lesson_pages_note(sites, bro
     assert note.count() == page.locator("a.lite-index-link").count() >= 1 and "网址" in note.first.inner_text()
     assert remote == []
     page.close()
+
+
+def test_each_variant_keeps_its_includes_in_its_own_build_cache_folder(project, sites):
+    """Student and answer rendered one after the other in one checkout: each variant's lesson list and in-browser
+    blocks survive in .course-cache/quarto/VARIANT/, each its own (nothing shared at the project root)."""
+    cache = project / ".course-cache" / "quarto"
+    for name in ("_lessons-index.md", "_lessons-browser.md"):
+        student, answer = ((cache / variant / name).read_text("utf-8") for variant in VARIANTS)
+        assert student != answer and not (project / name).exists(), name
+    index = {variant: (cache / variant / "_lessons-index.md").read_text("utf-8") for variant in VARIANTS}
+    offered = f"[作业 notebook](lessons/{assignment_notebook('lesson05')})"
+    assert offered in index["student"] and offered not in index["answer"]
+    assert pandoc_page("lesson05").replace(".html", ".qmd") in index["answer"]
+
+
+def test_a_single_page_render_restages_only_its_lesson(project, sites, quarto, tmp_path):
+    """`quarto render lessons/lesson09.qmd --profile student` over a whole render (a copy of `course build
+    --renderer quarto`'s): only lesson 9's notebooks are staged and copied again; lesson 5's staged notebooks, its
+    notebooks and page in the site and lite/ (whose notebooks did not change) are left as they were."""
+    import time
+
+    root = tmp_path / "project"
+    shutil.copytree(project, root, symlinks=True, ignore=shutil.ignore_patterns("answer"))
+    staged, site = root / ".course-cache" / "quarto" / "student" / "lessons", root / "_site" / "student"
+    files = [*staged.glob("*.ipynb"), *(site / "lessons").glob("*.ipynb"), site / "lessons" / "lesson05.html",
+             site / "index.html", root / ".course-cache" / "lite" / "student" / ".key"]
+    before = {path: path.stat().st_mtime_ns for path in files}
+    assert {p.name for p in staged.glob("*.ipynb")} == {notes_notebook(s) for s in ("lesson05", ADDED)} | {
+        assignment_notebook(s) for s in ("lesson05", ADDED)}
+    start = time.perf_counter()
+    run([quarto, "render", f"lessons/{ADDED}.qmd", "--profile", "student"], root)
+    print(f"single-page render: {time.perf_counter() - start:.1f} s")
+    changed = {path.relative_to(root).as_posix() for path in files if path.stat().st_mtime_ns != before[path]}
+    mine = {f"{folder}/{name(ADDED)}" for folder in (".course-cache/quarto/student/lessons", "_site/student/lessons")
+            for name in (notes_notebook, assignment_notebook)}
+    assert changed == mine
+    assert (site / "lessons" / f"{ADDED}.html").stat().st_mtime_ns > before[site / "lessons" / "lesson05.html"]

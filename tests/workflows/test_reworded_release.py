@@ -12,9 +12,9 @@ import pytest
 
 from course.workflows.grade import NBGRADER_MAIN, nbgrader_env
 from tests.assignment.make_submissions import OUT
-from tests.conftest import submit
+from tests.classes import course_with_class, submit
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.slow, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
 OLD, NEW = "完成后你需要能够", "学完本课后你需要能够"
 
@@ -38,8 +38,11 @@ def test_a_reworded_sentence_reaches_release_and_the_exchange(released, tmp_path
     from course.workflows.grade import grade_assignment
 
     root = shutil.copytree(released, tmp_path / "autograder")
-    nbgrader = lambda *args: subprocess.run([sys.executable, "-c", NBGRADER_MAIN, *args], cwd=root,  # noqa: E731
-                                            env=nbgrader_env(), capture_output=True, text=True)
+
+    def nbgrader(*args):
+        return subprocess.run([sys.executable, "-c", NBGRADER_MAIN, *args], cwd=root, env=nbgrader_env(),
+                              capture_output=True, text=True)
+
     assert nbgrader("release_assignment", "lesson05").returncode == 0
     submit(root, "2026001", OUT / "reference.ipynb")
     first = grade_assignment(root, "lesson05")
@@ -63,8 +66,7 @@ def test_a_reworded_sentence_reaches_release_and_the_exchange(released, tmp_path
 def test_without_an_exchange_the_re_release_says_where_students_get_it(released, tmp_path):
     from course.workflows.grade import grade_assignment
 
-    root = shutil.copytree(released, tmp_path / "autograder")
-    submit(root, "2026001", OUT / "reference.ipynb")
+    root = course_with_class(released, tmp_path, {"2026001": OUT / "reference.ipynb"})
     reword(root / "source" / "lesson05" / "lesson05.ipynb")
     run = grade_assignment(root, "lesson05")
     assert run.stats.released.endswith("students get it from release/lesson05/ (the student site after "

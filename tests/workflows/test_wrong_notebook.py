@@ -12,9 +12,10 @@ import nbformat
 import pytest
 
 from tests.assignment.make_submissions import OUT
-from tests.conftest import ROOT, submit
+from tests.classes import submit
+from tests.conftest import ROOT
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.slow, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ INTRO = """# {title} · 作业
 2. **问答题**：在 {questions} 每道题下面的单元格里写回答（双击进入编辑）。
 3. **检查与提交**：保存（在浏览器中运行时用 File → Download 下载 `{notebook}`），用 `course check {notebook}` 检查，再提交。
 
-代码 {code} 分、问答 {answers} 分，满分 {total} 分，{pass_line} 分及格。题目、测试和评分辅助单元是只读的，请勿修改或删除。"""
+代码 {code} 分、问答 {answers} 分，满分 {total} 分，{pass_line} 分及格。题目、测试和评分辅助单元是只读的，请勿修改或删除。"""  # noqa: E501
 
 
 def intro_markdown(lesson: Lesson, rubric) -> str:

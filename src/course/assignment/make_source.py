@@ -23,6 +23,7 @@ from course.fileio import replace_dir_atomically, write_atomic
 from course.grading.checks import AssignmentSpec
 from course.lesson.model import Lesson
 from course.lesson.notebook_names import assignment_notebook
+from course.lesson.variants import STUDENT
 from course.site.plan import BuildPlan
 
 SOURCE_DIR = "source"
@@ -137,7 +138,7 @@ def make_assignment_source(lesson: Lesson, *, project_root: Path, course_root: P
     spec = spec or load_checks(checks_path(project_root, lesson.stem))
     checks_text = Path(spec.source.path).read_text("utf-8")
     rubric = rubric or load_rubric(rubric_path(course_root, lesson.stem))
-    view, images = resolve_resources(select_variant(lesson, "student"), project_root)
+    view, images = resolve_resources(select_variant(lesson, STUDENT), project_root)
     nb = source_notebook_node(lesson, view, spec, rubric, outputs=_student_outputs(view, project_root))
     return AssignmentSource(lesson.stem, nbformat.writes(nb), tuple(str(i.project_path) for i in images),
                             Path(project_root), checks_text)

@@ -12,9 +12,11 @@ from course.workflows.build_site import build_course
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `course build`."""
+    from course.lesson.variants import VARIANTS
+
     parser.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
-    parser.add_argument("--variant", action="append", choices=["student", "answer"],
-                        help="build only this variant (repeatable; default: both)")
+    parser.add_argument("--variant", action="append", choices=list(VARIANTS),
+                        help="build only this variant (repeatable; default: every one [tool.course] variants lists)")
     parser.add_argument("--renderer", choices=["quarto", "pandoc", "auto"],
                         help="what renders the pages (default: [tool.course] renderer, auto: Quarto when a Quarto "
                              ">= 1.7 is found, else pandoc)")

@@ -1,4 +1,5 @@
-"""Take in a submission handed to the instructors as files, recording when it was received (nbgrader's timestamp.txt)."""
+"""Take in a submission handed to the instructors as files, recording when it was received (nbgrader's
+timestamp.txt)."""
 
 from __future__ import annotations
 

@@ -62,7 +62,8 @@ def _print_report(report: dict, out: Path) -> int:
         print(line)
     failed = [c for c in report["checks"] if not c["ok"]]
     verdict = "all checks passed" if not failed else f"{len(failed)} check(s) FAILED"
-    print(f"wrote {out} ({report['backend']}, {report['launcher']}, torch {report['torch']}, {report['wall_seconds']} s): {verdict}")
+    print(f"wrote {out} ({report['backend']}, {report['launcher']}, torch "
+          f"{report['torch']}, {report['wall_seconds']} s): {verdict}")
     return 0 if not failed else 1
 
 

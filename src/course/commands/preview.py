@@ -10,9 +10,11 @@ from course.commands.where import ROOT_HELP, course_root
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `course preview`."""
+    from course.lesson.variants import VARIANTS
+
     parser.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
-    parser.add_argument("--variant", choices=["student", "answer"], default="student",
-                        help="the site to serve (default: student)")
+    parser.add_argument("--variant", choices=list(VARIANTS),
+                        help="the site to serve (default: the first of [tool.course] variants)")
     parser.add_argument("--port", type=int, default=8000,
                         help="port on 127.0.0.1 (default: 8000; 0 picks a free one)")
 

@@ -24,6 +24,8 @@ def en_words(*words: str) -> str:
     return rf"{EN_START}(?:{'|'.join(words)}){EN_END}"
 
 
+# fmt: off
+# (the cue tables below are laid out by hand, one alternative of a regex per line; the formatter leaves them so)
 # Language cues: (kind, regex, value). A value of None means "parse it from the match" (cue_value).
 GENERIC: dict[str, tuple[str, object]] = {
     # reported speech: someone else's (mis)belief, not the student's assertion
@@ -56,7 +58,8 @@ GENERIC: dict[str, tuple[str, object]] = {
                                                                    "around", "probably", "maybe", "perhaps"), True),
     "same": (r"不变|没变(?!多|少|大|小)|没有变化|相同|一样|相等|持平|等同|(?:exactly\s+)?as (?:much|many) as|"
              rf"{EN_START}(?:same|identical|unchanged|equal)(?:\s+(?:as|to))?{EN_END}", True),
-    "ratio": (rf"翻了?一?(?:倍|番)|(?P<c>\d+(?:\.\d+)?|[一两二三四])\s*(?:倍|x{EN_END}|×|[\s-]*times{EN_END}|[\s-]*fold{EN_END})"
+    "ratio": (rf"翻了?一?(?:倍|番)|(?P<c>\d+(?:\.\d+)?|[一两二三四])\s*(?:倍|x{EN_END}|×|[\s-]*times{EN_END}"
+              rf"|[\s-]*fold{EN_END})"
               rf"|{EN_START}(?P<w>two|three|four|one and a half)[\s-]+(?:times|fold){EN_END}"
               rf"|翻倍|加倍|{EN_START}doubl(?:e|es|ed){EN_END}"
               rf"|twice(?=\s+(?:as|that|the|of))|一半|减半|{EN_START}half{EN_END}|{EN_START}halve[sd]?{EN_END}", None),
@@ -68,8 +71,10 @@ GENERIC: dict[str, tuple[str, object]] = {
               rf"|三次|3\s*次|{EN_START}three(?=\s+(?:all|reduce)){EN_END}|(?<=[A-Za-z])\s*[×x*]\s*(?P<k>[1-4])(?![\d.])"
               r"|(?<![\d.])(?P<j>[1-4])\s*[·×*](?=\s*[A-Za-z])",
               None),
-    "incremental_lead": (rf"不仅|不但|不只|不光|不止|{EN_START}not only{EN_END}|多(?=[^，,。]{{0,3}}(?:分片|切|拆))", True),
-    "only": (rf"只有|只是|只会|只能|仅仅|只|仅|{EN_START}only{EN_END}|{EN_START}just{EN_END}|{EN_START}merely{EN_END}", True),
+    "incremental_lead": (rf"不仅|不但|不只|不光|不止|{EN_START}not only{EN_END}|多(?=[^，,。]{{0,3}}(?:分片|切"
+                         rf"|拆))", True),
+    "only": (rf"只有|只是|只会|只能|仅仅|只|仅|{EN_START}only{EN_END}|{EN_START}just{EN_END}"
+             rf"|{EN_START}merely{EN_END}", True),
     "incremental": (rf"还|也|再|又|额外|进一步|{EN_START}(?:also|additionally|further|too|as well|adds?|added|adding)"
                     rf"{EN_END}", True),
     "limit": (r"(?:趋|接|逼)(?:近|向|于)(?:于)?\s*(?:0|零)"
@@ -87,10 +92,12 @@ GENERIC: dict[str, tuple[str, object]] = {
               r"|(?:几乎)?不(?:再)?(?:需要|占用?)(?:任何)?(?=显存|内存)|零(?=显存|内存)",
               True),
     "speed": (r"快|慢|耗时|时间|延迟|吞吐|效率|" + en_words("faster", "slower", "latency", "time", "throughput"), True),
-    "more": (rf"更多|更大|更高|变多|增多|增加|增大|增长|升至|多出来的|多出|多|大|高|{EN_START}(?:more|larger|higher|greater|bigger){EN_END}"
+    "more": (rf"更多|更大|更高|变多|增多|增加|增大|增长|升至|多出来的|多出|多|大|高|{EN_START}(?:more|larger|higher"
+             rf"|greater|bigger){EN_END}"
              rf"|{EN_START}(?:raises?|raised|raising|grows?|grew|costlier|pricier){EN_END}|贵|昂贵"
              rf"|{EN_START}increase[sd]?{EN_END}|{EN_START}extra{EN_END}|{EN_START}additional{EN_END}", True),
-    "less": (rf"更少|更小|更低|减少|降低|少|便宜|{EN_START}cheaper{EN_END}|{EN_START}(?:less|fewer|smaller|lower){EN_END}|{EN_START}decrease[sd]?{EN_END}", True),
+    "less": (rf"更少|更小|更低|减少|降低|少|便宜|{EN_START}cheaper{EN_END}|{EN_START}(?:less|fewer|smaller"
+             rf"|lower){EN_END}|{EN_START}decrease[sd]?{EN_END}", True),
     "total_marker": (r"一共|总共|共计|合计|总计|总量|加起来|合起来|共|=|≈|等于|约等于|" + en_words(
         "in total", "altogether", "sum", "gives?", "giving", "makes?", "comes? to", "adds? up to", "totals?"),
                      True),
@@ -104,7 +111,8 @@ GENERIC: dict[str, tuple[str, object]] = {
     # the end of a when-phrase: a negation inside it ('不做梯度累积时') negates only the condition
     "when": (r"(?<![耗同实及临瞬按定准适随暂])时(?![间延刻序钟长])|的时候|的话|情况下", True),
     # 不属于/不归 (不属于自己的梯度) and 别的/别人 say whose, not that something is not done
-    "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外|属于|归|[到了着上]\s*的)|没有?|无法|并非|而非|绝非|未(?!来)|别(?!的|人|处)"
+    "neg": (r"不(?!仅|但|只|光|同|少|断|过|管|论|久|止|一样|例外|属于|归|[到了着上]\s*的)|没有?|无法|并非|而非|绝非"
+            r"|未(?!来)|别(?!的|人|处)"
             r"|无(?!限|穷|论|关|需)"
             rf"|{EN_START}(?:not(?!\s+only)|no|never|cannot|none|neither|nor|without|nothing|nobody){EN_END}|n't"
             rf"|不再|省去|免去|跳过|{EN_START}(?:stops?|stopped|ceases?|ceased)(?=\s+\w+ing){EN_END}"
@@ -142,8 +150,10 @@ ELLIPSIS_END = (r"(?:能|可以|可|会|行|是|也一样|也是一样|同样|�
 INCLUSION = r"^(?:包括|包含|连同|以及|including|along with|as well as)"  # '…分片，包括激活' borrows the predicate
 WH_QUESTION = r"什么|哪些|哪个|哪几|哪一|(?<![A-Za-z])(?:what|which)(?![A-Za-z])"
 TENTATIVE = r"吧|我(?:觉得|猜|理解|认为|估计)|应该|大概|可能|(?<![A-Za-z])I (?:think|guess|suppose)(?![A-Za-z])"
-ANSWER = r"^\s*(?:答案是|答：|回答是)?\s*(?:绝对|当然|肯定|并)?\s*(?:不|没)?\s*(?:能|可以|会|行|是的?|对)\s*(?:的|了)?\s*$"
-COMPARATIVE_BEFORE = (r"(?:比|(?<=[大小多少高低])于|相比于?|相较于?|较之?|对比|不同于|区别于|像|如同|(?<!不)同(?!样)|倍|×|直到|从|"
+ANSWER = (r"^\s*(?:答案是|答：|回答是)?\s*(?:绝对|当然|肯定|并)?\s*(?:不|没)?"
+          r"\s*(?:能|可以|会|行|是的?|对)\s*(?:的|了)?\s*$")
+COMPARATIVE_BEFORE = (r"(?:比|(?<=[大小多少高低])于|相比于?|相较于?|较之?|对比|不同于|区别于|像|如同|(?<!不)同(?!样)"
+                      r"|倍|×|直到|从|"
                       + en_words("than", r"compared\s+(?:to|with)", "versus", r"vs\.?", "over", "like", "unlike",
                                  "from", "as", "until", "before", r"prior\s+to", r"on\s+top\s+of",
                                  r"in\s+addition\s+to", "beyond")
@@ -151,13 +161,15 @@ COMPARATIVE_BEFORE = (r"(?:比|(?<=[大小多少高低])于|相比于?|相较于
 COMPARATIVE_AFTER = r"^\s*(?:的)?\s*(?:基础上|之上|相比|相较|比较|比起来)|^\s*\+"  # 'ZeRO-2 = ZeRO-1 + X': a base
 RATIO_TARGET_BEFORE = (r"(?:比|(?<=[大小多少高低])于|是|为|与|和|跟|同|较|相比于?|对比|只有|仅有|只占|相当于|"
                        + en_words("than", "of", "to", "as", "with") + r")\s*(?:的)?\s*$")
-ORDINAL = r"(?:第[一二三四1-4]个?|(?:the\s+)?(?:first|second|third|other|remaining)|another|剩下的?|另一个?)\s*$"  # a part
+# a part
+ORDINAL = r"(?:第[一二三四1-4]个?|(?:the\s+)?(?:first|second|third|other|remaining)|another|剩下的?|另一个?)\s*$"
 IDENTITY = r"^\s*(?:的)?\s*(?:是|就是|来自|来源于|=|is|comes from|is due to)\s*"  # '多出来的 Ψ 是 X'
 STANDARD_BEFORE = (r"(?:(?<![A-Za-z])(?:the way|just like|like|unlike|than|compared (?:to|with))|像|如同|不同于)"
                    r"\s*(?:the\s+)?$")
 PLUS = r"\+|(?<![增追添附更参])加上?(?![到至倍速卡入])|(?<![A-Za-z])plus(?![A-Za-z])"  # 'Ψ + Ψ', not 增加到
 GROUP_JOINER = r"^\s*(?:和|与|及|以及|、|/|,|&|或|跟|and|or)\s*$"
-AFTER_PREDICATE_NEG = (r"^\s*(?:的)?\s*(?:不了|不到|不开|不是|并非|而非|非|neither|nor|no\b|(?:并|也)?不(?:覆盖|包括|包含|涉及)"
+AFTER_PREDICATE_NEG = (r"^\s*(?:的)?\s*(?:不了|不到|不开|不是|并非|而非|非|neither|nor|no\b|(?:并|也)?不(?:覆盖|包括"
+                       r"|包含|涉及)"
                        r"|(?:范围|对象)\s*(?:并|也)?(?:不|没有?))")  # '分片的范围不覆盖激活'
 
 # Typographic variants read as their plain forms.
@@ -177,6 +189,7 @@ LATEX = (
     (r"_\{([^{}]*)\}", r"_\1"),
     (r"\$", ""),
 )
+# fmt: on
 
 HOST_KINDS = ("subject", "op", "phase")  # what a parenthetical remark can be about
 Lexicon = tuple[tuple[str, re.Pattern, object], ...]
@@ -418,8 +431,8 @@ def clauses_of(text: str, lexicon: Lexicon) -> Iterable[tuple[Clause, bool]]:
 
 def _tentative(sentence: str) -> bool:
     """'…应该几乎不占显存了吧？' asserts with doubt: a hedge or 吧, and no question word, 吗 or A-not-A."""
-    if re.search(rf"{WH_QUESTION}|吗|是不是|能不能|会不会|可不可以|有没有|为什么|怎么|多少|(?<![A-Za-z])(?:why|how)(?![A-Za-z])",
-                 sentence, re.I):
+    question = rf"{WH_QUESTION}|吗|是不是|能不能|会不会|可不可以|有没有|为什么|怎么|多少|{en_words('why', 'how')}"
+    if re.search(question, sentence, re.I):
         return False
     return bool(re.search(TENTATIVE, sentence, re.I))
 
@@ -428,7 +441,8 @@ def _continues_list(piece: str, cues: list[Cue]) -> bool:
     """A piece that only names objects ('gradients and optimizer states') continues the list before it."""
     objects = [c for c in cues if c.kind == "object"]
     rest = "".join(ch for i, ch in enumerate(piece) if not any(c.start <= i < c.end for c in objects))
-    return bool(objects) and len(objects) == len(cues) and not re.sub(r"(?:and|or|以及|和|与|及|、|the|\W)", "", rest, flags=re.I)
+    joiners = r"(?:and|or|以及|和|与|及|、|the|\W)"
+    return bool(objects) and len(objects) == len(cues) and not re.sub(joiners, "", rest, flags=re.I)
 
 
 def _sentence_clauses(masked: str, original: str, index: int, lexicon: Lexicon) -> list[Clause]:

@@ -102,7 +102,8 @@ class MixedPrecisionState:
         self.steps_taken = 0
 
     def optimizer_step(self, lr: float) -> None:
-        """Adam on the FP32 master from the BF16 gradient, one parameter at a time; BF16 copy back; zero the gradient."""
+        """Adam on the FP32 master from the BF16 gradient, one parameter at a time; BF16 copy back; zero the
+        gradient."""
         self.steps_taken += 1
         with torch.no_grad():
             for p, master, m, v in zip(self.params, self.master, self.exp_avg, self.exp_avg_sq):
@@ -235,9 +236,12 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m course.lab.decoder_memory", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="measurement file to write (e.g. lessons/lesson05/gpu_memory.json)")
     parser.add_argument("--check", type=Path, metavar="FILE", help="only validate an existing measurement file")
-    parser.add_argument("--preset", choices=sorted(PRESETS), default="1.3b", help="model size (default: 1.3b, Ψ ≈ 1.34·10⁹)")
-    parser.add_argument("--device", default="cuda", help="torch device (default: cuda; cpu runs the tiny preset in tests)")
-    parser.add_argument("--seq-lens", type=int, nargs=2, default=[1024, 2048], metavar="S", help="two sequence lengths (default: 1024 2048)")
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="1.3b", help="model size (default:"
+                                                                                  " 1.3b, Ψ ≈ 1.34·10⁹)")
+    parser.add_argument("--device", default="cuda", help="torch device (default: cuda; cpu "
+                                                         "runs the tiny preset in tests)")
+    parser.add_argument("--seq-lens", type=int, nargs=2, default=[1024, 2048], metavar="S", help="two sequence lengths "
+                                                                                                 "(default: 1024 2048)")
     parser.add_argument("--batch", type=int, default=4, help="sequences per step (default: 4)")
     parser.add_argument("--steps", type=int, default=3, help="training steps per sequence length (default: 3)")
     parser.add_argument("--lr", type=float, default=1e-4, help="Adam learning rate (default: 1e-4)")

@@ -41,7 +41,8 @@ class Backend:
 
     @property
     def start_method(self) -> str:
-        """fork for CPU ranks on Linux (fast, safe there); spawn for CUDA, which breaks in a forked child, and elsewhere."""
+        """fork for CPU ranks on Linux (fast, safe there); spawn for CUDA, which breaks in a forked child, and
+        elsewhere."""
         return "fork" if self.device_type == "cpu" and sys.platform.startswith("linux") else "spawn"
 
 
@@ -73,7 +74,8 @@ def hide_gpus() -> None:
 
 
 def join_group(backend: Backend, *, init_method: str, rank: int, world: int, local_rank: int, pg_timeout: float):
-    """Pin this process to one thread (and its GPU, or no GPU at all), then join the default process group; return the device."""
+    """Pin this process to one thread (and its GPU, or no GPU at all), then join the default process group; return the
+    device."""
     import torch
     import torch.distributed as dist
 
@@ -198,7 +200,8 @@ def _collect(results, procs, world: int, timeout: float) -> dict[int, object]:
 
 
 def _raise_failures(results, pending: int, failures: dict[int, str], world: int) -> None:
-    """Gather the other pending ranks' errors for a moment (the first to arrive is often only a consequence), then raise."""
+    """Gather the other pending ranks' errors for a moment (the first to arrive is often only a consequence), then
+    raise."""
     settle = time.monotonic() + FAILURE_SETTLE_SECONDS
     while time.monotonic() < settle and len(failures) < pending:
         try:

@@ -1,13 +1,15 @@
-"""What the lesson's lab section (扩展（选读）) shows from assets/lab/zero_measured.json (a figure, a summary, the note comparing
-FSDP2 with the ZeRO-3 formulas, the full table) and from a committed one-GPU measurement (gpu_memory_table, with its provenance).
+"""What the lesson's lab section (扩展（选读）) shows from assets/lab/zero_measured.json (a figure, a summary, the note
+comparing FSDP2 with the ZeRO-3 formulas, the full table) and from a committed one-GPU measurement (gpu_memory_table,
+with its provenance).
 
 The section teaches in that order: the figure, then a compact table (one N, one line per stage or PyTorch
 implementation, in units of Ψ) with one sentence per deviation saying its cause, the FSDP note (fsdp_refinement,
 whose between-steps sentence follows the report's between-steps snapshot), and last the full table for readers
-who want every measured row, with the same causes under it. Everything is read from the lab's report, so the lesson never states a number the
-lab did not produce (memory is counted from live tensors; traffic is computed from the recorded collectives with
-the ring formulas, and the text says so). Tables are Markdown strings that also display as Markdown in Jupyter; the
-figure is a matplotlib Figure (no pyplot state) that displays as PNG and whose text form is its alt text.
+who want every measured row, with the same causes under it. Everything is read from the lab's report, so the lesson
+never states a number the lab did not produce (memory is counted from live tensors; traffic is computed from the
+recorded collectives with the ring formulas, and the text says so). Tables are Markdown strings that also display as
+Markdown in Jupyter; the figure is a matplotlib Figure (no pyplot state) that displays as PNG and whose text form is
+its alt text.
 """
 
 from __future__ import annotations
@@ -150,10 +152,14 @@ def _footnotes(report: dict) -> list[str]:
     measured_steps = f"第 {first}–{report['steps']} 步" if report["steps"] > first else f"第 {first} 步"
     memory = memory_word(report)
     notes = [
-        f"测量：每个 rank 的{memory} = 存活的参数、梯度、优化器状态张量底层存储的 numel × 元素字节数（{sample_point(report, 'after_backward')}采样，"
-        f"不含激活与 Adam 的 step 计数标量）；“前向后额外持有”是{sample_point(report, 'after_forward')}仍存活的完整参数副本。"
-        f"通信不是在网络上测得的：在 c10d 算子层记录每次集合通信及其张量大小，再按环形算法公式折算为每个 rank 接收的元素数——"
-        f"all-reduce 记 2(N−1)/N·n，all-gather、reduce-scatter 记 (N−1)/N·n，broadcast 非源 rank 记 n、源 rank 记 0（n 为完整张量大小）。"
+        f"测量：每个 rank 的{memory} = 存活的参数、梯度、优化器状态张量底层存储的 numel "
+        f"× 元素字节数（{sample_point(report, 'after_backward')}采样，"
+        f"不含激活与 Adam 的 step 计数标量）；“前向后额外持有”是{sample_point(report, 'after_forward')}仍存活的完整参数"
+        "副本。"
+        "通信不是在网络上测得的：在 c10d 算子层记录每次集合通信及其张量大小，"
+        "再按环形算法公式折算为每个 rank 接收的元素数——"
+        "all-reduce 记 2(N−1)/N·n，all-gather、reduce-scatter 记 "
+        "(N−1)/N·n，broadcast 非源 rank 记 n、源 rank 记 0（n 为完整张量大小）。"
         f"跳过前 {report['warmup']} 步预热，取{measured_steps}，各步完全相同。",
     ]
     notes += [f"{row['label']}（N={row['ranks']}）：{said}" for row in _ordered(report) for said in _deviations(row, memory)]
@@ -162,15 +168,18 @@ def _footnotes(report: dict) -> list[str]:
     for row in padded:
         extra = row["psi_padded"] - row["psi"]
         notes.append(
-            f"填充（N={row['ranks']}）：每层的扁平缓冲区补齐到 N 的倍数，共补 {extra} 个元素（Ψ_pad = {_n(row['psi_padded'])}）。"
-            f"内存实测值与把 Ψ 换成 Ψ_pad 的公式逐字节相等，按记录计算的通信量也与 Ψ_pad 公式一致；相对教材公式的比值为 Ψ_pad/Ψ = {row['memory_bytes']['ratio']:.6f}，"
+            f"填充（N={row['ranks']}）：每层的扁平缓冲区补齐到 N 的倍数，共补 "
+            f"{extra} 个元素（Ψ_pad = {_n(row['psi_padded'])}）。"
+            "内存实测值与把 Ψ 换成 Ψ_pad 的公式逐字节相等，按记录计算的通信量也与 Ψ_pad 公式一致；"
+            f"相对教材公式的比值为 Ψ_pad/Ψ = {row['memory_bytes']['ratio']:.6f}，"
             f"容差上限 L(N−1)/Ψ = {row['tolerance']:.6f}（每层最多补 N−1 个元素）。"
         )
     for final in report["final_parameters"]:
         verdict = "逐位相同" if final["identical"] else "不相同（检查未通过）"
         psi = _n(report["models"][final["model"]]["psi"])
         notes.append(f"N={final['ranks']}、Ψ={psi}：手写 ZeRO-0/1/2/3 训练后的 FP32 master 权重与 BF16 参数{verdict}。")
-    notes.append(f"环境：torch {report['torch']}，{report['backend']} 后端（墙钟时间见 `course lab` 的输出；页面只放可复现的测量）。")
+    notes.append(f"环境：torch {report['torch']}，{report['backend']} "
+                 "后端（墙钟时间见 `course lab` 的输出；页面只放可复现的测量）。")
     return notes
 
 
@@ -178,7 +187,8 @@ def measured_table(path: Path | str) -> MarkdownText:
     """The full 实测 table (Markdown) with one line per measured row, followed by how it was measured."""
     report = read_report(Path(path))
     header = (
-        f"| N | 模型 | 实现 | 对照公式 | 每个 rank 的状态{memory_word(report)} 实测 (B) | 公式 (B) | 比值 | 前向后额外持有 (B) "
+        f"| N | 模型 | 实现 | 对照公式 | 每个 rank 的状态{memory_word(report)} "
+        "实测 (B) | 公式 (B) | 比值 | 前向后额外持有 (B) "
         "| 每步每个 rank 的通信 按记录计算（元素） | 公式（元素） | 比值 | 检查 |"
     )
     lines = [header, "|" + "---|" * 12]
@@ -224,13 +234,17 @@ def _deviations(row: dict, memory: str = "内存") -> list[str]:
     if impl == "zero_redundancy_optimizer" and not matches_formula(row, "comm_elements"):
         low, high, mean = _comm_ratio_range(row)
         received = "、".join(_n(x) for x in _broadcast_received(row))
-        said.append(f"通信是公式的 {low:.3f}–{high:.3f} 倍（各 rank 平均 {mean:.3f} 倍）：梯度仍由 DDP 整体 all-reduce（每个 rank 2(N−1)/N·Ψ），"
-                    f"更新后再由持有者 broadcast 参数，每个 rank 收到自己不持有的那部分（N={n} 时各 rank {received} 个元素），"
+        said.append(f"通信是公式的 {low:.3f}–{high:.3f} 倍（各 rank 平均 {mean:.3f} "
+                    "倍）：梯度仍由 DDP 整体 all-reduce（每个 rank 2(N−1)/N·Ψ），"
+                    "更新后再由持有者 broadcast 参数，每个 rank "
+                    f"收到自己不持有的那部分（N={n} 时各 rank {received} 个元素），"
                     "而不是 reduce-scatter + all-gather；优化器状态分得不均，各 rank 的通信也就不等。")
     if impl == "zero_redundancy_optimizer" and not matches_formula(row, "memory_bytes"):
         shares = "、".join(_n(s["optimizer"]) for s in mem["per_rank"])
-        said.append(f"{memory}是公式的 {mem['ratio']:.3f} 倍：模型是 FP32，每个 rank 常驻 FP32 参数 4Ψ 与 DDP 梯度桶 4Ψ，"
-                    f"而不是公式假设的 BF16 参数与梯度；Adam 状态按整个参数张量分给各 rank，并不均等（N={n} 时各 rank {shares} B，"
+        said.append(f"{memory}是公式的 {mem['ratio']:.3f} 倍：模型是 "
+                    "FP32，每个 rank 常驻 FP32 参数 4Ψ 与 DDP 梯度桶 4Ψ，"
+                    "而不是公式假设的 BF16 参数与梯度；Adam 状态按整个参数张量分给各 "
+                    f"rank，并不均等（N={n} 时各 rank {shares} B，"
                     "表中取最满的 rank）。")
     if impl != "manual" and not said and not (matches_formula(row, "memory_bytes") and matches_formula(row, "comm_elements")):
         raise CourseError(f"row {row['label']} (N={n}) differs from its formula and the lesson has no explanation "
@@ -283,7 +297,8 @@ def between_steps_phrase(report: dict, row: dict) -> str:
     """What ROW keeps from one step to the next, derived from the between-steps snapshot and its gradient count."""
     mem, n, psi = row["memory_bytes"], row["ranks"], row["psi"]
     kept = mem["between_steps"]
-    said = f"步与步之间（{sample_point(report, 'between_steps')}）每个 rank 的状态为 {_over_n(kept['measured'], psi, n)}"
+    said = (f"步与步之间（{sample_point(report, 'between_steps')}）"
+            f"每个 rank 的状态为 {_over_n(kept['measured'], psi, n)}")
     if not any(kept["gradient_tensors"]):
         dropped = mem["measured"] - kept["measured"]
         return (said + f"：训练循环每步更新后调用 `zero_grad()`，梯度被置为 None（实测各 rank 留下的梯度张量为 0 个），"
@@ -301,25 +316,37 @@ def _row(report: dict, implementation: str) -> dict:
 
 
 def fsdp_refinement(path: Path | str) -> MarkdownText:
-    """The callout comparing FSDP2 with the ZeRO-3 formulas: every number and the between-steps phrase read from the lab's report."""
+    """The callout comparing FSDP2 with the ZeRO-3 formulas: every number and the between-steps phrase read from the
+    lab's report."""
     report = read_report(Path(path))
-    fsdp, keep, zero = (_row(report, name) for name in ("fsdp2_reshard", "fsdp2_no_reshard", "zero_redundancy_optimizer"))
+    fsdp, keep, zero = (_row(report, name) for name in ("fsdp2_reshard", "fsdp2_no_reshard", "zero_redundancy_optimize"
+                                                                                             "r"))
     n, psi = fsdp["ranks"], fsdp["psi"]
     state = fsdp["memory_bytes"]["per_rank"][0]
     low, high, mean = _comm_ratio_range(zero)
     text = (
-        f"实验（N = {n}）表明，“FSDP 就是 ZeRO-3”只在总量上成立：FSDP2 在 `reshard_after_forward=True` 时每步每个 rank 的通信按记录的集合通信计算为 "
-        f"{_times_psi(fsdp['comm_elements']['measured'], psi)}，与 ZeRO-3 公式 $3\\frac{{N-1}}{{N}}\\Psi$ 之比为 {fsdp['comm_elements']['ratio']:.3f}；"
-        f"{sample_point(report, 'after_backward')}每个 rank 的状态为 {_over_n(fsdp['memory_bytes']['measured'], psi, n)}，"
-        f"与 ZeRO-3 公式之比为 {fsdp['memory_bytes']['ratio']:.3f}。但构成与教材不同：FSDP2 不常驻 BF16 参数和梯度，而是保存 FP32 参数分片"
-        f"（兼作 master 权重）{_over_n(state['parameters'], psi, n)}、FP32 梯度分片 {_over_n(state['gradients'], psi, n)} 与 Adam 的 "
-        f"$m$、$v$ 共 {_over_n(state['optimizer'], psi, n)}，BF16 参数只在 all-gather 时临时生成。{between_steps_phrase(report, fsdp)}。"
+        f"实验（N = {n}）表明，“FSDP 就是 ZeRO-3”只在总量上成立：FSDP2 在 "
+        "`reshard_after_forward=True` 时每步每个 rank 的通信按记录的集合通信计算为 "
+        f"{_times_psi(fsdp['comm_elements']['measured'], psi)}，与 ZeRO-3 公式 "
+        f"$3\\frac{{N-1}}{{N}}\\Psi$ 之比为 {fsdp['comm_elements']['ratio']:.3f}；"
+        f"{sample_point(report, 'after_backward')}每个 rank 的状态为 "
+        f"{_over_n(fsdp['memory_bytes']['measured'], psi, n)}，"
+        f"与 ZeRO-3 公式之比为 {fsdp['memory_bytes']['ratio']:.3f}。"
+        "但构成与教材不同：FSDP2 不常驻 BF16 参数和梯度，而是保存 FP32 参数分片"
+        f"（兼作 master 权重）{_over_n(state['parameters'], psi, n)}、"
+        f"FP32 梯度分片 {_over_n(state['gradients'], psi, n)} 与 Adam 的 "
+        f"$m$、$v$ 共 {_over_n(state['optimizer'], psi, n)}，BF16 参数只在 "
+        f"all-gather 时临时生成。{between_steps_phrase(report, fsdp)}。"
         f"\n\n把 `reshard_after_forward` 设为 False 后，{sample_point(report, 'after_backward')}的状态仍是 "
         f"{_over_n(keep['memory_bytes']['measured'], psi, n)}，但从前向结束到反向结束每个 rank 多持有完整的 BF16 参数 "
-        f"{_times_psi(max(keep['memory_bytes']['held_after_forward']), psi)}，反向不再 all-gather，通信降为 ZeRO-3 公式的 "
-        f"{keep['comm_elements']['ratio']:.3f} 倍，一步之内更像 ZeRO-2。所以更准确的说法是：FSDP 默认按 ZeRO-3 全分片，并可用 "
-        f"`reshard_after_forward` 在 ZeRO-3 与 ZeRO-2 之间用显存换通信。同样，PyTorch 的 ZeroRedundancyOptimizer 虽只分片优化器状态，"
-        f"却用 all-reduce 加 broadcast，且按整个参数张量分配优化器状态，各 rank 并不均等；每个 rank 收到的是自己不持有的参数，"
+        f"{_times_psi(max(keep['memory_bytes']['held_after_forward']), psi)}，"
+        "反向不再 all-gather，通信降为 ZeRO-3 公式的 "
+        f"{keep['comm_elements']['ratio']:.3f} 倍，一步之内更像 "
+        "ZeRO-2。所以更准确的说法是：FSDP 默认按 ZeRO-3 全分片，并可用 "
+        "`reshard_after_forward` 在 ZeRO-3 与 ZeRO-2 之间用显存换通信。"
+        "同样，PyTorch 的 ZeroRedundancyOptimizer 虽只分片优化器状态，"
+        "却用 all-reduce 加 broadcast，且按整个参数张量分配优化器状态，"
+        "各 rank 并不均等；每个 rank 收到的是自己不持有的参数，"
         f"通信是 ZeRO-1 公式的 {low:.3f}–{high:.3f} 倍（各 rank 平均 {mean:.3f} 倍）。"
     )
     return MarkdownText(text + "\n")
@@ -333,7 +360,8 @@ def measured_summary(path: Path | str) -> MarkdownText:
     rows = [r for r in _ordered(report) if r["ranks"] == n and r["model"] == main]
     memory = memory_word(report)
     lines = [f"N = {n}、Ψ = {_n(report['models'][main]['psi'])} 时每个 rank 的量，单位 Ψ（{memory}按字节、通信按元素）：", "",
-             f"| 实现 | 对照公式 | 状态{memory} 实测 | 公式 | 每步通信 按记录计算 | 公式 | 结论 |", "|---|---|---|---|---|---|---|"]
+             f"| 实现 | 对照公式 | 状态{memory} 实测 | 公式 | 每步通信 按记录计算 | 公式 | 结论 |", "|---|---|---|"
+                                                                           "---|---|---|---|"]
     notes = []
     for row in rows:
         mem, comm, psi = row["memory_bytes"], row["comm_elements"], row["psi"]
@@ -399,7 +427,8 @@ def _alt_text(report: dict, groups, worlds: list[int]) -> str:
             if bad:
                 label = next(iter(bad.values()))["label"]
                 off.append(f"{label} 的{what}与公式之比 " + _per_n(bad, lambda r: f"{r[key]['ratio']:.3f}"))
-    return (f"条形图，上为每个 rank 的状态{memory_word(report)}（字节/Ψ），下为每步每个 rank 的通信（元素/Ψ），N = {'、'.join(map(str, worlds))} 各一根条，"
+    return (f"条形图，上为每个 rank 的状态{memory_word(report)}（字节/Ψ），下为每步每个 "
+            f"rank 的通信（元素/Ψ），N = {'、'.join(map(str, worlds))} 各一根条，"
             "黑色短线是教材公式。手写 ZeRO-0/1/2/3 的柱顶" + ("都落在黑线上" if manual_ok else "并不都落在黑线上")
             + "。" + ("。".join(off) if off else "PyTorch 实现也与公式一致") + "。")
 
@@ -421,7 +450,8 @@ def plot_measured_vs_formula(path: Path | str) -> LabFigure:
         fig.legend(handles, [label.split()[-1] for label in labels], loc="outside lower center", ncols=2,
                    frameon=False, fontsize=FIGURE_PT)
         fig.suptitle(
-            f"{memory_word(report)}实测、通信按记录的集合通信计算，对照教材公式\nΨ = {_n(report['models'][main]['psi'])} 的 MLP，{report['backend']} 后端\n"
+            f"{memory_word(report)}实测、通信按记录的集合通信计算，对照教材公式\nΨ = "
+            f"{_n(report['models'][main]['psi'])} 的 MLP，{report['backend']} 后端\n"
             "黑线为对照阶段的公式；虚线下方为 PyTorch 自带实现\n（重分片即 reshard_after_forward=True）",
             fontsize=FIGURE_PT,
         )
@@ -451,7 +481,8 @@ def _provenance_line(record: dict) -> str:
     """Where, when and how the measurement was taken, as the table's caption says it."""
     origin = record["provenance"]
     if origin["device"] == "cuda":
-        machine = f"{origin['gpu']}（{origin['gpu_memory_bytes'] / 2**30:.0f} GiB），驱动 {origin['driver'] or '未知'}，CUDA {origin['cuda']}"
+        machine = (f"{origin['gpu']}（{origin['gpu_memory_bytes'] / 2**30:.0f} "
+                   f"GiB），驱动 {origin['driver'] or '未知'}，CUDA {origin['cuda']}")
     else:
         machine = "CPU（无 CUDA 分配器，只有按张量计的字节）"
     return (f"测于 {machine}；torch {origin['torch']}，Python {origin['python']}；{origin['date'][:10]}；"
@@ -459,21 +490,27 @@ def _provenance_line(record: dict) -> str:
 
 
 def gpu_memory_table(path: Path | str) -> MarkdownText:
-    """The one-GPU measurement: static bytes per state against 2Ψ/2Ψ/12Ψ, activations per sequence length, provenance."""
+    """The one-GPU measurement: static bytes per state against 2Ψ/2Ψ/12Ψ, activations per sequence length,
+    provenance."""
     record = read_record(Path(path))
     model = record["model"]
-    lines = [f"解码器模型 Ψ = {_n(model['psi'])}（{model['layers']} 层，d = {model['d_model']}，词表 {_n(model['vocab'])}），"
+    lines = [f"解码器模型 Ψ = {_n(model['psi'])}（{model['layers']} 层，"
+             f"d = {model['d_model']}，词表 {_n(model['vocab'])}），"
              f"每个序列长度训练 {record['steps_per_sequence_length']} 步：", "",
              "| 状态 | 精度 | 公式 | 公式 (GiB) | 按张量计 (GiB) | 比值 | 分配器增长 (GiB) | 比值 |",
              "|---|---|---|---|---|---|---|---|"]
     for name, (label, precision) in STATE_LABELS.items():
         row = record["static"][name]
-        lines.append(f"| {label} | {precision} | {row['formula']} | {_gib(row['formula_bytes'])} | {_gib(row['counted_bytes'])} "
-                     f"| {_ratio(row['counted_ratio'])} | {_gib(row['allocator_bytes'])} | {_ratio(row['allocator_ratio'])} |")
-    lines += ["", "| 序列长度 s | 批 b | 为反向保存的激活 (GiB) | 峰值 − 静态 (GiB) | 每 token 每层 (KiB) |", "|---|---|---|---|---|"]
+        lines.append(f"| {label} | {precision} | {row['formula']} | "
+                     f"{_gib(row['formula_bytes'])} | {_gib(row['counted_bytes'])} "
+                     f"| {_ratio(row['counted_ratio'])} | {_gib(row['allocator_bytes'])} "
+                     f"| {_ratio(row['allocator_ratio'])} |")
+    lines += ["", "| 序列长度 s | 批 b | 为反向保存的激活 (GiB) | 峰值 − 静态 (GiB) | 每 token 每层 (KiB) |", "|---|---"
+                                                                                          "|---|---|---|"]
     for seq in record["activations"]:
         per = seq["activation_bytes_per_token_per_layer"]
-        lines.append(f"| {seq['seq_len']} | {seq['batch']} | {_gib(seq['saved_for_backward_bytes'])} | {_gib(seq['activation_bytes'])} "
+        lines.append(f"| {seq['seq_len']} | {seq['batch']} | "
+                     f"{_gib(seq['saved_for_backward_bytes'])} | {_gib(seq['activation_bytes'])} "
                      f"| {'—' if per is None else f'{per / 1024:.1f}'} |")
     lines += ["", f"- {_provenance_line(record)}"]
     return MarkdownText("\n".join(lines) + "\n")

@@ -127,7 +127,8 @@ def manual_row(spec: MlpSpec, world: int, stage: int, runs: list[dict]) -> dict:
             problems.append(f"rank {rank}: state kept between steps {kept} != state after backward {got_mem}")
         if fwd["held"] or bwd["held"]:
             problems.append(
-                f"rank {rank}: transient buffers still alive (after forward {fwd['held']} B, after backward {bwd['held']} B)"
+                f"rank {rank}: transient buffers still alive (after "
+                f"forward {fwd['held']} B, after backward {bwd['held']} B)"
             )
         got_comm = {k: e["traffic"] for k, e in comm.items()}
         if got_comm != expect_comm:
@@ -169,7 +170,8 @@ def reference_row(spec: MlpSpec, world: int, name: str, runs: list[dict]) -> dic
             if category in model:
                 _explained(problems, f"rank {rank} {category} bytes", bwd[category], model[category])
         _explained(problems, f"rank {rank} bytes held after forward", fwd["held"], model["held_after_forward"])
-        expect_kept = bwd["optimizer"] + model["kept_between_steps"] if sharded_optimizer else model["kept_between_steps"]
+        expect_kept = bwd["optimizer"] + model["kept_between_steps"] if sharded_optimizer else model["kept_between_step"
+                                                                                                     "s"]
         _explained(problems, f"rank {rank} state bytes kept between steps", state_bytes(kept), expect_kept)
         _explained(problems, f"rank {rank} gradient tensors kept between steps", kept["gradient_tensors"],
                    bwd["gradient_tensors"] if model["gradients_kept"] else 0)

@@ -37,7 +37,8 @@ def check_options(ranks: tuple[int, ...], steps: int, warmup: int) -> None:
                 f"widths {MAIN.dims} so that case needs no padding)"
             )
     if warmup < 0 or steps <= warmup:
-        raise CourseError(f"--steps {steps} --warmup {warmup}: need steps > warmup ≥ 0 so at least one step is measured")
+        raise CourseError(f"--steps {steps} --warmup {warmup}: need steps "
+                          "> warmup ≥ 0 so at least one step is measured")
 
 
 def checks_from(rows: list[dict], finals: list[dict]) -> list[dict]:

@@ -4,11 +4,11 @@ Each layer's weight and bias live in one flat buffer padded to a multiple of N; 
 [r·S, (r+1)·S) with S = padded/N. Parameters and gradients are BF16; the FP32 master weight and Adam's
 m and v are the optimizer state (k = 12 bytes per parameter). What each stage keeps:
 
-    stage  parameters (BF16)   gradients (BF16)   master, m, v (FP32)   collectives per step
-    0      full                full               full                  all-reduce(grads)
-    1      full                full               shard                 reduce-scatter(grads) + all-gather(params)
-    2      full                shard              shard                 reduce-scatter(grads) + all-gather(params)
-    3      shard               shard              shard                 all-gather(fwd) + all-gather(bwd) + reduce-scatter
+    stage  parameters (BF16)  gradients (BF16)  master, m, v (FP32)  collectives per step
+    0      full               full              full                 all-reduce(grads)
+    1      full               full              shard                reduce-scatter(grads) + all-gather(params)
+    2      full               shard             shard                reduce-scatter(grads) + all-gather(params)
+    3      shard              shard             shard                all-gather(fwd) + all-gather(bwd) + reduce-scatter
 
 Forward and backward are written by hand (no autograd) so the second all-gather of ZeRO-3 sits in plain
 sight before each layer's backward. All stages run the same arithmetic on the same values, so they end
@@ -181,7 +181,8 @@ class ZeroTrainer:
         return self._track(torch.zeros(self.layouts[i].padded, dtype=torch.bfloat16, device=self.device))
 
     def _reduce_gradient(self, i: int, layer_grad: torch.Tensor) -> None:
-        """ZeRO-0 all-reduces the layer now; ZeRO-2/3 reduce-scatter it into the owned shard; ZeRO-1 waits for the step."""
+        """ZeRO-0 all-reduces the layer now; ZeRO-2/3 reduce-scatter it into the owned shard; ZeRO-1 waits for the
+        step."""
         if self.stage == 0:
             dist.all_reduce(layer_grad)
             layer_grad.div_(self.world)

@@ -56,7 +56,8 @@ class LessonFiles:
 
 
 def discover_lessons(lessons_dir: Path) -> list[LessonFiles]:
-    """Every lesson in LESSONS_DIR by number; a data folder without its lesson, or a lesson numbered unlike its file, fails."""
+    """Every lesson in LESSONS_DIR by number; a data folder without its lesson, or a lesson numbered unlike its file,
+    fails."""
     lessons_dir = Path(lessons_dir)
     found = [LessonFiles(p) for p in sorted(lessons_dir.glob("lesson*.qmd")) if LESSON_FILE.match(p.name)]
     stems = {f.stem for f in found}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Union
+from typing import Any, Iterator, Mapping
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class Div:
     children: tuple["Block", ...]
 
 
-Block = Union[Markdown, StaticCode, Diagram, CodeCell, Div]
+Block = Markdown | StaticCode | Diagram | CodeCell | Div
 
 
 @dataclass(frozen=True)

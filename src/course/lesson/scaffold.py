@@ -2,7 +2,8 @@
 
 Like `quarto create` or `nbgrader quickstart`: an exercise with a blank and its reference solution, its checks
 (a visible and a hidden case, one known wrong answer), a figure drawn from the solution (figures.py declaring it,
-the drawing code beside it), one question, a rubric with a veto item, and a demo class of one student. Every file is new: an existing one stops the command before anything is written.
+the drawing code beside it), one question, a rubric with a veto item, and a demo class of one student. Every file is
+new: an existing one stops the command before anything is written.
 """
 
 from __future__ import annotations

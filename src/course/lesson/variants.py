@@ -2,10 +2,12 @@
 instead of comparing variant names.
 
 A lesson is built into each variant named in [tool.course] variants (default: student, answer). What tells the
-variants apart is declared here once: whether solutions and answer-only blocks are shown, whether the site offers
-the lesson's nbgrader assignment (and runs it in the browser instead of the reading notebook), and whether the
-departures pages (course.site.departures_page) are published. The Lua filter (_extensions/course-variant/) reads
-the same facts from the metadata the pre-render step and render_page pass it.
+variants apart is declared here once: whether solution cells are shown, whether the site offers the lesson's
+nbgrader assignment (and runs it in the browser instead of the reading notebook), and whether the departures pages
+(course.site.departures_page) are published. A variant is also a Quarto profile of its name (_quarto-NAME.yml): the
+blocks an author shows to one profile only (`.content-visible when-profile="answer"`) follow the name, as Quarto's
+profiles do. The Lua filter (_extensions/course-variant/) reads what a variant shows from the page's metadata:
+render_page passes Variant.metadata to pandoc, and each profile's _quarto-NAME.yml sets the same for Quarto.
 """
 
 from __future__ import annotations
@@ -22,12 +24,20 @@ class Variant:
     name: str  # the Quarto profile and the site folder (_site/NAME)
     label: str  # as pages name it
     intro: str  # the front page's first paragraph (commonmark)
-    shows_solutions: bool  # solution cells, answer-only blocks and reference answers are kept
+    shows_solutions: bool  # solution cells (course_role: solution) are kept
     offers_assignment: bool  # the site offers the released nbgrader assignment, and the browser runs that notebook
     shows_departures: bool  # each lesson's page of departures from its original is published
 
     def __str__(self) -> str:
         return self.name
+
+    def is_profile(self, profile: str) -> bool:
+        """Whether PROFILE (a Quarto profile, as a div's when-profile names one) is this variant's own."""
+        return profile == self.name
+
+    def metadata(self) -> dict[str, str | bool]:
+        """What the page filter reads of this variant: the profile it emulates under pandoc and what it shows."""
+        return {"course-variant": self.name, "course-shows-solutions": self.shows_solutions}
 
 
 STUDENT = Variant(

@@ -71,7 +71,8 @@ def grade_unreadable(coursedir, assignment: str, student: str, problem: Problem)
 
 
 STAND_IN_NOTICE = (
-    "**这份提交无法评分，每题记 0 分。**\n\n原因：{problem}\n\n请按原因修正后重新提交：在课程发布的 `{notebook}` 里作答，"
+    "**这份提交无法评分，每题记 0 分。**\n\n原因：{problem}\n"
+    "\n请按原因修正后重新提交：在课程发布的 `{notebook}` 里作答，"
     "保存后原名提交，不要改名或另存为其他格式。下面是空白的发布版作业，只用来显示各题得分，并不是你提交的内容。"
 )
 

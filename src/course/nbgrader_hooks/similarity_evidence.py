@@ -45,7 +45,8 @@ class SimilarityEvidence(Preprocessor):
 def evidence_html(e: dict) -> str:
     """One piece of evidence as a grader's note: a hint to compare two answers, never a decision."""
     return (f'<div class="similarity-evidence" data-other="{html.escape(e["other"])}" '
-            f'data-kind="{html.escape(e["kind"])}" {HINT_STYLE}><p><strong>相似度证据 · 与 {html.escape(e["other"])}（{e["score"]:.2f}，只供评分者参考，'
+            f'data-kind="{html.escape(e["kind"])}" {HINT_STYLE}><p><strong>相似度证据 '
+            f'· 与 {html.escape(e["other"])}（{e["score"]:.2f}，只供评分者参考，'
             f'不是判定）</strong>：{html.escape(e["reason"])}</p><table style="width:100%;table-layout:fixed"><tr>'
             f'<th>本答案</th><th>{html.escape(e["other"])}</th></tr><tr>'
             f'<td><pre style="white-space:pre-wrap">{e["mine_html"]}</pre></td>'

@@ -1,10 +1,11 @@
 """The answer site's page "第 N 课 · 与原稿的差异": each departure of a lesson from its original (where, what the
 original said, what the lesson says now, why), from lessons/lessonNN/departures.yml (course.lesson.departures).
 
-Only the answer site has it; the answer lesson page and the index link to it. A departure at a heading links to
-that section of the answer page: the anchor is the one the renderer gives the heading, asked of pandoc with the
-renderer's own markdown reader (the pandoc build reads commonmark_x, Quarto pandoc's markdown, and the two derive
-different identifiers from the same heading). A departure in a file shows its project path.
+Only the site of a variant that shows departures (course.lesson.variants: the answer site) has it; the answer lesson
+page and the index link to it. A departure at a heading links to that section of the answer page: the anchor is the
+one the renderer gives the heading, asked of pandoc with the renderer's own markdown reader (the pandoc build reads
+commonmark_x, Quarto pandoc's markdown, and the two derive different identifiers from the same heading). A departure
+in a file shows its project path.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from course.lesson.departures import Departure, lesson_headings, load_departures
 from course.lesson.model import Lesson
+from course.lesson.variants import Variant, get_variant
 from course.tools.pandoc import READER, pandoc_path
 
 QUARTO_READER = "markdown"  # what Quarto hands a page's text to pandoc as
@@ -27,9 +29,10 @@ INTRO = ("本页逐条列出本课与它所依据的原稿不同的地方：在�
          "供教师与助教核对；学生版的页面与 notebook 只讲正确的内容，不提原稿。")
 
 
-def departures_by_lesson(lessons: list[Lesson], root: Path, variant: str) -> dict[str, list[Departure]]:
-    """The lessons of VARIANT's site that have a departures page, with their departures (the student site: none)."""
-    if variant != "answer":
+def departures_by_lesson(lessons: list[Lesson], root: Path, variant: str | Variant) -> dict[str, list[Departure]]:
+    """The lessons of VARIANT's site that have a departures page, with their departures (none on a site that does
+    not show departures: the student site)."""
+    if not get_variant(variant).shows_departures:
         return {}
     return {lesson.stem: found for lesson in lessons if (found := load_departures(lesson, root))}
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from course.site.plan import BuildPlan
 
@@ -28,11 +28,12 @@ def source_fingerprint(plan: BuildPlan, variants: list[str]) -> str:
     return h.hexdigest()
 
 
-def input_files(plan: BuildPlan) -> Iterator[Path]:
-    """Every file a build reads, in a stable order: the configured inputs (generated assets left out), then the
-    course package."""
+def input_files(plan: BuildPlan, renderer_inputs: Iterable[str] = ()) -> Iterator[Path]:
+    """Every file a build reads, in a stable order: the configured inputs and those of the renderer that makes the
+    pages (RENDERER_INPUTS, e.g. Quarto's project files; generated assets left out), then the course package."""
     skip = [plan.root / g for g in plan.config.generated_assets]
-    roots = [plan.root / p for p in plan.config.build_inputs] + [Path(__file__).resolve().parents[1]]
+    names = dict.fromkeys([*plan.config.build_inputs, *renderer_inputs])
+    roots = [plan.root / p for p in names] + [Path(__file__).resolve().parents[1]]
     for root in roots:
         files = sorted(root.rglob("*")) if root.is_dir() else [root]
         for f in files:
@@ -55,12 +56,13 @@ def lessons_reading(plan: BuildPlan, relative: str, texts: dict[str, str]) -> li
     return list(texts)
 
 
-def lesson_fingerprints(plan: BuildPlan) -> dict[str, str]:
-    """Each lesson's hash over the files its pages read (see lessons_reading) and every lesson's front matter."""
+def lesson_fingerprints(plan: BuildPlan, renderer_inputs: Iterable[str] = ()) -> dict[str, str]:
+    """Each lesson's hash over the files its pages read (see lessons_reading; RENDERER_INPUTS: the project files
+    only the renderer reads) and every lesson's front matter."""
     texts = {p.stem: p.read_text("utf-8", errors="replace") for p in plan.lessons}
     shared = hashlib.sha256("".join(f"{stem}\0{front_matter(text)}\0" for stem, text in texts.items()).encode())
     own = {stem: hashlib.sha256() for stem in texts}
-    for f in input_files(plan):
+    for f in input_files(plan, renderer_inputs):
         relative = f.relative_to(plan.root).as_posix() if f.is_relative_to(plan.root) else str(f)
         data = f"{relative}\0{f.stat().st_size}\0".encode() + f.read_bytes()
         readers = lessons_reading(plan, relative, texts)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from course.errors import CourseError, Location
 from course.lesson.model import Lesson
+from course.lesson.variants import Variant, get_variant
 
 KEY = "page-assets"
 
@@ -51,12 +52,13 @@ def assets_markdown(lesson: Lesson) -> str:
     return f"```{{=html}}\n{chr(10).join(tags)}\n```\n\n" if tags else ""
 
 
-def copy_assets(lesson: Lesson, page_dir: Path, variant: str) -> list[Path]:
+def copy_assets(lesson: Lesson, page_dir: Path, variant: str | Variant) -> list[Path]:
     """Copy the lesson's assets beside its page in PAGE_DIR (replacing, never writing through, a linked file); on
-    the student site, refuse one that shows a line of the lesson's solutions."""
+    a site that does not show solutions (the student site), refuse one that shows a line of the lesson's solutions."""
+    hides_solutions = not get_variant(variant).shows_solutions
     written = []
     for asset in page_assets(lesson):
-        if variant == "student":
+        if hides_solutions:
             check_no_solution(lesson, asset)
         target = page_dir / site_path(lesson, asset)
         target.parent.mkdir(parents=True, exist_ok=True)

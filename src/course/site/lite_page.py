@@ -19,6 +19,7 @@ from pathlib import Path
 
 from course.lesson.model import Lesson
 from course.lesson.notebook_names import assignment_notebook, notes_notebook
+from course.lesson.variants import Variant, get_variant
 from course.site.lite_site import LITE, PINS, lite_path, storage_name
 from course.site.plan import BuildPlan
 
@@ -45,18 +46,18 @@ class BrowserRun:
         return f"{to_site}{LITE}/notebooks/index.html?path={self.path}"
 
 
-def browser_notebook(variant: str, stem: str) -> str:
-    """The site's notebook of a lesson that lite/ offers: the assignment students hand in, or (answer site) the
-    reading notebook with the answers."""
-    return (assignment_notebook if variant == "student" else notes_notebook)(stem)
+def browser_notebook(variant: str | Variant, stem: str) -> str:
+    """The site's notebook of a lesson that lite/ offers: the assignment students hand in where the variant offers
+    it, else the reading notebook (with the answers, where the variant shows them)."""
+    return (assignment_notebook if get_variant(variant).offers_assignment else notes_notebook)(stem)
 
 
-def lite_notebooks(runs: dict[str, BrowserRun], variant: str, folder: Path) -> dict[str, Path]:
+def lite_notebooks(runs: dict[str, BrowserRun], variant: str | Variant, folder: Path) -> dict[str, Path]:
     """What lite/ ships (course.site.lite_site.build_lite): the notebook in FOLDER of each lesson that runs there."""
     return {stem: folder / browser_notebook(variant, stem) for stem, run in runs.items() if run.path}
 
 
-def browser_runs(plan: BuildPlan, lessons: list[Lesson], variant: str, folder: Path) -> dict[str, BrowserRun]:
+def browser_runs(plan: BuildPlan, lessons: list[Lesson], variant: str | Variant, folder: Path) -> dict[str, BrowserRun]:
     """Whether each lesson runs in the browser, from its notebook in FOLDER (where the site's notebooks lie)."""
     return {lesson.stem: browser_run(plan, lesson, folder / browser_notebook(variant, lesson.stem))
             for lesson in lessons}
@@ -107,18 +108,19 @@ def available_modules(project_root: Path) -> set[str]:
     return (set(sys.stdlib_module_names) - NOT_IN_PYODIDE) | shipped | {"__future__"}
 
 
-def page_markdown(plan: BuildPlan, variant: str, run: BrowserRun, to_site: str = "") -> str:
-    """The block at the top of a lesson page: the link, what the browser keeps and how to hand in; or why not.
-    TO_SITE leads from the page to the site root (BrowserRun.url)."""
+def page_markdown(plan: BuildPlan, variant: str | Variant, run: BrowserRun, to_site: str = "") -> str:
+    """The block at the top of a lesson page: the link, what the browser keeps and (where the variant offers the
+    assignment) how to hand in; or why not. TO_SITE leads from the page to the site root (BrowserRun.url)."""
     if run.path is None:
         return (f"::: {{.lite-unavailable}}\n**不能在浏览器中运行**：{run.reason}"
                 "请在课程的 JupyterHub 或装好课程环境的电脑上打开 notebook。\n:::\n\n")
-    storage = json.dumps(storage_name(plan, variant), ensure_ascii=False)
+    variant = get_variant(variant)
+    storage = json.dumps(storage_name(plan, variant.name), ensure_ascii=False)
     attrs = f'data-lite-path="{run.path}" data-lite-storage={storage} data-lite-stem="{run.stem}"'
     saved = ("你的修改保存在这个浏览器里（清除浏览器的网站数据会把它们一起删掉）；"
              f"完成后用 File → Download 下载 `{run.stem}.ipynb`，用 `course check` 检查后提交。")
-    if variant != "student":
-        saved = "这是参考答案版 notebook，在浏览器中运行可以核对每个检查。"
+    if not variant.offers_assignment:
+        saved = f"这是{variant.label} notebook，在浏览器中运行可以核对每个检查。"
     return (f"::: {{.lite-launch {attrs}}}\n[在浏览器中运行]({run.url(to_site)}){{.lite-link}}：不用安装任何软件，"
             f"在浏览器里打开本课的 notebook（JupyterLite，Python 由 Pyodide 运行，第一次打开约下载 30 MB）。"
             f"{saved}\n:::\n\n")

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from course.config import CourseConfig, load_config
+from course.config import CourseConfig, load_config, setting_error
 from course.errors import CourseError, Location
+from course.lesson.variants import VARIANTS, Variant, get_variant
 
 LESSON_FILE = re.compile(r"^lesson(\d{2})\.qmd$")
-VARIANT_LABELS = {"student": "学生版", "answer": "参考答案版"}
 
 
 @dataclass(frozen=True)
@@ -27,9 +27,14 @@ class BuildPlan:
         """Folder holding one site per variant."""
         return self.root / self.config.site_dir
 
-    def site_dir(self, variant: str) -> Path:
-        """The site of one variant, e.g. _site/student."""
-        return self.site_root / variant
+    @property
+    def variants(self) -> tuple[Variant, ...]:
+        """The variants [tool.course] variants names, in its order (checked by make_plan)."""
+        return tuple(get_variant(name) for name in self.config.variants)
+
+    def site_dir(self, variant: str | Variant) -> Path:
+        """The site of one variant (a name or a Variant), e.g. _site/student."""
+        return self.site_root / str(variant)
 
     @property
     def cache_dir(self) -> Path:
@@ -51,8 +56,19 @@ def make_plan(root: Path) -> BuildPlan:
     """Find the lessons (every lessons/lessonNN.qmd) and load the configuration."""
     root = Path(root).resolve()
     config = load_config(root)
+    check_variants(root, config.variants)
     folder = root / config.lessons_dir
     found = sorted(p for p in folder.glob("lesson*.qmd") if LESSON_FILE.match(p.name))
     if not found:
         raise CourseError("no lessons found: expected files named lessonNN.qmd", Location(folder))
     return BuildPlan(root=root, config=config, lessons=tuple(found))
+
+
+def check_variants(root: Path, names: tuple) -> None:
+    """[tool.course] variants names at least one variant, each of the model's (course.lesson.variants) and once."""
+    unknown = [name for name in names if not isinstance(name, str) or name not in VARIANTS]
+    if unknown:
+        raise setting_error(root, "variants", f"unknown variant {unknown[0]!r}; expected names among "
+                                              f"{', '.join(VARIANTS)}")
+    if not names or len(set(names)) < len(names):
+        raise setting_error(root, "variants", f"expected at least one variant, each named once, got {list(names)}")

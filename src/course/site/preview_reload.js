@@ -6,7 +6,7 @@
     try {
       const now = await (await fetch("/__course_preview__/version", { cache: "no-store" })).text();
       if (now !== served) location.reload();
-    } catch (e) {
+    } catch {
       // the preview is stopped or busy: keep the page as it is and ask again
     }
   }, 500);

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from course.errors import CourseError
+from course.lesson.variants import Variant, get_variant
 from course.site.plan import BuildPlan, make_plan
 from course.site.serve_preview import PreviewServer
 
@@ -26,11 +27,13 @@ if TYPE_CHECKING:
 QUIET_MS = 2000  # edits paused this long: release the assignments the quick rebuilds left unreleased
 
 
-def preview(root: Path, *, variant: str = "student", port: int = 8000) -> None:
-    """Serve ROOT's VARIANT site on 127.0.0.1:PORT and keep it built until interrupted."""
+def preview(root: Path, *, variant: str | Variant | None = None, port: int = 8000) -> None:
+    """Serve ROOT's VARIANT site (default: the first of [tool.course] variants) on 127.0.0.1:PORT and keep it built
+    until interrupted."""
     import watchfiles
 
     plan = make_plan(root)
+    variant = get_variant(variant) if variant else plan.variants[0]
     built = rebuild(plan.root, variant, release=False)
     unreleased = bool(built and built.unreleased)
     with PreviewServer(plan.site_dir(variant), port) as server:
@@ -53,7 +56,7 @@ def preview(root: Path, *, variant: str = "student", port: int = 8000) -> None:
             raise
 
 
-def rebuild(root: Path, variant: str, *, release: bool) -> BuildResult | None:
+def rebuild(root: Path, variant: str | Variant, *, release: bool) -> BuildResult | None:
     """Build VARIANT and say which lessons were rebuilt; the BuildResult, or None when a CourseError was printed.
 
     Without RELEASE the rebuilt lessons' assignments (stock nbgrader, seconds each) wait until the edits pause."""
@@ -62,14 +65,14 @@ def rebuild(root: Path, variant: str, *, release: bool) -> BuildResult | None:
     start = time.perf_counter()
     try:
         # pandoc, whatever [tool.course] renderer says: it rebuilds only the edited lesson (Quarto, the whole site)
-        result = build_course(root, variants=[variant], release=release, renderer="pandoc")
+        result = build_course(root, variants=[str(variant)], release=release, renderer="pandoc")
     except CourseError as exc:
         say(f"{exc}\n  (still serving the last good site; save a fix to rebuild)", error=True)
         return None
     if result.up_to_date:
         say(f"up to date ({time.perf_counter() - start:.2f} s)")
         return result
-    stems = result.rebuilt.get(variant, [])
+    stems = result.rebuilt.get(str(variant), [])
     later = f"; assignment of {', '.join(result.unreleased)} released when the edits pause" if result.unreleased else ""
     done = "released the assignments and " if release else ""
     say(f"{done}rebuilt {', '.join(stems)} ({len(stems)} of {len(result.lessons)} lesson(s)) "
@@ -78,8 +81,12 @@ def rebuild(root: Path, variant: str, *, release: bool) -> BuildResult | None:
 
 
 def watched_paths(plan: BuildPlan) -> list[Path]:
-    """The build inputs that exist (lessons, their data, solutions, assets, rubrics, filter, settings)."""
-    return [path for name in plan.config.build_inputs if (path := plan.root / name).exists()]
+    """The inputs of a pandoc build that exist (lessons, their data, solutions, assets, rubrics, settings, the
+    filter); Quarto's own project files are not among them."""
+    from course.workflows.render_pandoc import pandoc_inputs
+
+    names = [*plan.config.build_inputs, *pandoc_inputs(plan)]
+    return [path for name in names if (path := plan.root / name).exists()]
 
 
 class InputFilter:

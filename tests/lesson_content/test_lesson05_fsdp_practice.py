@@ -146,7 +146,7 @@ def test_each_section_prints_the_formulas_values_on_both_variants(built_site, va
 
 
 def test_these_sections_narrate_no_correction():
-    """Their numbers are printed by cells (tests/lessons/test_lesson05_numbers.py checks the whole lesson's prose);
+    """Their numbers are printed by cells (tests/lesson_content/test_lesson05_numbers.py checks the whole lesson's prose);
     nor do they tell what an earlier text said."""
     source = QMD.read_text("utf-8")
     for heading in HEADINGS:

@@ -28,7 +28,8 @@ def memory_parts(psi: int, dp: int, stage: int, k: Fraction | int = DEFAULT_K,
 
 
 def memory(psi: int, dp: int, stage: int, k: int = DEFAULT_K, fp32_grad_accum: bool = False) -> Fraction:
-    """Bytes per GPU: parameters, gradients, k bytes of optimizer state, plus the FP32 buffer (sharded like gradients)."""
+    """Bytes per GPU: parameters, gradients, k bytes of optimizer state, plus the FP32 buffer (sharded like
+    gradients)."""
     return sum(memory_parts(psi, dp, stage, k, fp32_grad_accum).values(), Fraction(0))
 
 

@@ -1,4 +1,5 @@
-"""The out-of-process re-check: plain values compared outside the student's code; diagnoses; verdicts into the gradebook."""
+"""The out-of-process re-check: plain values compared outside the student's code; diagnoses; verdicts into the
+gradebook."""
 
 from __future__ import annotations
 
@@ -126,11 +127,6 @@ def test_non_numbers_are_compared_by_exact_type_and_value_outside_the_student_pr
     assert shapes(code, check).passed is passes
 
 
-from course.grading.checks import AssignmentSpec, Item, Misconception, parse_check
-from course.grading.recheck import (PROGRAM, ItemVerdict, apply_rechecks, recheck_code, recheck_submission, student_cells,
-                                    student_code)
-
-
 @pytest.mark.sandbox
 def test_the_reference_passes_inside_the_bubblewrap_sandbox():
     assert all(recheck_submission(OUT / "reference.ipynb", RUBRIC)[i].passed for i in ITEMS)
@@ -155,7 +151,6 @@ def gradebook(tmp_path: Path, monkeypatch) -> str:
     return url
 
 
-@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
 def test_only_differing_verdicts_are_written_and_they_flag_the_submission(tmp_path, monkeypatch):
     url = gradebook(tmp_path, monkeypatch)
     verdicts = {"formulas": ItemVerdict(False, "hidden check failed"), "fp32-accum": ItemVerdict(False, "x")}

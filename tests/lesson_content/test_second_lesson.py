@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from course.lesson.notebook_names import notes_notebook
-from tests.lessons.scratch import ROOT, scratch_project
+from tests.scratch_project import ROOT, scratch_project
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 FIXTURE = Path(__file__).resolve().parent / "second_lesson"
 LESSON = "lesson07"
@@ -143,7 +143,7 @@ def test_the_semester_report_reads_the_really_graded_lesson_beside_lesson_5(cour
     from course.grading.gradebook import configured_gradebook, gradebook
     from course.grading.rubric import load_rubric
     from course.grading.semester import make_semester_report
-    from tests.grading.test_report import FULL, RUBRIC, _fill_gradebook
+    from tests.grading.report_class import FULL, RUBRIC, fill_gradebook
 
     source, _, _ = course
     root = tmp_path / "project"
@@ -159,8 +159,8 @@ def test_the_semester_report_reads_the_really_graded_lesson_beside_lesson_5(cour
                 grade = gb.find_grade(question, LESSON, LESSON, student)
                 grade.manual_score, grade.needs_manual_grade = score, False
         gb.db.commit()
-    _fill_gradebook(url, "lesson05", {"reference": {"scores": FULL}, "blank": {"scores": {k: 0 for k in FULL}}},
-                    load_rubric(RUBRIC).grade_ids())
+    fill_gradebook(url, "lesson05", {"reference": {"scores": FULL}, "blank": {"scores": {k: 0 for k in FULL}}},
+                   load_rubric(RUBRIC).grade_ids())
     result = make_semester_report(root)
     with open(result.csv, encoding="utf-8") as f:
         rows = {r["student"]: r for r in csv.DictReader(f)}

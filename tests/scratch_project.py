@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def scratch_project(root: Path, *trees: Path) -> Path:

@@ -57,7 +57,8 @@ def _section(heading: str) -> str:
 
 
 def test_the_lab_section_types_no_measured_number():
-    """Ratios, multiples and FSDP2's between-steps state come from the lab's report (lesson_view), not from the author."""
+    """Ratios, multiples and FSDP2's between-steps state come from the lab's report (lesson_view), not from the
+    author."""
     section = TEXT.split("## 扩展（选读）：在 torch.distributed 上运行", 1)[1].split("\n## 代码填空题", 1)[0]
     prose = _prose(section)
     assert "display(fsdp_refinement(MEASURED))" in section  # the refinement note is a cell reading the report

@@ -1,5 +1,5 @@
 """Lesson 5's memory and traffic calculator (lessons/lesson05/zero-calc.js) in headless Chromium, offline: every
-number it shows is the lesson's formulas' (tests/lessons/lesson05_formulas.py, on course.lab.formulas, and the
+number it shows is the lesson's formulas' (tests/lesson_content/lesson05_formulas.py, on course.lab.formulas, and the
 reference solution's zero_memory_per_gpu), for settings opened from the URL fragment and typed into its inputs;
 it is usable by keyboard, labelled, fits 390 px, and the student site ships it without solution code."""
 
@@ -11,27 +11,15 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from course.lab.formulas import comm_elements
-from solutions.lesson05 import zero_memory_per_gpu
-from tests.lessons.lesson05_formulas import memory_parts
+from tests.lesson_content.lesson05_calculator import assert_shows, fragment, random_setting, shown
 from tests.offline_page import keep_offline
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(60)]
 
-GIB = 2 ** 30
-QUANTITIES = ("memory", "memory-params", "memory-grads", "memory-optimizer", "traffic")
 CONTROLS = ("zc-preset", "zc-psi", "zc-nd", "zc-stage", "zc-k", "zc-accum", "zc-card")
 # Llama-2-70B's shapes as the lesson gives them: 80 layers, h = 8192, FFN 28672, 64 heads with 8 K/V heads; 32000
 # tokens, untied output layer; two RMSNorms per layer and one at the end.
 LAYERS, HIDDEN, FFN, HEADS, KV_HEADS, VOCAB = 80, 8192, 28672, 64, 8, 32000
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from course.tools.chromium import launch_chromium
-
-    with launch_chromium() as b:
-        yield b
 
 
 @pytest.fixture
@@ -45,52 +33,6 @@ def calc(browser, built_site, request):
     yield page
     page.close()
     assert not remote and not errors
-
-
-def random_setting(rng: random.Random) -> dict:
-    """A setting as the fragment writes it: Ψ an integer (plain or in e-notation), N_d up to 4096, any stage, k a
-    whole or half number of bytes, accumulation on or off, one of the three cards."""
-    psi = rng.choice([rng.randint(1, 10**13), rng.randint(1, 999) * 10**rng.randint(6, 10)])
-    text = f"{psi / 10**9:g}e9" if psi % 10**8 == 0 and rng.random() < 0.5 else str(psi)
-    return {"psi": text, "nd": str(rng.choice([1, 2, rng.randint(1, 4096)])), "stage": str(rng.randint(0, 3)),
-            "k": str(rng.choice([12, 0, 4, rng.randint(1, 20), rng.randint(1, 40) / 2])),
-            "accum": str(rng.randint(0, 1)), "card": str(rng.choice([24, 40, 80]))}
-
-
-def fragment(setting: dict) -> str:
-    return "#zero-calc?" + "&".join(f"{key}={value}" for key, value in setting.items())
-
-
-def expected(setting: dict) -> dict[str, Fraction]:
-    """The lesson's formulas for SETTING, exactly."""
-    psi, nd, stage = Fraction(setting["psi"]), int(setting["nd"]), int(setting["stage"])
-    parts = memory_parts(psi, nd, stage, Fraction(setting["k"]), setting["accum"] == "1")
-    total = sum(parts.values())
-    return {"memory": total, **{f"memory-{name}": value for name, value in parts.items()},
-            "traffic": comm_elements(psi, nd, stage)}
-
-
-def shown(page) -> dict[str, float]:
-    return {q: float(page.locator(f"#zero-calc [data-quantity='{q}']").get_attribute("data-value"))
-            for q in QUANTITIES}
-
-
-def assert_shows(page, setting: dict) -> None:
-    """Every shown value is the formulas' (to a double's precision), the total also the reference solution's, and the
-    verdict says whether the total fits the card, and the bars' heading names what their length is measured against."""
-    values, want = shown(page), expected(setting)
-    for name in QUANTITIES:
-        assert values[name] == pytest.approx(float(want[name]), rel=1e-12, abs=0), (setting, name)
-    solution = zero_memory_per_gpu(int(Fraction(setting["psi"])), int(setting["nd"]), int(setting["stage"]),
-                                   k=float(setting["k"]), fp32_grad_accum=setting["accum"] == "1")
-    assert values["memory"] == pytest.approx(solution, rel=1e-12)
-    capacity = int(setting["card"]) * GIB
-    if abs(want["memory"] - capacity) > capacity * Fraction(1, 10**9):
-        fits = page.locator("#zero-calc [data-fits]").get_attribute("data-fits")
-        assert fits == ("1" if want["memory"] <= capacity else "0"), setting
-        basis = f" {setting['card']} GiB 的卡" if want["memory"] <= capacity else "合计显存"
-        heading = page.locator("#zero-calc .zc-heading").text_content()
-        assert heading == f"每卡静态显存（条长按{basis}计）：", setting
 
 
 def fragment_setting(page) -> dict:

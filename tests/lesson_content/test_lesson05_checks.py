@@ -12,7 +12,7 @@ from course.grading.checks import Result
 from course.grading.load_checks import load_checks
 from course.grading.rubric import load_rubric
 from course.lab.formulas import SHARDED
-from tests.lessons.lesson05_formulas import expected, memory
+from tests.lesson_content.lesson05_formulas import expected, memory
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = load_checks(ROOT / "lessons" / "lesson05" / "checks.yml")
@@ -68,7 +68,8 @@ def test_the_misconceptions_of_issue_11_are_declared():
 
 
 def _memory_sharding(shards: dict[int, tuple[bool, bool, bool]]):
-    """zero_memory_per_gpu as a student would write it if stage s sharded (parameters, gradients, optimizer) = shards[s]."""
+    """zero_memory_per_gpu as a student would write it if stage s sharded (parameters, gradients, optimizer) =
+    shards[s]."""
     def zero_memory_per_gpu(psi, dp, stage, k=12, fp32_grad_accum=False):
         sizes = (2 * psi, 2 * psi, k * psi)
         return sum(Fraction(size, dp if sharded else 1) for size, sharded in zip(sizes, shards[stage]))
