@@ -59,9 +59,11 @@ def main() -> int:
             worker.grade(student)
         profile.disable()
         n = len(students)
-        print(f"per student ({n} students, after one to warm up): wall {(time.perf_counter() - wall) / n:.3f} s, "
-              f"the worker's own CPU {(time.process_time() - own) / n:.3f} s (profiled), its sandboxes' CPU "
-              f"{(children_cpu() - kids) / n:.3f} s")
+        print(
+            f"per student ({n} students, after one to warm up): wall {(time.perf_counter() - wall) / n:.3f} s, "
+            f"the worker's own CPU {(time.process_time() - own) / n:.3f} s (profiled), its sandboxes' CPU "
+            f"{(children_cpu() - kids) / n:.3f} s"
+        )
         text = io.StringIO()
         pstats.Stats(profile, stream=text).sort_stats("cumulative").print_stats(args.top)
         print("\n".join(line for line in text.getvalue().splitlines() if line.strip()))

@@ -36,9 +36,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
     subprocess.run([*COURSE, "build"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    rows = [("python -c pass", [sys.executable, "-c", "pass"]),
-            ("course --help", [*COURSE, "--help"]),
-            ("course build (no-op)", [*COURSE, "build"])]
+    rows = [
+        ("python -c pass", [sys.executable, "-c", "pass"]),
+        ("course --help", [*COURSE, "--help"]),
+        ("course build (no-op)", [*COURSE, "build"]),
+    ]
     base = None
     for label, cmd in rows:
         wall = median_wall(cmd, args.repeat)

@@ -56,8 +56,10 @@ def load(context, server, url: str) -> dict:
     """Open URL in a new page, Run All at once; the counts and seconds until the first cell has run."""
     page = context.new_page()
     base = f"http://127.0.0.1:{server.server_port}/"
-    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith((base, "data:", "blob:"))
-               else route.abort())
+    page.route(
+        "**/*",
+        lambda route: route.continue_() if route.request.url.startswith((base, "data:", "blob:")) else route.abort(),
+    )
     server.sent = server.requests = 0
     start = time.perf_counter()
     page.goto(base + url)
@@ -65,8 +67,10 @@ def load(context, server, url: str) -> dict:
     shown = time.perf_counter() - start
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.locator("li[data-command='runmenu:run-all']").click()
-    page.wait_for_function("() => /\\[1\\]/.test(document.querySelector('.jp-NotebookPanel .jp-CodeCell "
-                           ".jp-InputPrompt').innerText)", timeout=300_000)
+    page.wait_for_function(
+        "() => /\\[1\\]/.test(document.querySelector('.jp-NotebookPanel .jp-CodeCell .jp-InputPrompt').innerText)",
+        timeout=300_000,
+    )
     ready = time.perf_counter() - start
     result = {"requests": server.requests, "bytes": server.sent, "shown": shown, "ready": ready}
     page.close()
@@ -99,22 +103,28 @@ def main() -> None:
                 cold.append(load(context, server, url))
                 warm.append(load(context, server, url))
             for label, r in (("cold", cold[-1]), ("warm", warm[-1])):
-                print(f"{name} round {n + 1} {label}: {r['requests']} requests, {r['bytes'] / 1e6:.1f} MB, cells "
-                      f"shown {r['shown']:.1f} s, kernel ready (first cell run) {r['ready']:.1f} s")
+                print(
+                    f"{name} round {n + 1} {label}: {r['requests']} requests, {r['bytes'] / 1e6:.1f} MB, cells "
+                    f"shown {r['shown']:.1f} s, kernel ready (first cell run) {r['ready']:.1f} s"
+                )
         for label, rows in (("cold", cold), ("warm", warm)):
             med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
-            print(f"{name} median {label} of {args.rounds}: "
-                  f"{med['requests']:.0f} requests, {med['bytes'] / 1e6:.1f} MB, "
-                  f"cells shown {med['shown']:.1f} s, kernel ready {med['ready']:.1f} s")
+            print(
+                f"{name} median {label} of {args.rounds}: "
+                f"{med['requests']:.0f} requests, {med['bytes'] / 1e6:.1f} MB, "
+                f"cells shown {med['shown']:.1f} s, kernel ready {med['ready']:.1f} s"
+            )
     server.shutdown()
     for variant in ("student", "answer"):
         whole, _ = size(ROOT / "_site" / variant)
         lite, files = size(ROOT / "_site" / variant / "lite")
         runtime, _ = size(ROOT / "_site" / variant / "lite" / "static" / "pyodide")
         contents, _ = size(ROOT / "_site" / variant / "lite" / "files")
-        print(f"{variant}: lite/ adds {lite / 1e6:.1f} MB in {files} files to a {(whole - lite) / 1e6:.1f} MB site "
-              f"(Pyodide runtime and wheels {runtime / 1e6:.1f} MB, once for all lessons; notebooks "
-              f"{contents / 1e6:.2f} MB)")
+        print(
+            f"{variant}: lite/ adds {lite / 1e6:.1f} MB in {files} files to a {(whole - lite) / 1e6:.1f} MB site "
+            f"(Pyodide runtime and wheels {runtime / 1e6:.1f} MB, once for all lessons; notebooks "
+            f"{contents / 1e6:.2f} MB)"
+        )
 
 
 if __name__ == "__main__":

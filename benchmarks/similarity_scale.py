@@ -22,9 +22,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.assignment.make_submissions import CORRECT, NO_EXTRA  # noqa: E402
 from tests.similarity.planted_class import HELPER, write_class  # noqa: E402
 
-WORDS = ("参数 梯度 优化器 状态 激活 分片 通信 显存 冗余 副本 重计算 序列 并行 规约 收集 预取 延迟 计算 重叠 "
-         "每卡 数据 模型 训练 反向 前向 带宽 规模 瓶颈 不变 减少 因为 所以 但是 如果 可以 需要 总量 一半 两倍 "
-         "环形 拆成 两步 更新 保存 丢弃 加载 提前 隐藏 失效 正交 叠加 切开 局部 全局 批量 样本 时间").split()
+WORDS = (
+    "参数 梯度 优化器 状态 激活 分片 通信 显存 冗余 副本 重计算 序列 并行 规约 收集 预取 延迟 计算 重叠 "
+    "每卡 数据 模型 训练 反向 前向 带宽 规模 瓶颈 不变 减少 因为 所以 但是 如果 可以 需要 总量 一半 两倍 "
+    "环形 拆成 两步 更新 保存 丢弃 加载 提前 隐藏 失效 正交 叠加 切开 局部 全局 批量 样本 时间"
+).split()
 
 
 def synthetic_class(n: int, seed: int = 0) -> tuple[dict, set]:
@@ -40,8 +42,9 @@ def synthetic_class(n: int, seed: int = 0) -> tuple[dict, set]:
         else:
             fills = NO_EXTRA if rng.random() < 0.2 else CORRECT
             code = HELPER.replace("rows", f"rows{i}") if rng.random() < 0.1 else ""
-            answers = {q: "".join(rng.choice(WORDS) for _ in range(rng.randint(20, 40))) + "。"
-                       for q in ("Q1", "Q2", "Q3")}
+            answers = {
+                q: "".join(rng.choice(WORDS) for _ in range(rng.randint(20, 40))) + "。" for q in ("Q1", "Q2", "Q3")
+            }
         students[name] = (fills, code, answers)
     return students, planted
 

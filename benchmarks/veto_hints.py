@@ -93,8 +93,10 @@ def load_tuning(ids: tuple[str, ...] | None = None) -> list[dict]:
     for name, path in TUNING.items():
         for answer in load_answers(path, ids):
             if answer["id"] in where:
-                raise CourseError(f"answer id also appears in {where[answer['id']].name}; expected unique ids",
-                                  Location(path, cell=str(answer["id"])))
+                raise CourseError(
+                    f"answer id also appears in {where[answer['id']].name}; expected unique ids",
+                    Location(path, cell=str(answer["id"])),
+                )
             where[answer["id"]] = path
             answers.append(answer)
     return answers
@@ -122,8 +124,10 @@ def table(splits: dict[str, list[dict]], predicted: dict[str, set[str]], ids: tu
     for split, answers in splits.items():
         for veto_id in ids:
             s = score(answers, predicted, veto_id)
-            lines.append(f"{split:{W}} {veto_id:18} {s.tp + s.fn:>3} {s.tp:>3} {s.fp:>3} {s.fn:>3} "
-                         f"{s.precision:>9.3f} {s.recall:>6.3f}")
+            lines.append(
+                f"{split:{W}} {veto_id:18} {s.tp + s.fn:>3} {s.tp:>3} {s.fp:>3} {s.fn:>3} "
+                f"{s.precision:>9.3f} {s.recall:>6.3f}"
+            )
         lines.append(f"{split:{W}} answers: {len(answers)}")
     return "\n".join(lines)
 
@@ -144,8 +148,9 @@ def confusion(splits: dict[str, list[dict]], predicted: dict[str, set[str]]) -> 
                 for v in predicted[a["id"]] - set(a["expected"]):
                     false[v] += 1
             exact = sum(set(a["expected"]) == predicted[a["id"]] for a in group)
-            lines.append(f"{split:{W}} {kind:18} {len(group):>3} {exact:>5}  "
-                         f"missed {_counts(missed)} / flagged {_counts(false)}")
+            lines.append(
+                f"{split:{W}} {kind:18} {len(group):>3} {exact:>5}  missed {_counts(missed)} / flagged {_counts(false)}"
+            )
     return "\n".join(lines)
 
 
@@ -156,8 +161,11 @@ def _counts(counts: dict[str, int]) -> str:
 
 def errors(answers: list[dict], predicted: dict[str, set[str]]) -> str:
     """Tuning answers whose predicted veto ids differ from the labels (never the untouched ones)."""
-    return "\n".join(f"{a['id']} ({a['kind']}): expected {sorted(a['expected'])} got {sorted(predicted[a['id']])}"
-                     f"\n  {a['text']}" for a in answers if set(a["expected"]) != predicted[a["id"]])
+    return "\n".join(
+        f"{a['id']} ({a['kind']}): expected {sorted(a['expected'])} got {sorted(predicted[a['id']])}\n  {a['text']}"
+        for a in answers
+        if set(a["expected"]) != predicted[a["id"]]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

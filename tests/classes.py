@@ -4,8 +4,8 @@ student's notebook where `nbgrader collect` puts it."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 
 def submit(root: Path, student: str, notebook: Path, name: str = "lesson05.ipynb") -> Path:

@@ -48,7 +48,6 @@ def released(tmp_path_factory) -> Path:
     return root
 
 
-
 @pytest.fixture(scope="session")
 def release_nb(released):
     """The released lesson05 notebook."""
@@ -73,8 +72,7 @@ def graded(released, tmp_path_factory):
 from tests.collection_order import long_files_first  # noqa: E402
 from tests.gradebooks import gradebook_db, postgres_server  # noqa: E402,F401 (the gradebook on SQLite and PostgreSQL)
 from tests.machine_guard import machine_left_alone, watched_folders  # noqa: E402,F401 (no test changes the machine)
-from tests.shared_browser import (browser, chromium,  # noqa: E402,F401 (one Chromium per process, a context per test)
-                                  playwright_loop_only_in_browser_modules)
+from tests.shared_browser import browser, chromium, playwright_loop_only_in_browser_modules  # noqa: E402,F401 (one Chromium per process, a context per test)
 
 
 @pytest.hookimpl(tryfirst=True)

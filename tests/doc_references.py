@@ -64,8 +64,12 @@ def _split_blocks(text: str) -> tuple[list[tuple[int, str, list[str]]], list[tup
                 open_block = (fence.group(1), number + 1, fence.group(2).lower(), [])
             else:
                 prose.append((number, line))
-        elif fence and fence.group(1)[0] == open_block[0][0] and len(fence.group(1)) >= len(open_block[0]) \
-                and not fence.group(2):
+        elif (
+            fence
+            and fence.group(1)[0] == open_block[0][0]
+            and len(fence.group(1)) >= len(open_block[0])
+            and not fence.group(2)
+        ):
             blocks.append(open_block[1:])
             open_block = None
         else:
@@ -236,13 +240,17 @@ def _check_course(project: Project, words: list[str]) -> list[str]:
     if command is not None and command.endswith(":"):
         return []  # a message the command prints, not a command
     if command is not None and command not in project.course_commands:
-        return [f"`course {command}`: course has no subcommand {command!r} "
-                f"(it has {', '.join(project.course_commands)})"]
+        return [
+            f"`course {command}`: course has no subcommand {command!r} (it has {', '.join(project.course_commands)})"
+        ]
     options = project.course_options(command)
     flags = [w.strip("[]").split("=", 1)[0] for w in words if w.strip("[").startswith("-")]
     name = f"course {command}" if command else "course"
-    return [f"`{name}` has no option {flag!r} (it has {', '.join(sorted(options))})"
-            for flag in flags if flag not in options and flag != "-"]
+    return [
+        f"`{name}` has no option {flag!r} (it has {', '.join(sorted(options))})"
+        for flag in flags
+        if flag not in options and flag != "-"
+    ]
 
 
 def _check_nbgrader(words: list[str]) -> list[str]:
@@ -272,7 +280,7 @@ def _check_python_module(project: Project, words: list[str]) -> list[str]:
     index = words.index("-m")
     if index + 1 >= len(words):
         return ["`-m` without a module"]
-    module, rest = words[index + 1], words[index + 2:]
+    module, rest = words[index + 1], words[index + 2 :]
     if module == "course":
         return _check_course(project, rest)
     return [] if project.module_exists(module) else [f"`python -m {module}`: no module named {module!r}"]
@@ -295,9 +303,11 @@ def check_command(project: Project, command: Command) -> list[str]:
         return _check_course(project, args)
     if program == "make":
         targets = ", ".join(sorted(project.make_targets))
-        return [f"`make {target}`: the Makefile has no target {target!r} (it has {targets})"
-                for target in args if not target.startswith("-") and "=" not in target
-                and target not in project.make_targets]
+        return [
+            f"`make {target}`: the Makefile has no target {target!r} (it has {targets})"
+            for target in args
+            if not target.startswith("-") and "=" not in target and target not in project.make_targets
+        ]
     if program == "nbgrader":
         return _check_nbgrader(args)
     if program in ("python", "python3"):
@@ -327,8 +337,10 @@ def check_document(path: Path, text: str | None = None, project: Project | None 
     project = project or Project()
     text = path.read_text("utf-8") if text is None else text
     commands, unreadable = commands_in(text)
-    problems = [Problem(path, line, f"cannot read the shell words of {source!r} (unbalanced quotes?)")
-                for line, source in unreadable]
+    problems = [
+        Problem(path, line, f"cannot read the shell words of {source!r} (unbalanced quotes?)")
+        for line, source in unreadable
+    ]
     for command in commands:
         problems += [Problem(path, command.line, message) for message in check_command(project, command)]
     return sorted(problems + check_links(project, path, text), key=lambda p: p.line)

@@ -19,10 +19,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -35,8 +35,11 @@ def pg_bin() -> Path:
     """The newest installed PostgreSQL's bin folder (Debian: /usr/lib/postgresql/<major>/bin)."""
     found = sorted(PG_ROOT.glob("*/bin/initdb"), key=lambda p: int(p.parts[-3]))
     if not found:
-        pytest.fail(f"PostgreSQL server binaries not found ({PG_ROOT}/*/bin/initdb): install the Debian "
-                    f"package `{PG_PACKAGE}` (apt-get install {PG_PACKAGE}; `make` does it as root)", pytrace=False)
+        pytest.fail(
+            f"PostgreSQL server binaries not found ({PG_ROOT}/*/bin/initdb): install the Debian "
+            f"package `{PG_PACKAGE}` (apt-get install {PG_PACKAGE}; `make` does it as root)",
+            pytrace=False,
+        )
     return found[-1].parent
 
 
@@ -66,12 +69,14 @@ class PostgresServer:
             log = self.log.read_text(errors="replace") if self.log.exists() else ""
             raise RuntimeError(f"{tool} failed ({proc.returncode}): {proc.stdout}{proc.stderr}{log}")
 
-    def start(self) -> "PostgresServer":
+    def start(self) -> PostgresServer:
         """initdb, then start on the socket only (listen_addresses=''), durability off: it is a test."""
-        self._run("initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C",
-                  "--no-sync")
-        options = f"-c listen_addresses='' -k {self.socket} -c fsync=off -c synchronous_commit=off " \
-                  "-c full_page_writes=off"
+        self._run(
+            "initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"
+        )
+        options = (
+            f"-c listen_addresses='' -k {self.socket} -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        )
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "-t", "60", "start")
         self.admin("CREATE DATABASE " + TEMPLATE)
         from nbgrader.api import Gradebook
@@ -213,7 +218,9 @@ def gradebook_rows(url: str) -> dict[str, list[tuple]]:
     try:
         with engine.connect() as con:
             tables = sqlalchemy.inspect(con).get_table_names()
-            return {t: sorted((tuple(map(str, row)) for row in con.execute(sqlalchemy.text(f'SELECT * FROM "{t}"'))))
-                    for t in sorted(tables)}
+            return {
+                t: sorted(tuple(map(str, row)) for row in con.execute(sqlalchemy.text(f'SELECT * FROM "{t}"')))
+                for t in sorted(tables)
+            }
     finally:
         engine.dispose()

@@ -6,10 +6,10 @@ from __future__ import annotations
 import functools
 import socket
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Iterator
 
 HOST = "127.0.0.1"
 

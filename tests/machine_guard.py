@@ -20,8 +20,11 @@ def folder_modes(folders: Iterable[Path]) -> dict[Path, int]:
 
 def changed_modes(before: dict[Path, int], after: dict[Path, int]) -> list[str]:
     """Each folder whose mode differs between BEFORE and AFTER, as `FOLDER: OLD → NEW` (octal)."""
-    return [f"{folder}: {mode:o} → {after[folder]:o}" if folder in after else f"{folder}: {mode:o} → gone"
-            for folder, mode in before.items() if after.get(folder) != mode]
+    return [
+        f"{folder}: {mode:o} → {after[folder]:o}" if folder in after else f"{folder}: {mode:o} → gone"
+        for folder, mode in before.items()
+        if after.get(folder) != mode
+    ]
 
 
 @pytest.fixture(scope="session")
@@ -37,5 +40,6 @@ def machine_left_alone(watched_folders):
     yield
     changed = changed_modes(before, folder_modes(watched_folders))
     if changed:
-        pytest.fail("the tests changed the machine outside their temporary folders: " + "; ".join(changed),
-                    pytrace=False)
+        pytest.fail(
+            "the tests changed the machine outside their temporary folders: " + "; ".join(changed), pytrace=False
+        )

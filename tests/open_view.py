@@ -23,14 +23,26 @@ def in_open_view(argv: Sequence[str], folders: Iterable[Path]) -> list[str]:
     folders = sorted(set(folders))
     if not folders:
         return list(argv)
-    return ["unshare", "--mount", "--propagation", "private", "--", sys.executable, __file__,
-            *map(str, folders), "--", *argv]
+    return [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "--",
+        sys.executable,
+        __file__,
+        *map(str, folders),
+        "--",
+        *argv,
+    ]
 
 
 def _mount(source: str, target: Path, fstype: str | None, flags: int, data: str | None = None) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.mount(source.encode(), str(target).encode(), fstype and fstype.encode(), flags,
-                  data and data.encode()) != 0:
+    if (
+        libc.mount(source.encode(), str(target).encode(), fstype and fstype.encode(), flags, data and data.encode())
+        != 0
+    ):
         err = ctypes.get_errno()
         raise OSError(err, f"mount {source} on {target}: {os.strerror(err)}")
 
@@ -61,7 +73,7 @@ def main(args: list[str]) -> None:
     split = args.index("--")
     for folder in sorted(map(Path, args[:split])):
         open_view(folder)
-    command = args[split + 1:]
+    command = args[split + 1 :]
     os.execvp(command[0], command)
 
 

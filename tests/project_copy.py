@@ -17,8 +17,16 @@ ADDED_SENTENCE = "回顾第 5 课：冗余定义：ZeRO 消除的是每张卡上
 
 def copy_project(dst: Path) -> Path:
     """The working tree as git sees it (tracked and new files, nothing ignored), plus the generated caches."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode("utf-8").split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode("utf-8")
+        .split("\0")
+    )
     for relative in filter(None, listed):
         if (ROOT / relative).is_file():
             (dst / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -67,6 +75,7 @@ def with_added_lesson(tmp_path_factory) -> Path:
 def copy_built(built: Path, dst: Path) -> Path:
     """A copy of a built project to change: its sites hard-linked (a build replaces a site's files, never writes
     through them), everything else copied (an edited lesson, the build's caches and locks stay the copy's own)."""
+
     def link_or_copy(src: str, target: str) -> str:
         if Path(src).relative_to(built).parts[0] != "_site":
             return shutil.copy2(src, target)

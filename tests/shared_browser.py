@@ -29,8 +29,7 @@ class SharedChromium:
         self._playwright = sync_playwright().start()
         self._loop = asyncio.get_running_loop()  # Playwright's own, marked as running in this thread
         try:
-            self.browser = self._playwright.chromium.launch(executable_path=executable, headless=True,
-                                                            args=QUIET_FLAGS)
+            self.browser = self._playwright.chromium.launch(executable_path=executable, headless=True, args=QUIET_FLAGS)
         except BaseException:
             self._playwright.stop()
             raise
@@ -68,8 +67,9 @@ def browser(chromium):
 
 def drives_the_browser(module: pytest.Module) -> bool:
     """Whether a test of MODULE uses the shared Chromium (directly or through its fixtures)."""
-    return any("chromium" in item.fixturenames for item in module.session.items
-               if item.getparent(pytest.Module) is module)
+    return any(
+        "chromium" in item.fixturenames for item in module.session.items if item.getparent(pytest.Module) is module
+    )
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -34,23 +34,36 @@ IN_THE_COPY = ["-m", f"lesson_generic or every_lesson or ({FAST_TIER})", "-k", f
 def pytest_in(project: Path, *args: str) -> subprocess.CompletedProcess:
     """This Python's pytest run inside PROJECT, importing PROJECT's own `course` (its tests see PROJECT as the
     repository)."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-           "PYTHONPATH": str(project / "src")}
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PYTHONPATH": str(project / "src"),
+    }
     env.pop("PYTEST_ADDOPTS", None)
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=project,
-                          env=env, capture_output=True, text=True, timeout=1500)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
 
 
-def test_a_lesson_added_to_a_copy_passes_every_lesson_generic_test_and_lesson_5s_own(built_site, tmp_path_factory,
-                                                                                      tmp_path):
+def test_a_lesson_added_to_a_copy_passes_every_lesson_generic_test_and_lesson_5s_own(
+    built_site, tmp_path_factory, tmp_path
+):
     """The project with the lesson added and built (tests/project_copy.py, shared with the other tests that add it),
     copied: the copy's own build is then a no-op."""
     project = copy_built(with_added_lesson(tmp_path_factory), tmp_path / "project")
     report = tmp_path / "report.xml"
     run = pytest_in(project, "-x", *IN_THE_COPY, f"--junitxml={report}", "--durations=5", "tests")
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
-    passed = [f"{case.get('classname')}.{case.get('name')}" for case in ElementTree.parse(report).iter("testcase")
-              if not len(case)]  # a case with no child element passed
+    passed = [
+        f"{case.get('classname')}.{case.get('name')}"
+        for case in ElementTree.parse(report).iter("testcase")
+        if not len(case)
+    ]  # a case with no child element passed
     generic = [name for name in passed if f"[{ADDED}" in name or f"-{ADDED}" in name]
     assert len(generic) >= 10, run.stdout[-2000:]  # the added lesson's cases ran
     assert any("test_links" in name for name in passed) and len(passed) > 500  # and the others with them

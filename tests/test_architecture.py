@@ -31,8 +31,10 @@ LAYERS = (
     ("sandbox and tools", ("course.tools", "course.sandbox")),
     # One layer, as grading's report reads the hints (course.grading.report -> course.hints.find); no cycle (tested).
     ("standard data", ("course.grading", "course.hints", "course.figures")),
-    ("integrations", ("course.assignment", "course.nbgrader_hooks", "course.hub", "course.site", "course.similarity",
-                      "course.lab")),
+    (
+        "integrations",
+        ("course.assignment", "course.nbgrader_hooks", "course.hub", "course.site", "course.similarity", "course.lab"),
+    ),
     ("workflows", ("course.workflows",)),
     ("command line", CLI),
 )
@@ -111,8 +113,11 @@ def upward_imports(graph: dict[str, set[str]], layers) -> list[str]:
     (a package in no layer is test_every_package_sits_in_exactly_one_layer's to report)."""
     rank = {package: (i, name) for i, (name, packages) in enumerate(layers) for package in packages}
     placed = [(m, d) for m, deps in graph.items() for d in deps if package_of(m) in rank and package_of(d) in rank]
-    return sorted(f"{m} -> {d} ({rank[package_of(m)][1]} -> {rank[package_of(d)][1]})" for m, d in placed
-                  if rank[package_of(d)][0] > rank[package_of(m)][0])
+    return sorted(
+        f"{m} -> {d} ({rank[package_of(m)][1]} -> {rank[package_of(d)][1]})"
+        for m, d in placed
+        if rank[package_of(d)][0] > rank[package_of(m)][0]
+    )
 
 
 def long_modules(root: Path, limit: int) -> dict[str, int]:
@@ -157,14 +162,17 @@ def test_no_package_imports_in_a_cycle():
     """Packages form layers: commands -> workflows -> integrations -> standard data -> lesson model."""
     graph: dict[str, set[str]] = {}
     for module, deps in import_graph().items():
-        graph.setdefault(package_of(module), set()).update(package_of(d) for d in deps if package_of(d) != package_of(module))
+        graph.setdefault(package_of(module), set()).update(
+            package_of(d) for d in deps if package_of(d) != package_of(module)
+        )
     assert cycles(graph) == []
 
 
 def test_library_never_imports_the_command_line():
     """Only the CLI edge may import course.cli / course.commands."""
-    offenders = [f"{m} -> {d}" for m, deps in import_graph().items() if not m.startswith(CLI)
-                 for d in deps if d.startswith(CLI)]
+    offenders = [
+        f"{m} -> {d}" for m, deps in import_graph().items() if not m.startswith(CLI) for d in deps if d.startswith(CLI)
+    ]
     assert offenders == []
 
 
@@ -177,8 +185,14 @@ def test_cycle_finder_finds_a_planted_cycle():
 def _docstrings(tree: ast.AST) -> set[int]:
     """ids of the docstring constants of a module and its classes and functions: prose, not code."""
     owners = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-    return {id(node.body[0].value) for node in ast.walk(tree) if isinstance(node, owners) and node.body
-            and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, owners)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
 
 
 def _code_words(source: str) -> list[str]:
@@ -205,8 +219,12 @@ def _code_words(source: str) -> list[str]:
 
 def lesson_names_in(source: str) -> list[str]:
     """Lessons the code names (lesson05, lesson_5, 第 5 课), except as an example after 'e.g.' or '如'."""
-    return [m[0] for word in _code_words(source) for m in LESSON_NAME.finditer(word)
-            if not any(mark in word[: m.start()] for mark in EXAMPLE)]
+    return [
+        m[0]
+        for word in _code_words(source)
+        for m in LESSON_NAME.finditer(word)
+        if not any(mark in word[: m.start()] for mark in EXAMPLE)
+    ]
 
 
 def lesson_modules() -> set[str]:
@@ -226,8 +244,11 @@ def lesson_modules() -> set[str]:
 
 def test_src_code_names_no_lesson():
     """Adding a lesson never needs src/: no module, name or string of the engine refers to a particular lesson."""
-    offenders = {str(p.relative_to(SRC)): names for p in sorted(SRC.rglob("*.py"))
-                 if (names := lesson_names_in(p.read_text("utf-8")))}
+    offenders = {
+        str(p.relative_to(SRC)): names
+        for p in sorted(SRC.rglob("*.py"))
+        if (names := lesson_names_in(p.read_text("utf-8")))
+    }
     assert offenders == {}
 
 
@@ -236,9 +257,12 @@ def test_src_names_no_lessons_own_module():
     modules = lesson_modules()
     assert {"zero_memory", "zero3_comm_flow"} <= modules  # lesson 5's drawing code, moved out of src/
     pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(modules))) + r")\b")
-    offenders = sorted(f"{p.relative_to(SRC)}: {m[0]}" for p in (SRC / "course").rglob("*")
-                       if p.is_file() and "__pycache__" not in p.parts
-                       for m in pattern.finditer(p.read_text("utf-8", errors="replace")))
+    offenders = sorted(
+        f"{p.relative_to(SRC)}: {m[0]}"
+        for p in (SRC / "course").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+        for m in pattern.finditer(p.read_text("utf-8", errors="replace"))
+    )
     assert offenders == []
     assert [str(p.relative_to(SRC)) for p in SRC.rglob("*.py") if p.stem in modules] == []
 

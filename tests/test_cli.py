@@ -13,10 +13,12 @@ HEAVY = ("nbformat", "nbgrader", "jsonschema", "torch", "matplotlib", "jinja2")
 
 def modules_after(argv: list[str]) -> set[str]:
     """Top-level modules imported by a fresh process running `course ARGV`."""
-    code = ("import sys, contextlib, io\nfrom course.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()):\n"
-            f"    try: main({argv!r})\n    except SystemExit: pass\n"
-            "import json; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))")
+    code = (
+        "import sys, contextlib, io\nfrom course.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    try: main({argv!r})\n    except SystemExit: pass\n"
+        "import json; print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+    )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return set(json.loads(run.stdout.splitlines()[-1]))
 
@@ -66,8 +68,9 @@ def test_an_interrupted_command_says_how_far_it_got_and_a_plain_ctrl_c_says_noth
     assert capsys.readouterr().err == "course grade: interrupted after 3 of 8; `course grade lesson05` resumes\n"
     monkeypatch.setattr(grade, "grade", ctrl_c)  # before the batch started: the command says nobody was graded
     assert main(["grade", "lesson05"]) == 130
-    assert capsys.readouterr().err == ("course grade: interrupted before anyone was graded; `course grade lesson05` "
-                                       "starts it again\n")
+    assert capsys.readouterr().err == (
+        "course grade: interrupted before anyone was graded; `course grade lesson05` starts it again\n"
+    )
     monkeypatch.setattr(grade, "run", ctrl_c)
     assert main(["grade", "lesson05"]) == 130
     assert capsys.readouterr().err == ""

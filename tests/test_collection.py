@@ -20,7 +20,9 @@ def collected_files(request) -> list[str]:
     asked = {(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args}
     if not asked <= {TESTS, TESTS.parent}:
         pytest.skip(f"this run collects {sorted(map(str, asked))}, not the whole suite")
-    files = [str(path.relative_to(TESTS.parent)) for path in config.stash[COLLECTED_FILES] if path.is_relative_to(TESTS)]
+    files = [
+        str(path.relative_to(TESTS.parent)) for path in config.stash[COLLECTED_FILES] if path.is_relative_to(TESTS)
+    ]
     assert files, "nothing collected"
     return files
 
@@ -47,7 +49,7 @@ def test_long_files_are_collected_first_the_longest_first(collected_files):
     one last."""
     marked = [f for f in collected_files if declared_seconds(f) is not None]
     assert len(marked) >= 5, marked
-    assert collected_files[:len(marked)] == marked, collected_files[:len(marked) + 3]
+    assert collected_files[: len(marked)] == marked, collected_files[: len(marked) + 3]
     seconds = [declared_seconds(f) for f in marked]
     assert seconds == sorted(seconds, reverse=True), list(zip(marked, seconds))
 

@@ -32,11 +32,34 @@ def test_the_workers_of_a_run_share_one_server_and_the_last_one_stops_it(tmp_pat
     (probes / "conftest.py").write_text("from tests.gradebooks import postgres_server  # noqa: F401\n", "utf-8")
     for n in range(4):
         (probes / f"test_probe_{n}.py").write_text(PROBE.format(n=n, seen=str(seen)), "utf-8")
-    env = {**os.environ, "PYTHONPATH": str(ROOT),
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:cacheprovider", "--rootdir",
-                          str(probes), "-c", os.devnull, f"--basetemp={tmp_path / 'base'}", str(probes)],
-                         cwd=probes, env=env, capture_output=True, text=True, timeout=600)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-n",
+            "2",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(probes),
+            "-c",
+            os.devnull,
+            f"--basetemp={tmp_path / 'base'}",
+            str(probes),
+        ],
+        cwd=probes,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     rows = [json.loads(line) for line in seen.read_text("utf-8").splitlines()]
     assert len(rows) == 4 and {worker for worker, _, _ in rows} == {"gw0", "gw1"}

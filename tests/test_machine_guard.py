@@ -43,8 +43,14 @@ def _session(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     (tmp_path / "test_folder.py").write_text(TESTS, "utf-8")
     env = {**os.environ, "WATCHED": str(watched), "PYTHONPATH": str(ROOT)}
     env.pop("PYTEST_ADDOPTS", None)
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *args],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_a_session_that_changes_a_watched_folder_fails_naming_it(tmp_path):

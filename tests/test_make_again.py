@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.assignment.make_submissions import OUT, ROOT
+from tests.assignment.make_submissions import OUT
 from tests.classes import submit
 from tests.gradebooks import gradebook_rows
 from tests.project_copy import copy_project
@@ -81,5 +81,7 @@ def test_make_make_a_real_class_make(tmp_path, monkeypatch):
 
     third = make(project)
     assert real_state(course) == graded  # gradebook, reports and exports: the same rows and bytes
-    assert (f"autograder/ (the course) left alone: release lesson05, 2 submitted notebook(s), gradebook "
-            f"sqlite:///{course / 'gradebook.db'} with 2 student(s)") in third
+    assert (
+        f"autograder/ (the course) left alone: release lesson05, 2 submitted notebook(s), gradebook "
+        f"sqlite:///{course / 'gradebook.db'} with 2 student(s)"
+    ) in third

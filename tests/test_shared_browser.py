@@ -76,9 +76,28 @@ def test_one_chromium_a_fresh_context_per_test_and_asyncio_elsewhere(tmp_path):
     for name, text in PROBES.items():
         (probes / name).write_text(text.format(seen=str(seen)), "utf-8")
     (probes / "test_4_elsewhere_again.py").write_text(PROBES["test_2_elsewhere.py"], "utf-8")
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
-                          "--rootdir", str(probes), "-c", os.devnull, f"--basetemp={tmp_path / 'base'}", str(probes)],
-                         cwd=probes, env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'src'}"},
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:xdist",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(probes),
+            "-c",
+            os.devnull,
+            f"--basetemp={tmp_path / 'base'}",
+            str(probes),
+        ],
+        cwd=probes,
+        env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'src'}"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0 and "8 passed" in run.stdout, run.stdout[-3000:] + run.stderr[-2000:]
     assert len(set(seen.read_text("utf-8").split())) == 1  # both browser modules had the same Chromium

@@ -21,8 +21,10 @@ def draw_memory(out_path: Path, project_root: Path) -> Path:
 
     solution = load_solution(project_root, SOLUTION)
     if not callable(getattr(solution, "zero_memory_per_gpu", None)):
-        raise CourseError("defines no zero_memory_per_gpu(num_params, dp, stage, k=...), which 图 5-3 is computed "
-                          "from", Location(SOLUTION))
+        raise CourseError(
+            "defines no zero_memory_per_gpu(num_params, dp, stage, k=...), which 图 5-3 is computed from",
+            Location(SOLUTION),
+        )
     return draw_zero_memory(out_path, solution.zero_memory_per_gpu)
 
 
@@ -34,8 +36,11 @@ def draw_comm_flow(out_path: Path, project_root: Path) -> Path:
 
 
 FIGURES = (
-    FigureSpec("assets/figs/train_zero_memory.png", draw_memory,
-               (SOLUTION, HERE / "zero_memory.py", package_file("course.figures.render"))),
+    FigureSpec(
+        "assets/figs/train_zero_memory.png",
+        draw_memory,
+        (SOLUTION, HERE / "zero_memory.py", package_file("course.figures.render")),
+    ),
     FigureSpec("assets/zero3_comm_flow.svg", draw_comm_flow, (HERE / "zero3_comm_flow.py",)),
     lab_measurements("assets/lab/zero_measured.json"),
 )

@@ -169,8 +169,9 @@ RECOMPUTE_FLOPS_FACTOR = Fraction(2 + 4 + 2, 2 + 4)
 # tokens/s per GPU that the figure itself labels on each doubling, from DP = 8 to 256 (−6.3%, −6.0%, −12.0%, −15.0%,
 # −40.6%), keyed by the DP size reached; and the rule of thumb from its ZeRO-3 prefetch passage,
 # "DP shouldn't exceed 512".
-PLAYBOOK_DP_DOUBLING_DROPS = tuple((n, Fraction(d) / 100) for n, d in
-                                   ((16, "6.3"), (32, "6.0"), (64, "12.0"), (128, "15.0"), (256, "40.6")))
+PLAYBOOK_DP_DOUBLING_DROPS = tuple(
+    (n, Fraction(d) / 100) for n, d in ((16, "6.3"), (32, "6.0"), (64, "12.0"), (128, "15.0"), (256, "40.6"))
+)
 PLAYBOOK_DP_RULE_OF_THUMB = 512
 
 

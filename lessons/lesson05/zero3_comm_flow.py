@@ -78,8 +78,14 @@ def _text(parent: ET.Element, x: float, y: float, content: str, **attrs: str) ->
 def _box(parent: ET.Element, x: float, y: float, w: float, h: float, kind: Kind, label: str) -> None:
     """Draw one step: a rounded box in its kind's colours with centred text."""
     rect = {
-        "x": f"{x:g}", "y": f"{y:g}", "width": f"{w:g}", "height": f"{h:g}", "rx": "6",
-        "fill": kind.fill, "stroke": kind.stroke, "stroke-width": "2",
+        "x": f"{x:g}",
+        "y": f"{y:g}",
+        "width": f"{w:g}",
+        "height": f"{h:g}",
+        "rx": "6",
+        "fill": kind.fill,
+        "stroke": kind.stroke,
+        "stroke-width": "2",
     }
     if kind.dashed:
         rect["stroke-dasharray"] = "6 4"
@@ -89,10 +95,19 @@ def _box(parent: ET.Element, x: float, y: float, w: float, h: float, kind: Kind,
 
 def _arrow(parent: ET.Element, x1: float, y1: float, x2: float, y2: float) -> None:
     """Draw a flow arrow between two steps."""
-    ET.SubElement(parent, "line", {
-        "x1": f"{x1:g}", "y1": f"{y1:g}", "x2": f"{x2:g}", "y2": f"{y2:g}",
-        "stroke": "#374151", "stroke-width": "2", "marker-end": f"url(#{ARROW_ID})",
-    })
+    ET.SubElement(
+        parent,
+        "line",
+        {
+            "x1": f"{x1:g}",
+            "y1": f"{y1:g}",
+            "x2": f"{x2:g}",
+            "y2": f"{y2:g}",
+            "stroke": "#374151",
+            "stroke-width": "2",
+            "marker-end": f"url(#{ARROW_ID})",
+        },
+    )
 
 
 def _phase(parent: ET.Element, top: float, title: str, steps: tuple, layer_order: list[int]) -> float:
@@ -115,23 +130,50 @@ def _phase(parent: ET.Element, top: float, title: str, steps: tuple, layer_order
 
 def _optimizer_and_total(parent: ET.Element, top: float, dp: int) -> float:
     """Draw the local optimizer step and the 3Ψ communication total; return the bottom."""
-    _text(parent, LABEL_X, top + 22, "③ 优化器更新", **{"text-anchor": "start", "font-size": "20", "font-weight": "bol"
-                                                                                                             "d"})
+    _text(
+        parent, LABEL_X, top + 22, "③ 优化器更新", **{"text-anchor": "start", "font-size": "20", "font-weight": "bold"}
+    )
     box_top = top + 38
     right = _column_x(3) + COL_W
-    _box(parent, COL_X0, box_top, right - COL_X0, BOX_H, LOCAL_UPDATE,
-         f"本地优化器更新（1/N_d 分片）：每卡只更新自己的 1/{dp} FP32 master 权重与 Adam 状态")
+    _box(
+        parent,
+        COL_X0,
+        box_top,
+        right - COL_X0,
+        BOX_H,
+        LOCAL_UPDATE,
+        f"本地优化器更新（1/N_d 分片）：每卡只更新自己的 1/{dp} FP32 master 权重与 Adam 状态",
+    )
     total_top = box_top + BOX_H + 22
-    ET.SubElement(parent, "rect", {
-        "x": str(COL_X0), "y": f"{total_top:g}", "width": f"{right - COL_X0:g}", "height": "62", "rx": "6",
-        "fill": "#ffffff", "stroke": "#111827", "stroke-width": "2",
-    })
-    _text(parent, (COL_X0 + right) / 2, total_top + 26,
-          "每步通信：前向 all-gather Ψ + 反向 all-gather Ψ + reduce-scatter Ψ = 总计 3Ψ",
-          **{"font-size": "19", "font-weight": "bold"})
-    _text(parent, (COL_X0 + right) / 2, total_top + 50,
-          f"Ψ 为参数个数；每项精确值为 (N_d − 1)Ψ / N_d = {(dp - 1) / dp:.3g}Ψ（N_d = {dp}）",
-          fill="#4b5563", **{"font-size": "16"})
+    ET.SubElement(
+        parent,
+        "rect",
+        {
+            "x": str(COL_X0),
+            "y": f"{total_top:g}",
+            "width": f"{right - COL_X0:g}",
+            "height": "62",
+            "rx": "6",
+            "fill": "#ffffff",
+            "stroke": "#111827",
+            "stroke-width": "2",
+        },
+    )
+    _text(
+        parent,
+        (COL_X0 + right) / 2,
+        total_top + 26,
+        "每步通信：前向 all-gather Ψ + 反向 all-gather Ψ + reduce-scatter Ψ = 总计 3Ψ",
+        **{"font-size": "19", "font-weight": "bold"},
+    )
+    _text(
+        parent,
+        (COL_X0 + right) / 2,
+        total_top + 50,
+        f"Ψ 为参数个数；每项精确值为 (N_d − 1)Ψ / N_d = {(dp - 1) / dp:.3g}Ψ（N_d = {dp}）",
+        fill="#4b5563",
+        **{"font-size": "16"},
+    )
     return total_top + 62
 
 
@@ -141,8 +183,16 @@ def _legend(parent: ET.Element, top: float) -> float:
     for index, kind in enumerate(kinds):
         x = COL_X0 + (index % LEGEND_PER_ROW) * LEGEND_COL_W
         y = top + (index // LEGEND_PER_ROW) * LEGEND_ROW_H
-        rect = {"x": f"{x:g}", "y": f"{y:g}", "width": "26", "height": "18", "rx": "3",
-                "fill": kind.fill, "stroke": kind.stroke, "stroke-width": "2"}
+        rect = {
+            "x": f"{x:g}",
+            "y": f"{y:g}",
+            "width": "26",
+            "height": "18",
+            "rx": "3",
+            "fill": kind.fill,
+            "stroke": kind.stroke,
+            "stroke-width": "2",
+        }
         if kind.dashed:
             rect["stroke-dasharray"] = "4 3"
         ET.SubElement(parent, "rect", rect)
@@ -162,22 +212,39 @@ def _indent_keeping_text(svg: ET.Element) -> None:
 def zero3_comm_flow_svg(*, layers: int = 3, dp: int = 4) -> str:
     """Build the SVG document text; the same arguments always give the same text."""
     if layers < 1 or dp < 2:
-        raise ValueError(f"zero3_comm_flow_svg needs layers >= 1 and dp >= 2 (ZeRO-3 shards over >= 2 ranks), "
-                         f"got layers={layers}, dp={dp}")
+        raise ValueError(
+            f"zero3_comm_flow_svg needs layers >= 1 and dp >= 2 (ZeRO-3 shards over >= 2 ranks), "
+            f"got layers={layers}, dp={dp}"
+        )
     svg = ET.Element("svg", {"xmlns": SVG_NS, "font-family": FONT_FAMILY, "fill": "#111827"})
     ET.SubElement(svg, "title").text = "ZeRO-3（FSDP）一个训练步的逐层通信流程"
     ET.SubElement(svg, "desc").text = (
         "前向逐层 all-gather 参数、计算、释放；反向逐层再次 all-gather、计算、reduce-scatter 梯度、释放；"
         "最后各卡本地更新自己的 1/N_d 分片。三部分通信各约 Ψ，总计 3Ψ。"
     )
-    marker = ET.SubElement(ET.SubElement(svg, "defs"), "marker", {
-        "id": ARROW_ID, "viewBox": "0 0 10 10", "refX": "9", "refY": "5",
-        "markerWidth": "7", "markerHeight": "7", "orient": "auto",
-    })
+    marker = ET.SubElement(
+        ET.SubElement(svg, "defs"),
+        "marker",
+        {
+            "id": ARROW_ID,
+            "viewBox": "0 0 10 10",
+            "refX": "9",
+            "refY": "5",
+            "markerWidth": "7",
+            "markerHeight": "7",
+            "orient": "auto",
+        },
+    )
     ET.SubElement(marker, "path", {"d": "M0,0 L10,5 L0,10 z", "fill": "#374151"})
     _text(svg, WIDTH / 2, 40, "ZeRO-3（FSDP）一个训练步的逐层通信流程", **{"font-size": "26", "font-weight": "bold"})
-    _text(svg, WIDTH / 2, 70, f"N_d = {dp}：每卡常驻 1/{dp} 的参数、梯度与优化器状态；用到某层时才临时拼出该层全量参数",
-          fill="#4b5563", **{"font-size": "17"})
+    _text(
+        svg,
+        WIDTH / 2,
+        70,
+        f"N_d = {dp}：每卡常驻 1/{dp} 的参数、梯度与优化器状态；用到某层时才临时拼出该层全量参数",
+        fill="#4b5563",
+        **{"font-size": "17"},
+    )
     order = list(range(1, layers + 1))
     bottom = _phase(svg, 90, f"① 前向（第 1 层 → 第 {layers} 层）", FORWARD_STEPS, order)
     bottom = _phase(svg, bottom + 8, f"② 反向（第 {layers} 层 → 第 1 层）", BACKWARD_STEPS, order[::-1])

@@ -20,8 +20,17 @@ from course.errors import CourseError, Location
 from course.figures.render import agg_figure, find_cjk_font, render_png
 from course.fileio import write_atomic
 
-from .fsdp_practice import (FP32_BYTES, LLAMA2_70B, PCIE4_X16, DecoderShape, checkpoint_bytes, fixed, gb,
-                            unit_transient_bytes, zero3_traffic_bytes)
+from .fsdp_practice import (
+    FP32_BYTES,
+    LLAMA2_70B,
+    PCIE4_X16,
+    DecoderShape,
+    checkpoint_bytes,
+    fixed,
+    gb,
+    unit_transient_bytes,
+    zero3_traffic_bytes,
+)
 
 MemoryFn = Callable[..., float]
 
@@ -195,12 +204,16 @@ class CardExample:
         return self.card - self.total
 
 
-def card_example(psi: float = 70e9, dp: int = 64, card_gib: int = 24, seq: int = 4096,
-                 shape: DecoderShape = LLAMA2_70B) -> CardExample:
+def card_example(
+    psi: float = 70e9, dp: int = 64, card_gib: int = 24, seq: int = 4096, shape: DecoderShape = LLAMA2_70B
+) -> CardExample:
     """The lesson's example: a nominal 70B model with Llama-2-70B's layer shapes, ZeRO-3, one FSDP unit per layer."""
     psi_u = shape.layer_params()
     return CardExample(
-        psi=psi, dp=dp, seq=seq, psi_u=psi_u,
+        psi=psi,
+        dp=dp,
+        seq=seq,
+        psi_u=psi_u,
         static=(BF16_BYTES + BF16_BYTES + ADAM_K) * psi / dp,
         unit_peak=unit_transient_bytes(psi_u),
         unit_peak_fp32=unit_transient_bytes(psi_u, FP32_BYTES),
@@ -229,14 +242,20 @@ def card_example_markdown(ex: CardExample | None = None) -> str:
     shape = LLAMA2_70B
     fits = ex.total + ex.checkpoints <= ex.card
     rows = [
-        ("静态状态（ZeRO-3）", f"$16\\Psi/N_d$，$\\Psi = {ex.psi / 1e9:g}\\times 10^9$（名义参数量），$N_d = {ex.dp}$", _both(ex.static)),
+        (
+            "静态状态（ZeRO-3）",
+            f"$16\\Psi/N_d$，$\\Psi = {ex.psi / 1e9:g}\\times 10^9$（名义参数量），$N_d = {ex.dp}$",
+            _both(ex.static),
+        ),
         ("单元临时峰值", f"$8\\Psi_u$，每个解码层一个 FSDP 单元，$\\Psi_u$ = {ex.psi_u:,}", _both(ex.unit_peak)),
         ("合计", "静态状态 + 单元峰值", _both(ex.total)),
         ("卡的显存", f"“24 GB”的卡（如 RTX 4090）实为 {ex.card / GIB:g} GiB", _both(ex.card)),
         ("剩余", "激活、CUDA 上下文、通信缓冲与分配器碎片都要放在这里", _both(ex.left)),
-        ("激活检查点（最少）", f"每层只存 BF16 输入：{shape.layers} × $s$ "
-                      f"× $h$ × 2 字节，$s = {ex.seq}$、每卡 1 条序列",
-         _both(ex.checkpoints)),
+        (
+            "激活检查点（最少）",
+            f"每层只存 BF16 输入：{shape.layers} × $s$ × $h$ × 2 字节，$s = {ex.seq}$、每卡 1 条序列",
+            _both(ex.checkpoints),
+        ),
     ]
     table = ["| 项 | 怎么算 | 大小 |", "|:---|:---|---:|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
     verdict = "放得下" if fits else "放不下"

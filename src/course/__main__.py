@@ -1,4 +1,5 @@
 """Allow `python -m course`."""
+
 import sys
 
 from course.cli import main

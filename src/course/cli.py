@@ -17,8 +17,24 @@ from course import skip_unused_iri_checker
 from course.errors import CourseError, Interrupted
 
 # Each subcommand lives in course/commands/<name>.py with add_arguments(parser) and run(args) -> int.
-COMMANDS = ("build", "preview", "publish", "check", "grade", "report", "similarity", "lab", "demo", "new", "hub",
-            "roster", "extend", "stats", "hand-in", "feedback")
+COMMANDS = (
+    "build",
+    "preview",
+    "publish",
+    "check",
+    "grade",
+    "report",
+    "similarity",
+    "lab",
+    "demo",
+    "new",
+    "hub",
+    "roster",
+    "extend",
+    "stats",
+    "hand-in",
+    "feedback",
+)
 
 
 def _module(name: str) -> str:

@@ -50,61 +50,88 @@ class CourseConfig:
     site_dir: str = setting("_site", "Where `course build` writes the student and answer sites.")
     autograder_dir: str = setting("autograder", "The nbgrader course root.")
     demo_dir: str = setting(
-        "demo", "The demo course: an nbgrader course root of its own (its nbgrader_config.py, gradebook, reports) "
+        "demo",
+        "The demo course: an nbgrader course root of its own (its nbgrader_config.py, gradebook, reports) "
         "with each lesson's demo class in classes/<lesson>/; `make` and `course demo` grade there, never in "
-        "autograder_dir.")
+        "autograder_dir.",
+    )
     cache_dir: str = setting(".course-cache", "Execution and figure cache, keyed by content.")
     assets_dir: str = setting("assets", "Images and generated figures referenced by lessons.")
     kernel: str = setting("python3", "Jupyter kernel that executes lesson cells.")
     cell_timeout: int = setting(300, "Seconds one lesson cell may run during the build.")
     variants: tuple[str, ...] = setting(
-        ("student", "answer"), "Variants built from each lesson, each a name course.lesson.variants declares (what "
-        "it shows and offers; checked when the build plan is made); `course preview` serves the first.")
+        ("student", "answer"),
+        "Variants built from each lesson, each a name course.lesson.variants declares (what "
+        "it shows and offers; checked when the build plan is made); `course preview` serves the first.",
+    )
     course_title: str = setting("大模型规模化训练", "Course title on the site index.")
     renderer: str = setting(
-        "auto", "What renders the pages at `course build`: `quarto`, `pandoc`, or `auto` (Quarto when a Quarto "
-        ">= 1.7 is found, else pandoc); `course build --renderer` overrides it.")
+        "auto",
+        "What renders the pages at `course build`: `quarto`, `pandoc`, or `auto` (Quarto when a Quarto "
+        ">= 1.7 is found, else pandoc); `course build --renderer` overrides it.",
+    )
     quarto: str = setting(
-        "", "The Quarto binary `course build` renders with (a path, or a name on PATH); empty: `quarto` on PATH. "
-        "The environment variable QUARTO, when set, wins.")
+        "",
+        "The Quarto binary `course build` renders with (a path, or a name on PATH); empty: `quarto` on PATH. "
+        "The environment variable QUARTO, when set, wins.",
+    )
     build_inputs: tuple[str, ...] = setting(
         ("lessons", "solutions", "assets", "autograder/rubrics", "package.json", "pyproject.toml"),
         "Project files and folders a build reads whatever renders the pages (each renderer adds its own: the "
-        "filter, or Quarto's project files); with the course package they decide whether a rebuild has work.")
+        "filter, or Quarto's project files); with the course package they decide whether a rebuild has work.",
+    )
     generated_assets: tuple[str, ...] = setting(
         ("assets/figs", "assets/lab"),
         "Build outputs that live under assets/ (not committed; not build inputs): the folders lessons' "
-        "figures.py draw into, plus any single file a lesson draws elsewhere.")
+        "figures.py draw into, plus any single file a lesson draws elsewhere.",
+    )
     semester_weights: Table = setting(
-        Table(), "Weight of each lesson in the semester total (`course report` without a lesson), e.g. "
-        "{lesson05 = 2}; a lesson not listed weighs 1, so by default every lesson counts the same.")
+        Table(),
+        "Weight of each lesson in the semester total (`course report` without a lesson), e.g. "
+        "{lesson05 = 2}; a lesson not listed weighs 1, so by default every lesson counts the same.",
+    )
     semester_pass_rule: str = setting(
-        "total-and-every-lesson", "Who passes the semester: `total` (weighted total >= semester_pass_percent), "
-        "`every-lesson` (every counted lesson PASS), or `total-and-every-lesson` (both).")
+        "total-and-every-lesson",
+        "Who passes the semester: `total` (weighted total >= semester_pass_percent), "
+        "`every-lesson` (every counted lesson PASS), or `total-and-every-lesson` (both).",
+    )
     semester_pass_percent: float = setting(
-        60.0, "The weighted total, in percent of full marks, that the pass rule's `total` part asks for.")
+        60.0, "The weighted total, in percent of full marks, that the pass rule's `total` part asks for."
+    )
     semester_missing: str = setting(
-        "zero", "How a lesson a student has no graded submission for counts, once the lesson is graded for "
-        "anyone: `zero` (0 points and not a PASS) or `excluded` (left out of that student's total and pass rule).")
+        "zero",
+        "How a lesson a student has no graded submission for counts, once the lesson is graded for "
+        "anyone: `zero` (0 points and not a PASS) or `excluded` (left out of that student's total and pass rule).",
+    )
     due_dates: Table = setting(
-        Table(), "When each lesson is due, a TOML date-time with its UTC offset, e.g. "
+        Table(),
+        "When each lesson is due, a TOML date-time with its UTC offset, e.g. "
         "{lesson05 = 2026-12-01T23:59:00+08:00}: written as the nbgrader assignment's duedate (release, "
-        "autograde, `course grade`), so stock nbgrader sees it; a lesson not listed keeps the gradebook's.")
+        "autograde, `course grade`), so stock nbgrader sees it; a lesson not listed keeps the gradebook's.",
+    )
     canvas_identity: Table = setting(
         Table({"ID": "lms_user_id", "SIS Login ID": "id"}),
         "Which nbgrader Student field (id, first_name, last_name, email, lms_user_id) fills each of Canvas's "
-        "identity columns (ID, SIS User ID, SIS Login ID) in reports/canvas.csv; columns not listed stay empty.")
+        "identity columns (ID, SIS User ID, SIS Login ID) in reports/canvas.csv; columns not listed stay empty.",
+    )
     canvas_assignment_ids: Table = setting(
-        Table(), "Canvas assignment id of each lesson, e.g. {lesson05 = 1234}: the column is then `lesson05 "
-        "(1234)` and updates that assignment; without one Canvas matches the title or creates the assignment.")
+        Table(),
+        "Canvas assignment id of each lesson, e.g. {lesson05 = 1234}: the column is then `lesson05 "
+        "(1234)` and updates that assignment; without one Canvas matches the title or creates the assignment.",
+    )
     moodle_id_column: str = setting(
-        "username", "reports/moodle.csv's identifier column, named after the Moodle user field to map it to "
-        "(username, idnumber, email or id).")
+        "username",
+        "reports/moodle.csv's identifier column, named after the Moodle user field to map it to "
+        "(username, idnumber, email or id).",
+    )
     moodle_id_field: str = setting(
-        "id", "The nbgrader Student field (id, first_name, last_name, email, lms_user_id) that fills it.")
+        "id", "The nbgrader Student field (id, first_name, last_name, email, lms_user_id) that fills it."
+    )
     language: str = setting(
-        "en", "The language students read the course's messages in (`course check`): a gettext catalog of "
-        "src/course/locale/ (e.g. `zh_CN`), or `en` for the messages as written; instructors' commands stay English.")
+        "en",
+        "The language students read the course's messages in (`course check`): a gettext catalog of "
+        "src/course/locale/ (e.g. `zh_CN`), or `en` for the messages as written; instructors' commands stay English.",
+    )
 
     @classmethod
     def describe(cls) -> dict[str, tuple[Any, str]]:
@@ -135,8 +162,9 @@ def load_config(root: Path) -> CourseConfig:
             value = float(value)
         if not isinstance(value, expected):
             kind = "a table" if expected is Table else expected.__name__
-            raise CourseError(f"[tool.course] {key} must be {kind}, got {value!r}",
-                              Location(path, setting_line(path, key)))
+            raise CourseError(
+                f"[tool.course] {key} must be {kind}, got {value!r}", Location(path, setting_line(path, key))
+            )
         values[key] = value
     return CourseConfig(**values)
 
@@ -158,7 +186,7 @@ def setting_line(path: Path, key: str, entry: str | None = None) -> int | None:
             continue
         if table == "tool.course" and name[1] == key:
             found = found or number
-            if entry is None or re.search(rf'\b"?{re.escape(entry)}"?\s*=', line[line.index("=") + 1:]):
+            if entry is None or re.search(rf'\b"?{re.escape(entry)}"?\s*=', line[line.index("=") + 1 :]):
                 return number
         if table == f"tool.course.{key}" and (entry is None or name[1] == entry):
             return number
@@ -168,8 +196,9 @@ def setting_line(path: Path, key: str, entry: str | None = None) -> int | None:
 def setting_error(root: Path, key: str, message: str, entry: str | None = None) -> CourseError:
     """A bad [tool.course] value, located at its line of ROOT/pyproject.toml (the file alone if unset)."""
     path = Path(root) / "pyproject.toml"
-    return CourseError(f"[tool.course] {key}{f'.{entry}' if entry else ''}: {message}",
-                       Location(path, setting_line(path, key, entry)))
+    return CourseError(
+        f"[tool.course] {key}{f'.{entry}' if entry else ''}: {message}", Location(path, setting_line(path, key, entry))
+    )
 
 
 def find_course(start: Path) -> Path | None:
@@ -196,7 +225,10 @@ def project_of(course_root: Path) -> Path:
     if project is None and (root.parent / CourseConfig().lessons_dir).is_dir():
         project = root.parent
     if project is None:
-        raise NoProject(f"no course project around this nbgrader course root: expected a pyproject.toml with "
-                        f"[tool.course] in {root.parent} or a folder above it, or the lessons beside the course root "
-                        f"({CourseConfig().lessons_dir}/)", Location(str(root)))
+        raise NoProject(
+            f"no course project around this nbgrader course root: expected a pyproject.toml with "
+            f"[tool.course] in {root.parent} or a folder above it, or the lessons beside the course root "
+            f"({CourseConfig().lessons_dir}/)",
+            Location(str(root)),
+        )
     return project

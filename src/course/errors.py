@@ -49,8 +49,15 @@ class SchemaMismatch(CourseError):
     """Data unlike its schema at one place: FOUND is the value there, RULE the schema keyword it breaks ('type')
     and EXPECTED that keyword's value ('string'), so a reader of a particular file can add advice of its own."""
 
-    def __init__(self, message: str, where: Location | None = None, *, found: object = None, rule: str = "",
-                 expected: object = None):
+    def __init__(
+        self,
+        message: str,
+        where: Location | None = None,
+        *,
+        found: object = None,
+        rule: str = "",
+        expected: object = None,
+    ):
         super().__init__(message, where)
         self.found, self.rule, self.expected = found, rule, expected
 

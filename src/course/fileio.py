@@ -6,9 +6,9 @@ import functools
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 
 def _umask() -> int:
@@ -56,6 +56,7 @@ def replace_dir_atomically(target: Path) -> Iterator[Path]:
 def once_per_version(load):
     """LOAD(path, *args), remembered per version of the file (path, modification time, size): a grading run reads
     the same rubric and checks for every student. What LOAD returns is shared, so it must be left unchanged."""
+
     @functools.lru_cache(maxsize=16)
     def version(path: Path, mtime_ns: int, size: int, *args):
         return load(path, *args)

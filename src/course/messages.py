@@ -6,7 +6,7 @@ The messages are written in English in the code (the msgids); `en` shows them as
 from __future__ import annotations
 
 import gettext
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from course.errors import CourseError, Location
@@ -15,7 +15,7 @@ DOMAIN = "course"
 LOCALE_DIR = Path(__file__).parent / "locale"
 
 
-@lru_cache(maxsize=None)
+@cache
 def translation(language: str) -> gettext.NullTranslations:
     """The catalog of LANGUAGE; an error naming the catalog when it is missing or older than its .po."""
     if language in ("", "en"):
@@ -24,8 +24,10 @@ def translation(language: str) -> gettext.NullTranslations:
     mo = po.with_suffix(".mo")
     if not po.is_file():
         have = sorted(p.name for p in LOCALE_DIR.iterdir() if p.is_dir()) if LOCALE_DIR.is_dir() else []
-        raise CourseError(f"no message catalog for language {language!r}; expected one of en, {', '.join(have)}",
-                          Location("[tool.course] language"))
+        raise CourseError(
+            f"no message catalog for language {language!r}; expected one of en, {', '.join(have)}",
+            Location("[tool.course] language"),
+        )
     if mo.is_file() and mo.stat().st_mtime >= po.stat().st_mtime:
         with mo.open("rb") as f:
             return gettext.GNUTranslations(f)

@@ -15,8 +15,8 @@ import copy
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import nbformat
 import yaml
@@ -33,11 +33,13 @@ SPEC = load_checks(ROOT / "lessons" / "lesson05" / "checks.yml")
 EXPECTED = yaml.safe_load((HERE / "expected_scores.yml").read_text("utf-8"))
 
 # The five blanks in order: ZeRO-1, ZeRO-2, ZeRO-3 memory; ZeRO-1/2 and ZeRO-3 communication.
-CORRECT = ["params_bf16 + grads_bf16 + opt_fp32 / dp + extra",
-           "params_bf16 + (grads_bf16 + opt_fp32) / dp + extra",
-           "(params_bf16 + grads_bf16 + opt_fp32) / dp + extra",
-           "2 * num_params",
-           "3 * num_params"]
+CORRECT = [
+    "params_bf16 + grads_bf16 + opt_fp32 / dp + extra",
+    "params_bf16 + (grads_bf16 + opt_fp32) / dp + extra",
+    "(params_bf16 + grads_bf16 + opt_fp32) / dp + extra",
+    "2 * num_params",
+    "3 * num_params",
+]
 NO_EXTRA = [f.replace(" + extra", "") for f in CORRECT[:3]] + CORRECT[3:]
 SWAPPED_COMM = CORRECT[:3] + [CORRECT[4], CORRECT[3]]
 
@@ -65,7 +67,7 @@ class _Sneaky(float):
     __hash__ = float.__hash__
 '''
 
-MONKEYPATCH = '''
+MONKEYPATCH = """
 # Results that equal everything; type/isinstance/abs shadowed and math/numpy patched to vouch for them.
 import math
 import numpy
@@ -87,12 +89,12 @@ abs = lambda value: 0 if _real_isinstance(value, _Fake) else _real_abs(value)
 math.isclose = lambda *args, **kwargs: True
 numpy.isclose = numpy.allclose = lambda *args, **kwargs: True
 numpy.testing.assert_allclose = lambda *args, **kwargs: None
-'''
+"""
 
-SWALLOW_ERRORS = '''
+SWALLOW_ERRORS = """
 # Publish no error output, whatever fails from here on: nbgrader then sees no failing test.
 get_ipython().showtraceback = lambda *args, **kwargs: None
-'''
+"""
 
 REPLACED_CHECKER = '''
 import contextlib
@@ -118,21 +120,26 @@ def visible_table() -> str:
             if call.func == "zero_memory_per_gpu":
                 psi, dp, stage = call.args
                 kwargs = dict(call.kwargs)
-                rows[(psi, dp, stage, kwargs.get("k", 12), kwargs.get("fp32_grad_accum", False))] = float(expected(call))
+                rows[(psi, dp, stage, kwargs.get("k", 12), kwargs.get("fp32_grad_accum", False))] = float(
+                    expected(call)
+                )
             else:
                 rows[call.args] = int(expected(call))
     return f"_TABLE = {rows!r}"
 
 
-TABLE_FILLS = ["_TABLE.get((num_params, dp, stage, k, fp32_grad_accum), 0.0)"] * 3 + \
-              ["_TABLE.get((num_params, stage), 0)"] * 2
+TABLE_FILLS = ["_TABLE.get((num_params, dp, stage, k, fp32_grad_accum), 0.0)"] * 3 + [
+    "_TABLE.get((num_params, stage), 0)"
+] * 2
 
 
 def _cell_edit(edit: Callable) -> Callable:
     """Wrap a function that changes the notebook in place into one that returns it."""
+
     def apply(nb):
         edit(nb)
         return nb
+
     return apply
 
 

@@ -19,23 +19,38 @@ LESSON = Lesson(Path("lessons/lesson99.qmd"), {"title": "t"}, ())
 
 def pair(exercise: str, solution: str) -> ExercisePair:
     """An exercise/solution pair from two sources."""
-    return ExercisePair("x", CodeCell(10, "python", {"label": "ex-x"}, exercise),
-                        CodeCell(20, "python", {"label": "solution-x"}, solution))
+    return ExercisePair(
+        "x",
+        CodeCell(10, "python", {"label": "ex-x"}, exercise),
+        CodeCell(20, "python", {"label": "solution-x"}, solution),
+    )
 
 
 def release(source: str, stubs) -> str:
     """What nbgrader's release makes of the answer cell."""
-    cell = nbformat.v4.new_code_cell(source, metadata={"course": {"stubs": list(stubs)},
-                                                        "nbgrader": {"solution": True, "grade": False,
-                                                                     "grade_id": "ex-x", "locked": False}})
+    cell = nbformat.v4.new_code_cell(
+        source,
+        metadata={
+            "course": {"stubs": list(stubs)},
+            "nbgrader": {"solution": True, "grade": False, "grade_id": "ex-x", "locked": False},
+        },
+    )
     ClearSolutionsWithStubs().preprocess_cell(cell, {"language": "python"}, 0)
     return cell.source
 
 
 def test_each_blank_line_becomes_one_region_indented_like_the_solution():
-    cell = answer_cell(LESSON, pair("def f(a):\n    x = ______  # 填空\n    return x\n",
-                                    "def f(a):\n    x = a + 1  # 填空\n    return x\n"))
-    assert cell.source.splitlines() == ["def f(a):", f"    {BEGIN}", "    x = a + 1  # 填空", f"    {END}", "    return x"]
+    cell = answer_cell(
+        LESSON,
+        pair("def f(a):\n    x = ______  # 填空\n    return x\n", "def f(a):\n    x = a + 1  # 填空\n    return x\n"),
+    )
+    assert cell.source.splitlines() == [
+        "def f(a):",
+        f"    {BEGIN}",
+        "    x = a + 1  # 填空",
+        f"    {END}",
+        "    return x",
+    ]
     assert cell.stubs == ("    x = ______  # 填空",)
 
 
@@ -60,14 +75,20 @@ def test_an_exercise_without_blanks_is_an_error():
 
 def test_a_whole_shared_module_against_one_exercise_names_the_course_defs_fix():
     module = "def f(a):\n    return a + 1\n\ndef g(b):\n    return b * 2\n"
-    with pytest.raises(CourseError, match=r"expected the solution to fill the exercise.s blanks only, but solution-x "
-                                          r"defines g, which ex-x does not\. Fix: if one solutions module backs "
-                                          r"several exercises, keep its whole-file include and add the line "
-                                          r"`#\| course_defs: \[f\]` to solution-x"):
+    with pytest.raises(
+        CourseError,
+        match=r"expected the solution to fill the exercise.s blanks only, but solution-x "
+        r"defines g, which ex-x does not\. Fix: if one solutions module backs "
+        r"several exercises, keep its whole-file include and add the line "
+        r"`#\| course_defs: \[f\]` to solution-x",
+    ):
         answer_cell(LESSON, pair("def f(a):\n    return ______\n", module))
 
 
 def test_any_other_mismatch_says_to_align_the_line_or_blank_it():
-    with pytest.raises(CourseError, match=r"Fix: make this line of ex-x the same as in solution-x .* or put ______ where "
-                                          r"students write"):
+    with pytest.raises(
+        CourseError,
+        match=r"Fix: make this line of ex-x the same as in solution-x .* or put ______ where "
+        r"students write",
+    ):
         answer_cell(LESSON, pair("a = 1\nb = 2\nc = ______\n", "a = 1\nb = 3\nc = 4\n"))

@@ -14,8 +14,9 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.parametrize("name", list(FIXTURES))
 def test_sample_is_current(release_nb, name):
-    assert (OUT / f"{name}.ipynb").read_text("utf-8") == fixture_text(name, release_nb), \
+    assert (OUT / f"{name}.ipynb").read_text("utf-8") == fixture_text(name, release_nb), (
         "run: .venv/bin/python -m tests.assignment.make_submissions"
+    )
 
 
 def test_demo_class_is_current(released, tmp_path):
@@ -25,5 +26,6 @@ def test_demo_class_is_current(released, tmp_path):
     students = sorted(p.name for p in (course / "classes" / "lesson05").iterdir() if p.is_dir())
     assert students == ["lisi", "wangwu", "zhangsan", "zhaoliu"]
     stale = write_submissions(course, "lesson05")  # rewrites only notebooks made from another release
-    assert [p.parent.name for p in stale] == [], \
+    assert [p.parent.name for p in stale] == [], (
         "run: .venv/bin/python -m course.workflows.demo_cycle lesson05 --write-submissions"
+    )

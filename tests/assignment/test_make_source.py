@@ -31,8 +31,20 @@ from tests.lesson_cases import lesson as discovered_lesson
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC = load_rubric(ROOT / "autograder" / "rubrics" / "lesson05.yml")
 SPEC = load_checks(ROOT / "lessons" / "lesson05" / "checks.yml")
-GRADED = ["ex-zero-memory", "course-checks", "test-formulas", "test-fp32-accum", "test-comm-volume",
-          "test-dp1-cross-check", "question-Q1", "answer-Q1", "question-Q2", "answer-Q2", "question-Q3", "answer-Q3"]
+GRADED = [
+    "ex-zero-memory",
+    "course-checks",
+    "test-formulas",
+    "test-fp32-accum",
+    "test-comm-volume",
+    "test-dp1-cross-check",
+    "question-Q1",
+    "answer-Q1",
+    "question-Q2",
+    "answer-Q2",
+    "question-Q3",
+    "answer-Q3",
+]
 
 
 @pytest.fixture(scope="module")
@@ -87,9 +99,12 @@ def test_the_release_names_its_own_file_in_words_not_by_a_link_that_dies_when_re
     """Students open the assignment in Colab, their own Jupyter or the hub's exchange, where a link to its own file
     leads nowhere."""
     found = discovered_lesson(stem)
-    nb = source_notebook_node(found, select_variant(found, "student"),
-                              load_checks(ROOT / "lessons" / stem / "checks.yml"),
-                              load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml"))
+    nb = source_notebook_node(
+        found,
+        select_variant(found, "student"),
+        load_checks(ROOT / "lessons" / stem / "checks.yml"),
+        load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml"),
+    )
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert f"]({assignment_notebook(stem)}" not in text
 
@@ -99,8 +114,9 @@ def test_every_key_point_a_full_answer_needs_is_asked_for_by_its_question(stem):
     """A question must not grade more than it asks: each 要点 names the words of its question that ask for it."""
     found = discovered_lesson(stem)
     rubric = load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml")
-    nb = source_notebook_node(found, select_variant(found, "student"),
-                              load_checks(ROOT / "lessons" / stem / "checks.yml"), rubric)
+    nb = source_notebook_node(
+        found, select_variant(found, "student"), load_checks(ROOT / "lessons" / stem / "checks.yml"), rubric
+    )
     prompts = question_prompts(nb.cells)
     assert sorted(prompts) == sorted(q.id for q in rubric.questions)
     for q in rubric.questions:
@@ -112,32 +128,46 @@ def test_a_question_that_grades_more_than_it_asks_stops_the_build(lesson):
     """The original lesson's Q1 asked only for lesson 2's techniques, yet full marks need lesson 6/8's TP and CP."""
     view = select_variant(lesson, "student")
     asked = "第 2 课的哪些技术、以及第 6、8 课的哪些并行方式与它正交？"
-    blocks = tuple(Markdown(b.line, b.text.replace(asked, "第 2 课的哪些技术与它正交？")) if isinstance(b, Markdown) else b
-                   for b in view.blocks)
+    blocks = tuple(
+        Markdown(b.line, b.text.replace(asked, "第 2 课的哪些技术与它正交？")) if isinstance(b, Markdown) else b
+        for b in view.blocks
+    )
     assert blocks != view.blocks
-    line = next(n for n, s in enumerate((ROOT / "autograder" / "rubrics" / "lesson05.yml").read_text("utf-8").splitlines(), 1)
-                if s.strip() == "- asked_by: 第 2 课的哪些技术、以及第 6、8 课的哪些并行方式与它正交")
-    with pytest.raises(CourseError, match=rf"rubrics/lesson05.yml, line {line}: expected each key point's asked_by "
-                                          rf"words in its question as lesson05.qmd prints it .*not found: Q1 key point 3 "):
+    line = next(
+        n
+        for n, s in enumerate((ROOT / "autograder" / "rubrics" / "lesson05.yml").read_text("utf-8").splitlines(), 1)
+        if s.strip() == "- asked_by: 第 2 课的哪些技术、以及第 6、8 课的哪些并行方式与它正交"
+    )
+    with pytest.raises(
+        CourseError,
+        match=rf"rubrics/lesson05.yml, line {line}: expected each key point's asked_by "
+        rf"words in its question as lesson05.qmd prints it .*not found: Q1 key point 3 ",
+    ):
         build(lesson, view=view.with_blocks(blocks))
 
 
 def test_points_come_from_the_rubric(lesson):
-    rubric = dataclasses.replace(RUBRIC, code_items=tuple(dataclasses.replace(c, points=2.5) for c in RUBRIC.code_items))
+    rubric = dataclasses.replace(
+        RUBRIC, code_items=tuple(dataclasses.replace(c, points=2.5) for c in RUBRIC.code_items)
+    )
     assert {c.metadata.nbgrader["points"] for c in graded(build(lesson, rubric)) if c.id.startswith("test-")} == {2.5}
 
 
 def test_rubric_items_without_checks_are_an_error(lesson):
     rubric = dataclasses.replace(RUBRIC, code_items=RUBRIC.code_items[:3])
-    with pytest.raises(CourseError, match=r"rubrics/lesson05.yml, line \d+: code_items: expected the ids formulas, "
-                                          r"fp32-accum, comm-volume, dp1-cross-check \(the items of lesson05/checks.yml\)"):
+    with pytest.raises(
+        CourseError,
+        match=r"rubrics/lesson05.yml, line \d+: code_items: expected the ids formulas, "
+        r"fp32-accum, comm-volume, dp1-cross-check \(the items of lesson05/checks.yml\)",
+    ):
         build(lesson, rubric)
 
 
 def test_a_question_missing_from_the_lesson_is_an_error(lesson):
     view = select_variant(lesson, "student")
-    blocks = tuple(Markdown(b.line, b.text.replace("### Q3", "### 问题三")) if isinstance(b, Markdown) else b
-                   for b in view.blocks)
+    blocks = tuple(
+        Markdown(b.line, b.text.replace("### Q3", "### 问题三")) if isinstance(b, Markdown) else b for b in view.blocks
+    )
     with pytest.raises(CourseError, match=r"lesson05.qmd: .*not found once: ### Q3"):
         build(lesson, view=view.with_blocks(blocks))
 
@@ -150,8 +180,11 @@ def test_lesson5s_source_is_written_when_missing_or_stale_and_left_alone_when_fr
 
     ensure_figures(ROOT)
     for folder in ("lessons/lesson05", "solutions", "assets", "autograder/rubrics"):
-        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__", "lesson0[!5]*",
-                                                                                       "lesson[!0]*"))
+        shutil.copytree(
+            ROOT / folder,
+            tmp_path / folder,
+            ignore=shutil.ignore_patterns("__pycache__", "lesson0[!5]*", "lesson[!0]*"),
+        )
     shutil.copy(ROOT / "lessons" / "lesson05.qmd", tmp_path / "lessons")
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
     plan = make_plan(tmp_path)
@@ -183,15 +216,19 @@ def test_course_build_regenerates_a_deleted_source_even_with_nothing_else_to_do(
 def test_a_solution_that_fails_a_check_stops_the_build(lesson):
     pair = next(p for p in exercise_pairs(lesson) if p.name == "zero-memory")
     wrong = dataclasses.replace(pair.solution, source=pair.solution.source.replace("3 * num_params", "2 * num_params"))
-    with pytest.raises(CourseError, match=r"lesson05.qmd, line \d+, cell solution-zero-memory: expected the solution to "
-                                          r"pass every check; it does not: comm-volume: "):
+    with pytest.raises(
+        CourseError,
+        match=r"lesson05.qmd, line \d+, cell solution-zero-memory: expected the solution to "
+        r"pass every check; it does not: comm-volume: ",
+    ):
         prove(lesson, {pair.exercise.label: dataclasses.replace(pair, solution=wrong)}, SPEC, RUBRIC)
 
 
 def test_an_exercise_that_already_passes_a_check_stops_the_build(lesson):
     pair = next(p for p in exercise_pairs(lesson) if p.name == "zero-memory")
-    source = pair.exercise.source.replace("return ______", "return 2 * num_params", 1).replace("return ______",
-                                                                                           "return 3 * num_params")
+    source = pair.exercise.source.replace("return ______", "return 2 * num_params", 1).replace(
+        "return ______", "return 3 * num_params"
+    )
     given = dataclasses.replace(pair.exercise, source=source)
     with pytest.raises(CourseError, match=r"cell ex-zero-memory: expected the exercise to fail every check"):
         prove(lesson, {pair.exercise.label: dataclasses.replace(pair, exercise=given)}, SPEC, RUBRIC)
@@ -201,8 +238,11 @@ def test_a_misconception_the_solution_matches_stops_the_build(lesson):
     pair = next(p for p in exercise_pairs(lesson) if p.name == "zero-memory")
     right = dataclasses.replace(SPEC.misconceptions[0], checks=SPEC.items["formulas"].checks[:1])
     spec = dataclasses.replace(SPEC, misconceptions=(right,))
-    with pytest.raises(CourseError, match=r"lesson05/checks.yml, line \d+: misconceptions/0/when: the reference "
-                                          r"solution matches this known wrong answer \(zero1-shards-grads\)"):
+    with pytest.raises(
+        CourseError,
+        match=r"lesson05/checks.yml, line \d+: misconceptions/0/when: the reference "
+        r"solution matches this known wrong answer \(zero1-shards-grads\)",
+    ):
         prove(lesson, {pair.exercise.label: pair}, spec, RUBRIC)
 
 
@@ -220,8 +260,15 @@ def shared_lesson_notebook(tmp_path=None):
 def test_two_exercises_take_their_solutions_from_one_module():
     nb, _ = shared_lesson_notebook()
     by_id = {c.id: c for c in graded(nb)}
-    assert [c.id for c in graded(nb)] == ["ex-scale", "course-checks", "test-scale", "ex-rms", "test-rms",
-                                          "question-Q1", "answer-Q1"]
+    assert [c.id for c in graded(nb)] == [
+        "ex-scale",
+        "course-checks",
+        "test-scale",
+        "ex-rms",
+        "test-rms",
+        "question-Q1",
+        "answer-Q1",
+    ]
     assert "return SCALE * x" in by_id["ex-scale"].source and "def rms" not in by_id["ex-scale"].source
     assert "math.sqrt" in by_id["ex-rms"].source and "helper_not_in_any_exercise" not in by_id["ex-rms"].source
 
@@ -234,10 +281,15 @@ def test_a_question_heading_may_carry_a_title():
 
 def test_a_heading_of_another_id_is_not_the_question(lesson):
     view = select_variant(lesson, "student")
-    blocks = tuple(Markdown(b.line, b.text.replace("### Q3", "### Q30：别的题")) if isinstance(b, Markdown) else b
-                   for b in view.blocks)
-    with pytest.raises(CourseError, match=r"not found once: ### Q3 \(a question's heading is its rubric id, alone or "
-                                          r"followed by a title: `### Q1` or `### Q1：…`\)"):
+    blocks = tuple(
+        Markdown(b.line, b.text.replace("### Q3", "### Q30：别的题")) if isinstance(b, Markdown) else b
+        for b in view.blocks
+    )
+    with pytest.raises(
+        CourseError,
+        match=r"not found once: ### Q3 \(a question's heading is its rubric id, alone or "
+        r"followed by a title: `### Q1` or `### Q1：…`\)",
+    ):
         build(lesson, view=view.with_blocks(blocks))
 
 
@@ -268,9 +320,12 @@ def _edited_lesson(tmp_path, stem, edit):
 
 
 def _build(found, stem):
-    return source_notebook_node(found, select_variant(found, "student"),
-                                load_checks(ROOT / "lessons" / stem / "checks.yml"),
-                                load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml"))
+    return source_notebook_node(
+        found,
+        select_variant(found, "student"),
+        load_checks(ROOT / "lessons" / stem / "checks.yml"),
+        load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml"),
+    )
 
 
 @each_graded_lesson
@@ -278,9 +333,17 @@ def test_a_question_without_a_rubric_item_stops_the_build_at_its_heading(tmp_pat
     """`### Q99` added to a lesson built, and students saw a question with no answer cell and no points."""
     rubric = load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml")
     last = rubric.questions[-1].id
-    found, text = _edited_lesson(tmp_path, stem, lambda t: re.sub(
-        rf"^(#+)([ \t]+{last}\b.*)$", lambda m: f"{m[1]}{m[2]}\n\n{m[1]} Q99：新加的一题\n\n说明。", t, count=1,
-        flags=re.M))
+    found, text = _edited_lesson(
+        tmp_path,
+        stem,
+        lambda t: re.sub(
+            rf"^(#+)([ \t]+{last}\b.*)$",
+            lambda m: f"{m[1]}{m[2]}\n\n{m[1]} Q99：新加的一题\n\n说明。",
+            t,
+            count=1,
+            flags=re.M,
+        ),
+    )
     line = text.splitlines().index(next(s for s in text.splitlines() if s.endswith(" Q99：新加的一题"))) + 1
     with pytest.raises(CourseError, match=rf"^lessons/{stem}\.qmd, line {line}: question Q99 has no rubric item"):
         _build(found, stem)
@@ -290,10 +353,14 @@ def test_a_question_without_a_rubric_item_stops_the_build_at_its_heading(tmp_pat
 def test_a_rubric_item_without_its_question_stops_the_build_at_the_rubric_line(tmp_path, stem):
     rubric = load_rubric(ROOT / "autograder" / "rubrics" / f"{stem}.yml")
     first = rubric.questions[0].id
-    found, _ = _edited_lesson(tmp_path, stem, lambda t: re.sub(rf"^(#+[ \t]+){first}\b", r"\1Question", t,
-                                                               count=1, flags=re.M))
+    found, _ = _edited_lesson(
+        tmp_path, stem, lambda t: re.sub(rf"^(#+[ \t]+){first}\b", r"\1Question", t, count=1, flags=re.M)
+    )
     rubric_lines = (ROOT / "autograder" / "rubrics" / f"{stem}.yml").read_text("utf-8").splitlines()
     line = next(n for n, s in enumerate(rubric_lines, 1) if re.match(rf"\s*-?\s*id:\s*{first}\s*$", s))
-    with pytest.raises(CourseError, match=rf"^rubrics/{stem}\.yml, line {line}: questions/0/id: rubric question "
-                                          rf"{first} has no question in lessons/{stem}\.qmd"):
+    with pytest.raises(
+        CourseError,
+        match=rf"^rubrics/{stem}\.yml, line {line}: questions/0/id: rubric question "
+        rf"{first} has no question in lessons/{stem}\.qmd",
+    ):
         _build(found, stem)

@@ -11,10 +11,12 @@ from tests.assignment.make_submissions import ROOT
 
 pytestmark = pytest.mark.slow
 
-SEED_LINES = ["        per_gpu = ______                      # 填空：优化器状态分片",
-              "        per_gpu = ______                      # 填空：优化器状态 + 梯度分片",
-              "        per_gpu = ______                      # 填空：三者全分片",
-              "        return ______"]
+SEED_LINES = [
+    "        per_gpu = ______                      # 填空：优化器状态分片",
+    "        per_gpu = ______                      # 填空：优化器状态 + 梯度分片",
+    "        per_gpu = ______                      # 填空：三者全分片",
+    "        return ______",
+]
 
 
 def by_id(nb) -> dict:
@@ -32,8 +34,10 @@ def test_the_answer_cell_is_the_lessons_exercise_blanks_and_comments_included(re
 
 def test_nothing_hidden_reaches_the_release(released, release_nb):
     assert leaked((released / "release" / "lesson05" / "lesson05.ipynb").read_text("utf-8")) == []
-    assert "_course.equals(zero_memory_per_gpu(7_000_000_000, 8, 1), 38_500_000_000)" in \
-        by_id(release_nb)["test-formulas"].source
+    assert (
+        "_course.equals(zero_memory_per_gpu(7_000_000_000, 8, 1), 38_500_000_000)"
+        in by_id(release_nb)["test-formulas"].source
+    )
 
 
 def test_written_answers_start_empty_right_under_their_question(release_nb):

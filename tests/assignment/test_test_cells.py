@@ -11,10 +11,15 @@ from course.grading.checks import parse_check
 from course.grading.rubric import CodeItem
 
 ITEM = CodeItem("scale", "缩放", 2, "评分者的说明")
-CHECKS = (parse_check("scale(3) == 6"), parse_check("scale(-1) raises ValueError"),
-          parse_check("scale(-2) raises ArithmeticError", hidden=True))
-RIGHT = ("class NegativeScale(ValueError, ArithmeticError):\n    pass\n\n"
-         "def scale(x):\n    if x < 0:\n        raise NegativeScale(x)\n    return 2 * x\n")
+CHECKS = (
+    parse_check("scale(3) == 6"),
+    parse_check("scale(-1) raises ValueError"),
+    parse_check("scale(-2) raises ArithmeticError", hidden=True),
+)
+RIGHT = (
+    "class NegativeScale(ValueError, ArithmeticError):\n    pass\n\n"
+    "def scale(x):\n    if x < 0:\n        raise NegativeScale(x)\n    return 2 * x\n"
+)
 
 
 def run_test_cell(student: str) -> dict:
@@ -35,10 +40,16 @@ def test_a_function_that_raises_the_exception_or_a_subclass_passes():
     run_test_cell(RIGHT)
 
 
-@pytest.mark.parametrize("student, message", [
-    ("def scale(x):\n    return 2 * x\n", "应抛出 ValueError，实际返回 -2"),
-    ("def scale(x):\n    if x < 0:\n        raise TypeError(x)\n    return 2 * x\n", "应抛出 ValueError，实际抛出 TypeError"),
-])
+@pytest.mark.parametrize(
+    "student, message",
+    [
+        ("def scale(x):\n    return 2 * x\n", "应抛出 ValueError，实际返回 -2"),
+        (
+            "def scale(x):\n    if x < 0:\n        raise TypeError(x)\n    return 2 * x\n",
+            "应抛出 ValueError，实际抛出 TypeError",
+        ),
+    ],
+)
 def test_a_function_that_returns_or_raises_something_else_fails_the_test_cell(student, message):
     with pytest.raises(AssertionError, match=message):
         run_test_cell(student)
@@ -46,7 +57,9 @@ def test_a_function_that_returns_or_raises_something_else_fails_the_test_cell(st
 
 def test_rebinding_the_exception_name_in_the_notebook_does_not_change_the_check():
     with pytest.raises(AssertionError, match="应抛出 ValueError，实际抛出 KeyError"):
-        run_test_cell("ValueError = KeyError\n\ndef scale(x):\n    if x < 0:\n        raise KeyError(x)\n    return 2 * x\n")
+        run_test_cell(
+            "ValueError = KeyError\n\ndef scale(x):\n    if x < 0:\n        raise KeyError(x)\n    return 2 * x\n"
+        )
 
 
 def test_a_description_is_graders_text_unless_marked_for_students():

@@ -48,9 +48,11 @@ def test_a_command_outside_any_course_says_so_and_names_root(tmp_path, monkeypat
     assert main(command) == 2
     captured = capsys.readouterr()
     assert captured.out == ""  # no "the course at /" before failing
-    assert captured.err == (f"course {command[0]}: no course here or above ({tmp_path.resolve()}: no pyproject.toml "
-                            "with [tool.course] in it or a folder above it); use `--root` to name the course "
-                            "repository\n")
+    assert captured.err == (
+        f"course {command[0]}: no course here or above ({tmp_path.resolve()}: no pyproject.toml "
+        "with [tool.course] in it or a folder above it); use `--root` to name the course "
+        "repository\n"
+    )
 
 
 @pytest.fixture
@@ -63,8 +65,9 @@ def course_with_lesson05(released, tmp_path):
     return project
 
 
-@pytest.mark.parametrize("command", [["grade", "lesson5"], ["report", "lesson5"],
-                                     ["extend", "lesson5", "2026001", "--hours", "2"]])
+@pytest.mark.parametrize(
+    "command", [["grade", "lesson5"], ["report", "lesson5"], ["extend", "lesson5", "2026001", "--hours", "2"]]
+)
 def test_an_unknown_lesson_names_what_exists_and_the_nearest(course_with_lesson05, monkeypatch, capsys, command):
     monkeypatch.chdir(course_with_lesson05)
     assert main(command) == 2
@@ -72,8 +75,9 @@ def test_an_unknown_lesson_names_what_exists_and_the_nearest(course_with_lesson0
 
     known = known_assignments(course_with_lesson05 / "autograder")  # lesson05, and any lesson added to the course
     assert "lesson05" in known
-    assert capsys.readouterr().err == (f"course {command[0]}: rubrics: no assignment 'lesson5': there are "
-                                       f"{', '.join(known)}; did you mean lesson05?\n")
+    assert capsys.readouterr().err == (
+        f"course {command[0]}: rubrics: no assignment 'lesson5': there are {', '.join(known)}; did you mean lesson05?\n"
+    )
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -93,5 +97,6 @@ def test_grade_force_with_a_mistyped_student_names_the_nearest(course_with_lesso
         submit(course_with_lesson05 / "autograder", student, OUT / "reference.ipynb")
     monkeypatch.chdir(course_with_lesson05)
     assert main(["grade", "lesson05", "--force", "2026O01"]) == 2
-    assert capsys.readouterr().err == ("course grade: submitted: --force names students without a submission: "
-                                       "2026O01 (did you mean 2026001?)\n")
+    assert capsys.readouterr().err == (
+        "course grade: submitted: --force names students without a submission: 2026O01 (did you mean 2026001?)\n"
+    )

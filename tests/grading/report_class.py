@@ -23,8 +23,15 @@ RUBRIC = ROOT / "autograder" / "rubrics" / "lesson05.yml"
 DEMO_VETOES = Path(__file__).parent / "fixtures" / "report" / "demo-class-vetoes.yml"
 FIXTURES = Path(__file__).parent / "fixtures" / "report"
 DEMO = yaml.safe_load((FIXTURES / "demo-class.yml").read_text("utf-8"))
-FULL = {"test-formulas": 1, "test-fp32-accum": 1, "test-comm-volume": 1, "test-dp1-cross-check": 1,
-        "answer-Q1": 2, "answer-Q2": 2, "answer-Q3": 2}
+FULL = {
+    "test-formulas": 1,
+    "test-fp32-accum": 1,
+    "test-comm-volume": 1,
+    "test-dp1-cross-check": 1,
+    "answer-Q1": 2,
+    "answer-Q2": 2,
+    "answer-Q3": 2,
+}
 
 
 @pytest.fixture(scope="session")
@@ -41,8 +48,14 @@ def empty_gradebook(tmp_path_factory) -> Path:
 def course(tmp_path, empty_gradebook, gradebook_db):
     """A function building a course root whose gradebook (SQLite, or PostgreSQL set by a hub config) holds the
     given class of lesson05."""
-    def build(students: dict, *, vetoes: Path | str | None = DEMO_VETOES, assignment: str = "lesson05",
-              points: dict[str, float] | None = None) -> Path:
+
+    def build(
+        students: dict,
+        *,
+        vetoes: Path | str | None = DEMO_VETOES,
+        assignment: str = "lesson05",
+        points: dict[str, float] | None = None,
+    ) -> Path:
         autograder = tmp_path / "autograder"
         (autograder / "rubrics").mkdir(parents=True, exist_ok=True)
         shutil.copy(RUBRIC, autograder / "rubrics" / "lesson05.yml")
@@ -53,13 +66,19 @@ def course(tmp_path, empty_gradebook, gradebook_db):
             (autograder / "vetoes").mkdir(exist_ok=True)
             text = vetoes.read_text("utf-8") if isinstance(vetoes, Path) else vetoes
             (autograder / "vetoes" / "lesson05.yml").write_text(text, "utf-8")
-        fill_gradebook(gradebook_db.url or f"sqlite:///{autograder / 'gradebook.db'}", assignment, students,
-                       points or load_rubric(RUBRIC).grade_ids())
+        fill_gradebook(
+            gradebook_db.url or f"sqlite:///{autograder / 'gradebook.db'}",
+            assignment,
+            students,
+            points or load_rubric(RUBRIC).grade_ids(),
+        )
         for student, spec in students.items():
             if "answers" in spec:
-                write_autograded(autograder / "autograded" / student / assignment / f"{assignment}.ipynb",
-                                 spec["answers"])
+                write_autograded(
+                    autograder / "autograded" / student / assignment / f"{assignment}.ipynb", spec["answers"]
+                )
         return tmp_path
+
     return build
 
 
@@ -70,8 +89,9 @@ def fill_gradebook(db_url: str, assignment: str, students: dict, points: dict[st
         gb.add_notebook(assignment, assignment)
         for grade_id, max_score in points.items():
             is_code = grade_id.startswith("test-")
-            gb.add_grade_cell(grade_id, assignment, assignment, max_score=max_score,
-                              cell_type="code" if is_code else "markdown")
+            gb.add_grade_cell(
+                grade_id, assignment, assignment, max_score=max_score, cell_type="code" if is_code else "markdown"
+            )
             if not is_code:
                 gb.add_solution_cell(grade_id, assignment, assignment)
         for student, spec in students.items():
@@ -92,9 +112,12 @@ def fill_gradebook(db_url: str, assignment: str, students: dict, points: dict[st
 def write_autograded(path: Path, answers: dict[str, str]) -> None:
     """An autograded notebook whose answer cells carry nbgrader's grade ids."""
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell(text, metadata={"nbgrader": {"grade_id": f"answer-{qid}", "grade": True,
-                                                                            "solution": True, "points": 2}})
-                for qid, text in answers.items()]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(
+            text, metadata={"nbgrader": {"grade_id": f"answer-{qid}", "grade": True, "solution": True, "points": 2}}
+        )
+        for qid, text in answers.items()
+    ]
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, path)
 

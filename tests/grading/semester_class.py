@@ -18,23 +18,26 @@ SECOND = ROOT / "tests" / "lesson_content" / "second_lesson"
 RUBRIC7 = SECOND / "autograder" / "rubrics" / "lesson07.yml"
 # lesson07 (5 points, pass line 4): wang-fang has no submission; ada submitted only lesson07.
 LESSON07 = {
-    "li-lei": {"test-bubble": 1, "test-split": 1, "answer-Q1": 2, "answer-Q2": 1},      # 5 PASS
+    "li-lei": {"test-bubble": 1, "test-split": 1, "answer-Q1": 2, "answer-Q2": 1},  # 5 PASS
     "han-meimei": {"test-bubble": 1, "test-split": 1, "answer-Q1": 2, "answer-Q2": 0},  # 4 PASS
-    "zhang-wei": {"test-bubble": 0, "test-split": 0, "answer-Q1": 2, "answer-Q2": 0},   # 2 FAIL
-    "chen-jing": {"test-bubble": 1, "test-split": 1, "answer-Q1": 2, "answer-Q2": 1},   # 5 PASS
-    "liu-yang": {"test-bubble": 1, "test-split": 1, "answer-Q1": 2, "answer-Q2": 1},    # 5 PASS
-    "zhao-min": {"test-bubble": 1, "test-split": 0, "answer-Q1": 2, "answer-Q2": 0},    # 3 FAIL
-    "ada": {"test-bubble": 1, "test-split": 1, "answer-Q1": 2, "answer-Q2": 1},         # 5 PASS
+    "zhang-wei": {"test-bubble": 0, "test-split": 0, "answer-Q1": 2, "answer-Q2": 0},  # 2 FAIL
+    "chen-jing": {"test-bubble": 1, "test-split": 1, "answer-Q1": 2, "answer-Q2": 1},  # 5 PASS
+    "liu-yang": {"test-bubble": 1, "test-split": 1, "answer-Q1": 2, "answer-Q2": 1},  # 5 PASS
+    "zhao-min": {"test-bubble": 1, "test-split": 0, "answer-Q1": 2, "answer-Q2": 0},  # 3 FAIL
+    "ada": {"test-bubble": 1, "test-split": 1, "answer-Q1": 2, "answer-Q2": 1},  # 5 PASS
 }
-PEOPLE = {"li-lei": {"first_name": "雷", "last_name": "李", "email": "lilei@example.edu", "lms_user_id": "1001"},
-          "ada": {"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.edu"}}
-UNGRADED_QMD = "---\ntitle: \"第 9 课：还没有人交\"\nlesson: 9\n---\n\n## 本课目标\n\n尚未评分的一课。\n"
+PEOPLE = {
+    "li-lei": {"first_name": "雷", "last_name": "李", "email": "lilei@example.edu", "lms_user_id": "1001"},
+    "ada": {"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.edu"},
+}
+UNGRADED_QMD = '---\ntitle: "第 9 课：还没有人交"\nlesson: 9\n---\n\n## 本课目标\n\n尚未评分的一课。\n'
 
 
 @pytest.fixture
 def semester(tmp_path, empty_gradebook, gradebook_db):
     """A function making a course root with lessons 05, 07 and 09 and [tool.course] CONFIG; its gradebook (SQLite or
     PostgreSQL) holds lesson05's demo class and lesson07's class, nothing of lesson09, plus EXTRA assignments."""
+
     def build(config: str = "", *, extra: tuple[str, ...] = ()) -> Path:
         lessons, rubrics = tmp_path / "lessons", tmp_path / "autograder" / "rubrics"
         rubrics.mkdir(parents=True, exist_ok=True)
@@ -48,19 +51,21 @@ def semester(tmp_path, empty_gradebook, gradebook_db):
         shutil.copy(RUBRIC7, rubrics / "lesson07.yml")
         (tmp_path / "autograder" / "vetoes").mkdir(exist_ok=True)
         shutil.copy(DEMO_VETOES, tmp_path / "autograder" / "vetoes" / "lesson05.yml")
-        (tmp_path / "pyproject.toml").write_text(f"[project]\nname = \"x\"\n\n[tool.course]\n{config}", "utf-8")
+        (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "x"\n\n[tool.course]\n{config}', "utf-8")
         if gradebook_db.url is None:
             shutil.copy(empty_gradebook, tmp_path / "autograder" / "gradebook.db")
         url = db_url(tmp_path)
         fill_gradebook(url, "lesson05", DEMO["students"], load_rubric(RUBRIC).grade_ids())
-        fill_gradebook(url, "lesson07", {s: {"scores": v} for s, v in LESSON07.items()},
-                       load_rubric(RUBRIC7).grade_ids())
+        fill_gradebook(
+            url, "lesson07", {s: {"scores": v} for s, v in LESSON07.items()}, load_rubric(RUBRIC7).grade_ids()
+        )
         with Gradebook(url) as gb:
             for student, fields in PEOPLE.items():
                 gb.update_or_create_student(student, **fields)
             for name in extra:
                 gb.add_assignment(name)
         return tmp_path
+
     return build
 
 

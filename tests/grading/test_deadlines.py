@@ -24,11 +24,14 @@ def test_a_due_date_with_its_offset_becomes_nbgraders_naive_utc(tmp_path):
     assert due_dates(root) == {"lesson05": dt.datetime(2026, 12, 1, 15, 59)}
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ("lesson05 = 2026-12-01T23:59:00", "expected a date-time with its UTC offset"),  # which zone? nobody knows
-    ("lesson05 = 2026-12-01", "expected a date-time with its UTC offset"),
-    ("lesson5 = 2026-12-01T23:59:00+08:00", "expected a lesson of this course (lesson05"),  # lessonNN, two digits
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("lesson05 = 2026-12-01T23:59:00", "expected a date-time with its UTC offset"),  # which zone? nobody knows
+        ("lesson05 = 2026-12-01", "expected a date-time with its UTC offset"),
+        ("lesson5 = 2026-12-01T23:59:00+08:00", "expected a lesson of this course (lesson05"),  # lessonNN, two digits
+    ],
+)
 def test_a_bad_due_date_names_its_line(tmp_path, value, message):
     root = project(tmp_path, value)
     with pytest.raises(CourseError) as exc:
@@ -36,8 +39,9 @@ def test_a_bad_due_date_names_its_line(tmp_path, value, message):
     assert "pyproject.toml, line 5" in str(exc.value) and message in str(exc.value)
 
 
-@pytest.mark.parametrize(("seconds", "points"), [
-    (0, 0), (1, 1), (3600, 1), (3601, 2), (7200, 2), (2 * 3600 + 59, 3), (10 * 3600, 3)])
+@pytest.mark.parametrize(
+    ("seconds", "points"), [(0, 0), (1, 1), (3600, 1), (3601, 2), (7200, 2), (2 * 3600 + 59, 3), (10 * 3600, 3)]
+)
 def test_each_started_hour_costs_its_points_up_to_the_cap(seconds, points):
     assert LatePolicy(points_per_hour=1, max_points=3).penalty(seconds) == points
 

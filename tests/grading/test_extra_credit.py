@@ -7,12 +7,13 @@ from nbgrader.api import Gradebook
 
 from course.grading.gradebook import configured_gradebook
 from course.grading.report import make_report
-from tests.grading.report_class import course, empty_gradebook, report_rows, student_section  # noqa: F401 (fixtures)
-
+from tests.grading.report_class import report_rows, student_section
 
 CODE = {"test-formulas": 1, "test-fp32-accum": 1, "test-comm-volume": 1, "test-dp1-cross-check": 1}
-CLASS = {"ada": {"scores": {**CODE, "answer-Q1": 1, "answer-Q2": 2, "answer-Q3": 0}},   # 7 + 2 extra
-         "bo": {"scores": {**CODE, "answer-Q1": 2, "answer-Q2": 2, "answer-Q3": 2}}}     # 10 + 1 extra
+CLASS = {
+    "ada": {"scores": {**CODE, "answer-Q1": 1, "answer-Q2": 2, "answer-Q3": 0}},  # 7 + 2 extra
+    "bo": {"scores": {**CODE, "answer-Q1": 2, "answer-Q2": 2, "answer-Q3": 2}},
+}  # 10 + 1 extra
 EXTRA = {("ada", "answer-Q1"): 2, ("bo", "answer-Q2"): 1}
 
 
@@ -30,7 +31,9 @@ def test_extra_credit_is_shown_apart_counts_up_to_full_marks_and_never_passes_a_
     result = make_report(root, "lesson05")
     decided = {s.submission.student: s for s in result.students}
     assert decided["ada"].result == "FAIL" and decided["bo"].result == "PASS"
-    assert decided["ada"].reasons == ("得分 7/10 + 加分 2（总分 9/10），不含加分低于通过线 8：加分计入总分，不改变是否通过",)
+    assert decided["ada"].reasons == (
+        "得分 7/10 + 加分 2（总分 9/10），不含加分低于通过线 8：加分计入总分，不改变是否通过",
+    )
     assert decided["bo"].reasons == ("得分 10/10 + 加分 1（总分 10/10），不含加分已达通过线 8，没有一票否决项",)
     rows = report_rows(result.csv)
     assert rows["ada"]["total"] == "9" and rows["bo"]["total"] == "10"  # capped at full marks

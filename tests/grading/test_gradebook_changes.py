@@ -30,8 +30,11 @@ pytestmark = pytest.mark.slow
 def real_gradebook(request, tmp_path, monkeypatch) -> str:
     """A gradebook with assignment a1 (one notebook: a graded answer, a test) and student s1's submission."""
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")  # alembic
-    url = sqlite_url(tmp_path / "gradebook.db") if request.param == "sqlite" else \
-        request.getfixturevalue("postgres_server").new_gradebook()
+    url = (
+        sqlite_url(tmp_path / "gradebook.db")
+        if request.param == "sqlite"
+        else request.getfixturevalue("postgres_server").new_gradebook()
+    )
     with Gradebook(url) as gb:
         gb.add_assignment("a1")
         gb.add_notebook("nb", "a1")
@@ -74,8 +77,11 @@ def test_what_autograde_writes_reaches_the_gradebook_and_a_graders_score_meanwhi
         gb.db.commit()
     found = changes(before, read_copy(private))
     assert set(found.upserts) == {"grade", "comment", "submitted_notebook"}
-    assert all(set(row) <= {"id", "auto_score", "auto_comment", "flagged"} for rows in found.upserts.values()
-               for row in rows.values())  # only what changed travels
+    assert all(
+        set(row) <= {"id", "auto_score", "auto_comment", "flagged"}
+        for rows in found.upserts.values()
+        for row in rows.values()
+    )  # only what changed travels
     with engine.begin() as conn:
         apply_changes(conn, found)
     with Gradebook(real_gradebook) as gb:

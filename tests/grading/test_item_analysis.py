@@ -87,17 +87,20 @@ def planted_course(released: Path, project: Path) -> Path:
                 grade.manual_score, grade.needs_manual_grade = points, False
         gb.db.commit()
     for s in (0, 1):
-        record_veto(project, "lesson05", student=student(s), question="Q1", veto="activation-shard",
-                    note="把激活也分片了")
+        record_veto(
+            project, "lesson05", student=student(s), question="Q1", veto="activation-shard", note="把激活也分片了"
+        )
     return root
 
 
 def gradebook_matrix(url: str) -> tuple[np.ndarray, np.ndarray]:
     """Students × (code items, questions) and nbgrader's totals, read here with nbgrader's own API."""
     with gradebook(url) as gb:
-        rows = [[gb.find_grade(f"test-{c}", "lesson05", "lesson05", student(s)).score for c in CODE]
-                + [gb.find_grade(f"answer-{q}", "lesson05", "lesson05", student(s)).score for q in QUESTIONS]
-                for s in range(N)]
+        rows = [
+            [gb.find_grade(f"test-{c}", "lesson05", "lesson05", student(s)).score for c in CODE]
+            + [gb.find_grade(f"answer-{q}", "lesson05", "lesson05", student(s)).score for q in QUESTIONS]
+            for s in range(N)
+        ]
         totals = [gb.find_submission("lesson05", student(s)).score for s in range(N)]
     return np.array(rows, float), np.array(totals, float)
 
@@ -160,8 +163,13 @@ def test_a_planted_class_graded_for_real(planted, gradebook_db, tmp_path):
         copy_rows(f"sqlite:///{root / 'gradebook.db'}", gradebook_db.url)
         (root / "gradebook.db").unlink()
     assert configured_gradebook(root).url == (gradebook_db.url or f"sqlite:///{root / 'gradebook.db'}")
-    run = subprocess.run([sys.executable, "-m", "course", "stats", "lesson05"], cwd=root / "submitted" / "stu07",
-                         capture_output=True, text=True, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "course", "stats", "lesson05"],
+        cwd=root / "submitted" / "stu07",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     check_figures(root, run.stdout)
     check_reports(root)
@@ -172,8 +180,19 @@ def check_figures(root: Path, out: str) -> None:
     assert f"the course at {root.parent}" in out
     data = json.loads((root / "reports" / "lesson05-items.json").read_text("utf-8"))
     rows = list(csv.DictReader(io.StringIO((root / "reports" / "lesson05-items.csv").read_text("utf-8"))))
-    assert list(rows[0]) == ["item", "kind", "max_points", "n", "mean", "facility", "sd", "discrimination",
-                             "upper_lower", "alpha_if_deleted", "flags"]
+    assert list(rows[0]) == [
+        "item",
+        "kind",
+        "max_points",
+        "n",
+        "mean",
+        "facility",
+        "sd",
+        "discrimination",
+        "upper_lower",
+        "alpha_if_deleted",
+        "flags",
+    ]
     items = {(r["kind"], r["item"]): r for r in data["items"]}
     scores, totals = gradebook_matrix(configured_gradebook(root).url)
     # the class as planted, read back from the gradebook
@@ -217,21 +236,28 @@ def check_figures(root: Path, out: str) -> None:
     zero1 = items[("check", "zero_memory_per_gpu(7_000_000_000, 8, 1) == 38_500_000_000")]
     held = np.array([s not in MISCONCEIVED for s in range(N)], float)
     assert zero1["facility"] == pytest.approx(held.mean(), abs=1e-9) and zero1["hidden"] is False
-    assert zero1["discrimination"] == pytest.approx(
-        stats.pointbiserialr(held, sums - scores[:, 0]).statistic, abs=1e-9)
+    assert zero1["discrimination"] == pytest.approx(stats.pointbiserialr(held, sums - scores[:, 0]).statistic, abs=1e-9)
     assert any(r["kind"] == "check" and r["hidden"] for r in data["items"])
     assert any(f["flag"] == "redundant" for r in data["items"] if r["kind"] == "check" for f in r["flags"])
     # veto items: the share of students not vetoed
     assert items[("veto", "activation-shard")]["facility"] == pytest.approx((N - 2) / N, abs=1e-9)
     # the shared misconception first, then the veto hint; each pointing back to the lesson, examples anonymised
     first, second = data["misconceptions"][:2]
-    assert (first["kind"], first["id"], first["students"], first["items"]) == \
-        ("misconception", "zero1-shards-grads", 12, ["formulas"])
+    assert (first["kind"], first["id"], first["students"], first["items"]) == (
+        "misconception",
+        "zero1-shards-grads",
+        12,
+        ["formulas"],
+    )
     assert first["points_lost"] == 12
     assert first["section"] == "2. ZeRO 阶段 1、2、3 的显存拆解与数学推导"  # as lesson05's checks.yml names it
     assert first["link"] == "../../_site/answer/lesson05.html#2-zero-阶段-123-的显存拆解与数学推导"
-    assert (second["kind"], second["id"], second["students"], second["items"]) == \
-        ("veto-hint", "activation-shard", 6, ["Q1"])
+    assert (second["kind"], second["id"], second["students"], second["items"]) == (
+        "veto-hint",
+        "activation-shard",
+        6,
+        ["Q1"],
+    )
     assert second["link"].endswith("lesson05.html#q1")
     assert "某同学" in second["example"]
     text = json.dumps(data, ensure_ascii=False) + (root / "reports" / "lesson05-items.csv").read_text("utf-8")
@@ -246,7 +272,7 @@ def check_reports(root: Path) -> None:
     data = json.loads((root / "reports" / "lesson05-items.json").read_text("utf-8"))
     html = make_report(project, "lesson05", item_analysis=lesson_section(project, "lesson05")).html.read_text("utf-8")
     section = html.split('<section class="item-analysis" id="items">', 1)[1]
-    assert f'{data["test"]["alpha"]:.3f}' in section.split('id="items-alpha"', 1)[1][:40]
+    assert f"{data['test']['alpha']:.3f}" in section.split('id="items-alpha"', 1)[1][:40]
     q2 = section.split('<tr class="question" data-item="Q2"', 1)[1].split("</tr>", 1)[0]
     assert 'data-flag="negative"' in q2
     assert section.count('class="item-dot"') == 4 + 3 + 1  # code items, questions, the veto recorded
@@ -255,5 +281,5 @@ def check_reports(root: Path) -> None:
         assert student(s) not in section
     semester = make_semester_report(project).html.read_text("utf-8").split('id="item-analysis"', 1)[1]
     row = semester.split('data-lesson="lesson05"', 1)[1].split('data-item="Q2"', 1)[1].split("</tr>", 1)[0]
-    assert f'{next(r for r in data["items"] if r["item"] == "Q2")["discrimination"]:.2f}' in row
+    assert f"{next(r for r in data['items'] if r['item'] == 'Q2')['discrimination']:.2f}" in row
     assert 'data-flag="negative"' in row

@@ -14,7 +14,7 @@ import pytest
 from course.cli import main
 from course.grading.item_render import lesson_section
 from course.grading.semester import make_semester_report
-from tests.grading.report_class import DEMO, FULL, ROOT, course, empty_gradebook  # noqa: F401 (fixtures)
+from tests.grading.report_class import DEMO, FULL, ROOT
 
 
 def test_a_small_class_is_shown_and_marked_unreliable(course, capsys):

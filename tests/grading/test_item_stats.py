@@ -6,22 +6,48 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from course.grading.item_stats import (correlation, cronbach_alpha, describe_item, describe_test, fails_only_with,
-                                       group_weights, upper_lower)
+from course.grading.item_stats import (
+    correlation,
+    cronbach_alpha,
+    describe_item,
+    describe_test,
+    fails_only_with,
+    group_weights,
+    upper_lower,
+)
 
 # Denis, D. J. (2016). Applied Univariate, Bivariate, and Multivariate Statistics. Wiley. Chapter 1, the
 # reliability example: five items, ten people, analysed with SPSS RELIABILITY /MODEL=ALPHA /SUMMARY=TOTAL.
-DENIS = np.array([[10, 12, 15, 11, 12], [12, 18, 12, 12, 1], [8, 16, 14, 14, 4], [6, 8, 16, 8, 6], [4, 7, 8, 7, 5],
-                  [6, 6, 3, 7, 3], [3, 4, 6, 5, 8], [7, 3, 7, 9, 9], [8, 9, 4, 10, 10], [9, 5, 6, 11, 12]], float)
+DENIS = np.array(
+    [
+        [10, 12, 15, 11, 12],
+        [12, 18, 12, 12, 1],
+        [8, 16, 14, 14, 4],
+        [6, 8, 16, 8, 6],
+        [4, 7, 8, 7, 5],
+        [6, 6, 3, 7, 3],
+        [3, 4, 6, 5, 8],
+        [7, 3, 7, 9, 9],
+        [8, 9, 4, 10, 10],
+        [9, 5, 6, 11, 12],
+    ],
+    float,
+)
 # What the book prints: Cronbach's alpha 0.633; item statistics (mean, SD); the inter-item correlation matrix; and
 # Item_1's row of Item-Total Statistics: scale mean if deleted 34.3000, scale variance if deleted 108.900,
 # corrected item-total correlation 0.712.
 DENIS_ALPHA = 0.633
 DENIS_MEANS = [7.3, 8.8, 9.1, 9.4, 7.0]
 DENIS_SDS = [2.71006, 5.05085, 4.74810, 2.71621, 3.80058]
-DENIS_R = np.array([[1.000, 0.679, 0.351, 0.827, 0.022], [0.679, 1.000, 0.612, 0.743, -0.463],
-                    [0.351, 0.612, 1.000, 0.462, -0.129], [0.827, 0.743, 0.462, 1.000, -0.011],
-                    [0.022, -0.463, -0.129, -0.011, 1.000]])
+DENIS_R = np.array(
+    [
+        [1.000, 0.679, 0.351, 0.827, 0.022],
+        [0.679, 1.000, 0.612, 0.743, -0.463],
+        [0.351, 0.612, 1.000, 0.462, -0.129],
+        [0.827, 0.743, 0.462, 1.000, -0.011],
+        [0.022, -0.463, -0.129, -0.011, 1.000],
+    ]
+)
 
 
 def test_the_textbook_example_gives_its_published_alpha_and_discriminations():
@@ -54,8 +80,7 @@ def test_figures_equal_scipy_and_plain_numpy():
     assert test.sem == pytest.approx(totals.std(ddof=1) * np.sqrt(1 - alpha), abs=1e-12)
     assert test.pass_rate == pytest.approx((totals >= 6).mean(), abs=1e-12)
     for j, item in enumerate(items):
-        assert item.discrimination == pytest.approx(np.corrcoef(scores[:, j], totals - scores[:, j])[0, 1],
-                                                    abs=1e-12)
+        assert item.discrimination == pytest.approx(np.corrcoef(scores[:, j], totals - scores[:, j])[0, 1], abs=1e-12)
         kept = np.delete(scores, j, axis=1)
         assert item.alpha_if_deleted == pytest.approx(cronbach_alpha(kept), abs=1e-12)
 
@@ -84,8 +109,9 @@ def test_ties_at_the_group_boundary_share_the_places():
     assert lower.tolist() == [0, 0, 0, 0, 0, 0, 2 / 3, 2 / 3, 2 / 3, 1]
     item = np.array([1, 1, 0, 1, 0, 0, 1, 0, 0, 0], float)
     # the same whichever order the tied students come in
-    assert upper_lower(item, totals, 1) == pytest.approx(upper_lower(item[[0, 3, 2, 1, 4, 5, 8, 7, 6, 9]],
-                                                                     totals[[0, 3, 2, 1, 4, 5, 8, 7, 6, 9]], 1))
+    assert upper_lower(item, totals, 1) == pytest.approx(
+        upper_lower(item[[0, 3, 2, 1, 4, 5, 8, 7, 6, 9]], totals[[0, 3, 2, 1, 4, 5, 8, 7, 6, 9]], 1)
+    )
     assert upper_lower(item, totals, 1) == pytest.approx((1 + 2 / 3 * 2) / 3 - (2 / 3) / 3)
 
 

@@ -27,9 +27,16 @@ def course_policy(**policy) -> Config:
 
 def submission(score: float, *, late_by: dt.timedelta, pending: bool = False, max_score: float = 10.0):
     """What lesson_late reads of nbgrader's SubmittedAssignment."""
-    return SimpleNamespace(student=SimpleNamespace(id="ada"), score=score, max_score=max_score,
-                           needs_manual_grade=pending, total_seconds_late=max(late_by.total_seconds(), 0),
-                           duedate=DUE, timestamp=DUE + late_by, extension=None)
+    return SimpleNamespace(
+        student=SimpleNamespace(id="ada"),
+        score=score,
+        max_score=max_score,
+        needs_manual_grade=pending,
+        total_seconds_late=max(late_by.total_seconds(), 0),
+        duedate=DUE,
+        timestamp=DUE + late_by,
+        extension=None,
+    )
 
 
 @pytest.mark.parametrize(("score", "penalty"), [(7.0, 3.0), (4.0, 3.0), (2.0, 2.0), (0.0, 0.0)])

@@ -30,8 +30,12 @@ BATCH = Path(__file__).parent / "fixtures" / "batch"
 CODE = ["test-formulas", "test-fp32-accum", "test-comm-volume", "test-dp1-cross-check"]
 SMALL = Limits(cell_timeout_s=4, submission_timeout_s=30, memory_bytes=768 * 2**20)
 # Every hostile and cheating case whose notebook nbgrader can read (damaged files never reach nbgrader).
-CASES = ["reference", "release", "cheat-replaced-checker", *sorted(
-    p.stem for p in BATCH.glob("*.ipynb") if p.stem.startswith(("hostile-", "cheat-")))]
+CASES = [
+    "reference",
+    "release",
+    "cheat-replaced-checker",
+    *sorted(p.stem for p in BATCH.glob("*.ipynb") if p.stem.startswith(("hostile-", "cheat-"))),
+]
 # Cases whose incidents depend on the machine's load, not on the command: a fork bomb's parent either gets
 # EAGAIN at once or is starved past the cell limit; a memory bomb fills 768 MiB in well under 4 s on an idle
 # machine but not always on a busy one (MemoryError, or the cell limit's KeyboardInterrupt first); the others'
@@ -63,8 +67,12 @@ def small_limits_config() -> str:
 def graded(root: Path) -> dict:
     """(student, grade cell) → score, and student → flagged, as the gradebook holds them."""
     with Gradebook(configured_gradebook(root).url) as gb:
-        scores = {(g.student.id, g.name): g.score for s in gb.assignment_submissions("lesson05")
-                  for nb in s.notebooks for g in nb.grades}
+        scores = {
+            (g.student.id, g.name): g.score
+            for s in gb.assignment_submissions("lesson05")
+            for nb in s.notebooks
+            for g in nb.grades
+        }
         flags = {s.student.id: any(nb.flagged for nb in s.notebooks) for s in gb.assignment_submissions("lesson05")}
     return {"scores": scores, "flags": flags}
 
@@ -104,8 +112,12 @@ def gradebook_content(root: Path) -> dict:
             for nb in submission.notebooks:
                 key = (submission.student.id, nb.name)
                 content[key] = (nb.flagged, nb.late_submission_penalty)
-                content.update({(*key, g.name): (g.auto_score, g.manual_score, g.extra_credit, g.needs_manual_grade)
-                                for g in nb.grades})
+                content.update(
+                    {
+                        (*key, g.name): (g.auto_score, g.manual_score, g.extra_credit, g.needs_manual_grade)
+                        for g in nb.grades
+                    }
+                )
                 content.update({(*key, c.name, "comment"): (c.auto_comment, c.manual_comment) for c in nb.comments})
     return content
 
@@ -140,8 +152,12 @@ def test_no_score_leaves_its_range_and_the_reference_keeps_full_marks(both):
 
 def test_the_cheats_are_real_against_unsandboxed_stock_autograde(released, tmp_path):
     """Without the course's steps (nbgrader's own Execute) the same two notebooks steal and tamper."""
-    root = course(released, tmp_path, ["reference", "cheat-read-solutions", "cheat-tamper-gradebook"],
-                  config="from nbgrader.converters import Autograde\n" + STOCK_STEPS)
+    root = course(
+        released,
+        tmp_path,
+        ["reference", "cheat-read-solutions", "cheat-tamper-gradebook"],
+        config="from nbgrader.converters import Autograde\n" + STOCK_STEPS,
+    )
     run_nbgrader(root, "autograde", "lesson05", "--force", "--student", "cheat-read-solutions")
     assert code_points(graded(root), "cheat-read-solutions") == [1, 1, 1, 1]
     run_nbgrader(root, "autograde", "lesson05", "--force", "--student", "reference")
@@ -152,10 +168,15 @@ def test_the_cheats_are_real_against_unsandboxed_stock_autograde(released, tmp_p
 def test_without_bubblewrap_both_commands_refuse_the_same_way(released, tmp_path):
     root = course(released, tmp_path, ["reference"])
     env = {**nbgrader_env(), "PATH": str(Path(sys.executable).parent)}  # no bwrap on this PATH
-    stock = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", "lesson05"], cwd=root, env=env,
-                           capture_output=True, text=True)
-    ours = subprocess.run([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root)],
-                          env=env, capture_output=True, text=True)
+    stock = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "autograde", "lesson05"], cwd=root, env=env, capture_output=True, text=True
+    )
+    ours = subprocess.run(
+        [sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert ours.returncode != 0 and stock.returncode != 0
     for output in (stock.stdout + stock.stderr, ours.stderr):
         assert "no grading sandbox on this machine" in output and "c.GradingSandbox.unsafe = True" in output
@@ -163,16 +184,21 @@ def test_without_bubblewrap_both_commands_refuse_the_same_way(released, tmp_path
     assert all(graded(root)["scores"].get(("reference", item)) in (None, 0) for item in CODE)
     with open(root / "nbgrader_config.py", "a", encoding="utf-8") as f:
         f.write("\nc.GradingSandbox.unsafe = True\n")
-    done = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", "lesson05"], cwd=root, env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "autograde", "lesson05"], cwd=root, env=env, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert code_points(graded(root), "reference") == [1, 1, 1, 1]
 
 
 def test_course_grade_prints_no_library_warnings(released, tmp_path):
     root = course(released, tmp_path, ["reference", "release"])
-    proc = subprocess.run([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root)],
-                          env=nbgrader_env(), capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root)],
+        env=nbgrader_env(),
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Warning" not in proc.stderr and "WARNING" not in proc.stderr, proc.stderr
 
@@ -225,8 +251,10 @@ def test_a_failing_nbgrader_step_shows_its_own_reason(graded_class):
     assert "No notebooks found" in problems and "above traceback" not in problems
 
 
-HOLD = ("import sys, time\nfrom pathlib import Path\nfrom course.nbgrader_hooks.batch_lock import batch_lock\n"
-        "with batch_lock(Path(sys.argv[1]), sys.argv[2]):\n    print('held', flush=True)\n    time.sleep(60)\n")
+HOLD = (
+    "import sys, time\nfrom pathlib import Path\nfrom course.nbgrader_hooks.batch_lock import batch_lock\n"
+    "with batch_lock(Path(sys.argv[1]), sys.argv[2]):\n    print('held', flush=True)\n    time.sleep(60)\n"
+)
 
 
 def hold_lock(root: Path, command: str) -> subprocess.Popen:

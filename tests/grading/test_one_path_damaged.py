@@ -72,8 +72,10 @@ def outcomes(root: Path) -> dict:
 def waiting(root: Path) -> dict:
     """Student → the grade cells nbgrader still marks as needing a grader."""
     with Gradebook(configured_gradebook(root).url) as gb:
-        return {s.student.id: sorted(g.name for nb in s.notebooks for g in nb.grades if g.needs_manual_grade)
-                for s in gb.assignment_submissions("lesson05")}
+        return {
+            s.student.id: sorted(g.name for nb in s.notebooks for g in nb.grades if g.needs_manual_grade)
+            for s in gb.assignment_submissions("lesson05")
+        }
 
 
 def test_stock_autograde_grades_the_class_without_failing_anyone(both):

@@ -11,9 +11,15 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from course.grading.checks import AssignmentSpec, Item, Misconception, parse_check
-from course.grading.recheck import (PROGRAM, ItemVerdict, apply_rechecks, recheck_code, recheck_submission, student_cells,
-                                    student_code)
+from course.grading.checks import AssignmentSpec, Item, parse_check
+from course.grading.recheck import (
+    PROGRAM,
+    ItemVerdict,
+    apply_rechecks,
+    recheck_code,
+    recheck_submission,
+    student_code,
+)
 from course.grading.rubric import CodeItem, Rubric, load_rubric
 from course.sandbox.answer import PythonRun
 from tests.assignment.make_submissions import OUT, ROOT
@@ -28,15 +34,18 @@ def recheck(name: str, **kwargs) -> dict[str, bool]:
     return {item: verdicts[item].passed for item in ITEMS}
 
 
-@pytest.mark.parametrize("name,passed", [
-    ("reference", [True, True, True, True]),
-    ("forgot-extra", [True, False, True, True]),
-    ("floor-division", [False, True, True, True]),
-    ("cheat-always-equal", [False] * 4),
-    ("cheat-float-subclass", [False] * 4),
-    ("cheat-monkeypatch", [False] * 4),
-    ("cheat-replaced-checker", [False] * 4),
-])
+@pytest.mark.parametrize(
+    "name,passed",
+    [
+        ("reference", [True, True, True, True]),
+        ("forgot-extra", [True, False, True, True]),
+        ("floor-division", [False, True, True, True]),
+        ("cheat-always-equal", [False] * 4),
+        ("cheat-float-subclass", [False] * 4),
+        ("cheat-monkeypatch", [False] * 4),
+        ("cheat-replaced-checker", [False] * 4),
+    ],
+)
 def test_samples_are_decided_by_the_numbers_they_return(name, passed):
     assert list(recheck(name).values()) == passed
 
@@ -65,26 +74,37 @@ def test_an_unreadable_notebook_fails_every_item(tmp_path):
 CALLS = 65  # distinct calls of lesson05's checks and misconceptions
 
 
-@pytest.mark.parametrize("output", [None, {"results": []}, {"results": "all good"},
-                                    {"results": [["value", ["int", True]]] * CALLS},
-                                    {"results": [["value", ["float", "1"]]] * CALLS},
-                                    {"results": [["value", ["dict", [[["list", []], ["int", 1]]]]]] * CALLS},
-                                    {"results": [["value", ["set", []]]] * CALLS},
-                                    {"results": [["number", 1]] * CALLS}])
+@pytest.mark.parametrize(
+    "output",
+    [
+        None,
+        {"results": []},
+        {"results": "all good"},
+        {"results": [["value", ["int", True]]] * CALLS},
+        {"results": [["value", ["float", "1"]]] * CALLS},
+        {"results": [["value", ["dict", [[["list", []], ["int", 1]]]]]] * CALLS},
+        {"results": [["value", ["set", []]]] * CALLS},
+        {"results": [["number", 1]] * CALLS},
+    ],
+)
 def test_output_that_is_not_one_plain_value_per_call_fails_every_item(output):
     def fake_runner(code, **kwargs):
         assert code == PROGRAM
         return PythonRun(0, output, "")
+
     verdicts = recheck_submission(OUT / "reference.ipynb", RUBRIC, runner=fake_runner)
     assert not any(v.passed for v in verdicts.values())
 
 
-@pytest.mark.parametrize("name,item,diagnosed", [
-    ("zero2-shards-params", "formulas", ["zero2-shards-params"]),
-    ("swapped-comm-volumes", "comm-volume", ["comm-volumes-swapped"]),
-    ("forgot-extra", "fp32-accum", ["fp32-accum-missing"]),
-    ("floor-division", "formulas", []),  # wrong only on hidden inputs: no known mistake matches
-])
+@pytest.mark.parametrize(
+    "name,item,diagnosed",
+    [
+        ("zero2-shards-params", "formulas", ["zero2-shards-params"]),
+        ("swapped-comm-volumes", "comm-volume", ["comm-volumes-swapped"]),
+        ("forgot-extra", "fp32-accum", ["fp32-accum-missing"]),
+        ("floor-division", "formulas", []),  # wrong only on hidden inputs: no known mistake matches
+    ],
+)
 def test_a_failed_item_names_the_known_mistake_it_shows(name, item, diagnosed):
     verdicts = recheck_submission(OUT / f"{name}.ipynb", RUBRIC, unsafe=True)
     assert not verdicts[item].passed
@@ -112,17 +132,28 @@ def shapes(code: str, *checks: str) -> ItemVerdict:
     return recheck_code([code], SHAPES, spec=spec, unsafe=True)["shape"]
 
 
-@pytest.mark.parametrize("code,check,passes", [
-    ("def f(): return {'a': (1, 2.0), 'b': [True, 'x', None]}", "f() == {'a': (1, 2), 'b': [True, 'x', None]}", True),
-    ("def f(): return {'a': [1, 2], 'b': [True, 'x', None]}", "f() == {'a': (1, 2), 'b': [True, 'x', None]}", False),
-    ("def f(): return (1, 1)", "f() == (True, True)", False),
-    ("def f(): return 'ZeRO-3'", "f() == 'ZeRO-3'", True),
-    ("def f(): return 0.1 + 0.2", "f() == 3 / 10", True),
-    ("def f(x, y=1): return x * y", "f(2, y=3) == f(3, y=2)", True),
-    ("def f(x, y=1): return [x, y]", "f(2, y=3) == f(3, y=2)", False),
-    ("class D(dict):\n    def __eq__(self, o): return True\ndef f(): return D(a=1)", "f() == {'a': 1}", False),
-    ("class T(tuple):\n    pass\ndef f(): return T((1,))", "f() == (1,)", False),
-])
+@pytest.mark.parametrize(
+    "code,check,passes",
+    [
+        (
+            "def f(): return {'a': (1, 2.0), 'b': [True, 'x', None]}",
+            "f() == {'a': (1, 2), 'b': [True, 'x', None]}",
+            True,
+        ),
+        (
+            "def f(): return {'a': [1, 2], 'b': [True, 'x', None]}",
+            "f() == {'a': (1, 2), 'b': [True, 'x', None]}",
+            False,
+        ),
+        ("def f(): return (1, 1)", "f() == (True, True)", False),
+        ("def f(): return 'ZeRO-3'", "f() == 'ZeRO-3'", True),
+        ("def f(): return 0.1 + 0.2", "f() == 3 / 10", True),
+        ("def f(x, y=1): return x * y", "f(2, y=3) == f(3, y=2)", True),
+        ("def f(x, y=1): return [x, y]", "f(2, y=3) == f(3, y=2)", False),
+        ("class D(dict):\n    def __eq__(self, o): return True\ndef f(): return D(a=1)", "f() == {'a': 1}", False),
+        ("class T(tuple):\n    pass\ndef f(): return T((1,))", "f() == (1,)", False),
+    ],
+)
 def test_non_numbers_are_compared_by_exact_type_and_value_outside_the_student_process(code, check, passes):
     assert shapes(code, check).passed is passes
 
@@ -163,7 +194,12 @@ def test_only_differing_verdicts_are_written_and_they_flag_the_submission(tmp_pa
 
 
 def test_arguments_arrive_with_their_types_and_each_call_gets_its_own_copy():
-    code = ("seen = []\ndef f(xs, pair, opts):\n    seen.append(xs)\n    xs.append(0)\n"
-            "    return [type(xs).__name__, type(pair).__name__, sorted(opts), len(xs), len(seen)]")
-    assert shapes(code, "f([1], (2, 3), {'a': [4]}) == ['list', 'tuple', ['a'], 2, 1]",
-                  "f([1], (2, 3), {'b': [4]}) == ['list', 'tuple', ['b'], 2, 2]").passed
+    code = (
+        "seen = []\ndef f(xs, pair, opts):\n    seen.append(xs)\n    xs.append(0)\n"
+        "    return [type(xs).__name__, type(pair).__name__, sorted(opts), len(xs), len(seen)]"
+    )
+    assert shapes(
+        code,
+        "f([1], (2, 3), {'a': [4]}) == ['list', 'tuple', ['a'], 2, 1]",
+        "f([1], (2, 3), {'b': [4]}) == ['list', 'tuple', ['b'], 2, 2]",
+    ).passed

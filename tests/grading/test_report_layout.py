@@ -16,8 +16,10 @@ from tests.site.page_checks import DESKTOP, PHONE
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 WAITING = ("h1", "h2", "para-a")  # Q1–Q3 not graded yet: their items show every key point
-LONG_PROBLEM = ("submitted/h3/lesson05/lesson05.ipynb, cell test-fp32-accum: read-only cell was edited; graded with "
-                "the original: " + "x" * 300)
+LONG_PROBLEM = (
+    "submitted/h3/lesson05/lesson05.ipynb, cell test-fp32-accum: read-only cell was edited; graded with "
+    "the original: " + "x" * 300
+)
 
 
 @pytest.fixture
@@ -31,8 +33,9 @@ def report(graded):  # noqa: F811
         gb.db.commit()
     reports = graded / "autograder" / "reports"
     reports.mkdir(exist_ok=True)
-    (reports / "lesson05-grade.json").write_text(json.dumps(
-        {"h3": {"flagged": True, "verdicts": {}, "changes": [], "problems": [LONG_PROBLEM]}}), "utf-8")
+    (reports / "lesson05-grade.json").write_text(
+        json.dumps({"h3": {"flagged": True, "verdicts": {}, "changes": [], "problems": [LONG_PROBLEM]}}), "utf-8"
+    )
     from course.workflows.similarity_report import similarity_for_report
 
     return make_report(graded, "lesson05", similarity=similarity_for_report(graded, "lesson05")).html
@@ -51,8 +54,7 @@ MEASURE = """() => ({
 
 def test_the_report_reads_on_a_phone_and_its_evidence_fits_a_desktop(report, browser):
     page = browser.new_page()
-    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
-               else route.abort())
+    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://") else route.abort())
     for size in (PHONE, DESKTOP):
         page.set_viewport_size(size)
         page.goto(report.as_uri())

@@ -19,8 +19,11 @@ def test_a_roster_with_chinese_names_fills_nbgraders_student_table(tmp_path, gra
     from course.grading.lms_export import Person
 
     url = gradebook_db.url or f"sqlite:///{tmp_path / 'gradebook.db'}"
-    roster = write(tmp_path, "id,name,email,lms_user_id\n2026001,张三,zhangsan@example.edu,501\n"
-                             "2026002,欧阳娜娜,,502\n", "utf-8-sig")  # Excel's BOM
+    roster = write(
+        tmp_path,
+        "id,name,email,lms_user_id\n2026001,张三,zhangsan@example.edu,501\n2026002,欧阳娜娜,,502\n",
+        "utf-8-sig",
+    )  # Excel's BOM
     people = read_roster_csv(roster)
     assert [p.display_name for p in people] == ["张三", "欧阳娜娜"]  # a whole name, never split into guesses
     with gradebook(url) as gb:
@@ -38,17 +41,20 @@ def test_first_and_last_names_as_nbgrader_imports_them(tmp_path):
     assert person.display_name == "李雷" and person.sortable_name == "李, 雷"
 
 
-@pytest.mark.parametrize(("text", "where", "message"), [
-    ("name,email\n张三,a@b.cn\n", ", line 1", "expected a header row with id"),
-    ("id,name,phone\n1,张三,123\n", ", line 1", "unknown: phone"),
-    ("id,name\n2026001,张三\n,李四\n", ", line 3", "column id: expected the student's id"),
-    ("id,name\n2026001,张三\n2026001,李四\n", ", line 3", "column id: 2026001 is already on line 2"),
-    ("id,name\n2026 001,张三\n", ", line 2", "column id: expected letters, digits"),
-    ("id,name,email\n2026001,张三,zhangsan\n", ", line 2", "column email: expected an address"),
-    ("id,name\n2026001,张三,多余\n", ", line 2", "expected 2 fields (id, name), got 3"),
-    ("id,name,first_name\n1,张三,三\n", ", line 1", "either name (the whole name) or first_name/last_name"),
-    ("id,name\n", ", line 2", "no students"),
-])
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        ("name,email\n张三,a@b.cn\n", ", line 1", "expected a header row with id"),
+        ("id,name,phone\n1,张三,123\n", ", line 1", "unknown: phone"),
+        ("id,name\n2026001,张三\n,李四\n", ", line 3", "column id: expected the student's id"),
+        ("id,name\n2026001,张三\n2026001,李四\n", ", line 3", "column id: 2026001 is already on line 2"),
+        ("id,name\n2026 001,张三\n", ", line 2", "column id: expected letters, digits"),
+        ("id,name,email\n2026001,张三,zhangsan\n", ", line 2", "column email: expected an address"),
+        ("id,name\n2026001,张三,多余\n", ", line 2", "expected 2 fields (id, name), got 3"),
+        ("id,name,first_name\n1,张三,三\n", ", line 1", "either name (the whole name) or first_name/last_name"),
+        ("id,name\n", ", line 2", "no students"),
+    ],
+)
 def test_a_bad_row_is_named_with_its_line_and_nothing_is_read(tmp_path, text, where, message):
     roster = write(tmp_path, text)
     with pytest.raises(CourseError) as exc:

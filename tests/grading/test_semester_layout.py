@@ -34,8 +34,9 @@ def page(semester):  # noqa: F811
     root = semester()
     reports = root / "autograder" / "reports"
     reports.mkdir(parents=True)
-    (reports / "lesson07-grade.json").write_text(json.dumps(
-        {"zhang-wei": {"flagged": True, "verdicts": {}, "changes": [], "problems": [LONG_FLAG]}}), "utf-8")
+    (reports / "lesson07-grade.json").write_text(
+        json.dumps({"zhang-wei": {"flagged": True, "verdicts": {}, "changes": [], "problems": [LONG_FLAG]}}), "utf-8"
+    )
     return make_semester_report(root).html
 
 

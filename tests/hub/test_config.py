@@ -40,12 +40,18 @@ def test_roster_roles(roster):
     assert r.role("bob") == "staff" and r.role("cai") == "student"
 
 
-@pytest.mark.parametrize("text, where", [
-    (ROSTER.replace("students: [cai, dan]", "students: [cai, bob]"), "roster.yml, line 4: students/1: bob is also"),
-    (ROSTER.replace("grading_account: grader-course", "grading_account: ada"), "roster.yml, line 5: grading_account: ada also logs in"),
-    (ROSTER.replace("graders: [bob]", "graders: [Bob Smith]"), "roster.yml, line 3: graders/0"),
-    (ROSTER.replace("version: 1\n", ""), "roster.yml, line 1: (top level): missing key 'version'"),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        (ROSTER.replace("students: [cai, dan]", "students: [cai, bob]"), "roster.yml, line 4: students/1: bob is also"),
+        (
+            ROSTER.replace("grading_account: grader-course", "grading_account: ada"),
+            "roster.yml, line 5: grading_account: ada also logs in",
+        ),
+        (ROSTER.replace("graders: [bob]", "graders: [Bob Smith]"), "roster.yml, line 3: graders/0"),
+        (ROSTER.replace("version: 1\n", ""), "roster.yml, line 1: (top level): missing key 'version'"),
+    ],
+)
 def test_a_bad_roster_is_named_with_its_line(tmp_path, text, where):
     path = tmp_path / "roster.yml"
     path.write_text(text, "utf-8")
@@ -63,8 +69,11 @@ def test_students_get_only_the_student_tools_staff_the_course_list_the_course_se
         return (set(page["disabledExtensions"]), set(server["ServerApp"]["jpserver_extensions"]))
 
     lab, server = hidden("student")
-    assert lab == {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
-                   "@jupyter/nbgrader:course-list"}
+    assert lab == {
+        "@jupyter/nbgrader:formgrader",
+        "@jupyter/nbgrader:create-assignment",
+        "@jupyter/nbgrader:course-list",
+    }
     assert server == {"nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list"}
     assert "@jupyter/nbgrader:formgrader" in hidden("staff")[0]  # staff reach formgrader in the course's server
     assert "@jupyter/nbgrader:course-list" not in hidden("staff")[0]
@@ -72,7 +81,10 @@ def test_students_get_only_the_student_tools_staff_the_course_list_the_course_se
     assert not lab & {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"}
     assert "@jupyter/nbgrader:assignment-list" in lab
     nbgrader = json.loads((tmp_path / "global" / "nbgrader_config.json").read_text("utf-8"))
-    assert nbgrader == {"CourseDirectory": {"course_id": "demo-course"}, "Exchange": {"root": str(tmp_path / "exchange")}}
+    assert nbgrader == {
+        "CourseDirectory": {"course_id": "demo-course"},
+        "Exchange": {"root": str(tmp_path / "exchange")},
+    }
     assert paths["student"] == [tmp_path / "student", tmp_path / "global"]
 
 

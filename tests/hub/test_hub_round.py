@@ -38,9 +38,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.hub, pytest.mar
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
 PASSWORD = "course-hub-trial"
-ANSWERS = {"Q1": "ZeRO-3 把激活也分片到各张卡上，所以训练长序列时激活显存会随 N_d 线性下降。",  # a veto hint
-           "Q2": "reduce-scatter 与 all-gather 各 Ψ，合起来正是一次 all-reduce 的 2Ψ。",
-           "Q3": "前向 all-gather、反向 all-gather 与梯度 reduce-scatter 各 Ψ，共 3Ψ。"}
+ANSWERS = {
+    "Q1": "ZeRO-3 把激活也分片到各张卡上，所以训练长序列时激活显存会随 N_d 线性下降。",  # a veto hint
+    "Q2": "reduce-scatter 与 all-gather 各 Ψ，合起来正是一次 all-reduce 的 2Ψ。",
+    "Q3": "前向 all-gather、反向 all-gather 与梯度 reduce-scatter 各 Ψ，共 3Ψ。",
+}
 POINTS = {"Q1": "0", "Q2": "1.5", "Q3": "2"}
 
 
@@ -73,8 +75,19 @@ def hub_site(released):
     created = []
     try:
         for name in names.values():
-            subprocess.run(["useradd", "--create-home", "--home-dir", str(base / "home" / name), "--user-group",
-                            "--shell", "/bin/bash", name], check=True)
+            subprocess.run(
+                [
+                    "useradd",
+                    "--create-home",
+                    "--home-dir",
+                    str(base / "home" / name),
+                    "--user-group",
+                    "--shell",
+                    "/bin/bash",
+                    name,
+                ],
+                check=True,
+            )
             created.append(name)
         shutil.copytree(released.parent, base / "course")
         # the course root sits in a checkout of the project, as autograder/ does: formgrader inlines its MathJax
@@ -83,10 +96,18 @@ def hub_site(released):
         course_root = base / "course" / "autograder"
         subprocess.run(["chown", "-R", f"{names['grading']}:", str(course_root)], check=True)
         roster = base / "roster.yml"
-        roster.write_text(f"version: 1\ninstructors: [{names['instructor']}]\ngraders: [{names['grader']}]\n"
-                          f"students: [{names['student']}]\ngrading_account: {names['grading']}\n", "utf-8")
-        yield {"base": base, "course_root": course_root, "roster": roster, "names": names,
-               "closed": closed_folders(ROOT, course_root)}
+        roster.write_text(
+            f"version: 1\ninstructors: [{names['instructor']}]\ngraders: [{names['grader']}]\n"
+            f"students: [{names['student']}]\ngrading_account: {names['grading']}\n",
+            "utf-8",
+        )
+        yield {
+            "base": base,
+            "course_root": course_root,
+            "roster": roster,
+            "names": names,
+            "closed": closed_folders(ROOT, course_root),
+        }
     finally:
         for pid in _account_pids(created):
             try:
@@ -118,10 +139,28 @@ def hub(hub_site, tmp_path_factory):
     log_path = tmp_path_factory.mktemp("hub") / "hub.log"  # kept by pytest for a failed run
     log = log_path.open("wb")
     env = {**os.environ, "COURSE_HUB_SHARED_PASSWORD": PASSWORD}
-    command = [str(VENV_BIN / "course"), "hub", "--root", str(ROOT), "--course-root", str(hub_site["course_root"]),
-               "--roster", str(hub_site["roster"]), "--state", str(state), "--port", str(port)]
-    proc = subprocess.Popen(in_open_view(command, hub_site["closed"]), env=env, stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+    command = [
+        str(VENV_BIN / "course"),
+        "hub",
+        "--root",
+        str(ROOT),
+        "--course-root",
+        str(hub_site["course_root"]),
+        "--roster",
+        str(hub_site["roster"]),
+        "--state",
+        str(state),
+        "--port",
+        str(port),
+    ]
+    proc = subprocess.Popen(
+        in_open_view(command, hub_site["closed"]),
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 180
@@ -155,12 +194,26 @@ def _stop_proxy(pid_file: Path) -> None:
 def instructor(hub, *args: str) -> str:
     """Run a stock nbgrader command as the course's grading account in the course root (its terminal there)."""
     name = hub["names"]["grading"]
-    env = {"HOME": pwd.getpwnam(name).pw_dir, "PATH": f"{VENV_BIN}:/usr/bin:/bin", "LANG": "C.UTF-8",
-           "JUPYTER_CONFIG_PATH": os.pathsep.join(map(str, config_path(hub["state"] / "jupyter", "course")))}
-    command = ["runuser", "-u", name, "--", "env", "-i", *(f"{k}={v}" for k, v in env.items()),
-               str(VENV_BIN / "nbgrader"), *args]
-    done = subprocess.run(in_open_view(command, hub["closed"]), cwd=hub["course_root"], capture_output=True,
-                          text=True, timeout=300)
+    env = {
+        "HOME": pwd.getpwnam(name).pw_dir,
+        "PATH": f"{VENV_BIN}:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "JUPYTER_CONFIG_PATH": os.pathsep.join(map(str, config_path(hub["state"] / "jupyter", "course"))),
+    }
+    command = [
+        "runuser",
+        "-u",
+        name,
+        "--",
+        "env",
+        "-i",
+        *(f"{k}={v}" for k, v in env.items()),
+        str(VENV_BIN / "nbgrader"),
+        *args,
+    ]
+    done = subprocess.run(
+        in_open_view(command, hub["closed"]), cwd=hub["course_root"], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout + done.stderr
 
@@ -216,8 +269,11 @@ class Session:
 
 def _filled_exercise(release: nbformat.NotebookNode) -> tuple[int, str]:
     """The exercise cell's index and its source with every blank filled correctly."""
-    [index] = [i for i, c in enumerate(release.cells)
-               if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
+    [index] = [
+        i
+        for i, c in enumerate(release.cells)
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")
+    ]
     source = release.cells[index].source
     for formula in CORRECT:
         source = source.replace("______", formula, 1)
@@ -226,8 +282,11 @@ def _filled_exercise(release: nbformat.NotebookNode) -> tuple[int, str]:
 
 
 def _answer_cells(release: nbformat.NotebookNode) -> dict[str, int]:
-    return {c.metadata["nbgrader"]["grade_id"].removeprefix("answer-"): i for i, c in enumerate(release.cells)
-            if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("answer-")}
+    return {
+        c.metadata["nbgrader"]["grade_id"].removeprefix("answer-"): i
+        for i, c in enumerate(release.cells)
+        if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("answer-")
+    }
 
 
 def test_a_whole_round_on_the_hub(hub, chromium, release_nb):
@@ -305,9 +364,11 @@ def test_a_whole_round_on_the_hub(hub, chromium, release_nb):
         key_points = fg.locator(".rubric-key-points", has_text=f"评分要点 · {qid}（2 分，仅评分者可见）")
         expect(key_points).to_be_visible()
         # below the answer it grades: read in one go (formgrader scrolls as focus moves between the score boxes)
-        assert key_points.evaluate("(kp, cell) => Boolean(cell.compareDocumentPosition(kp) & 4)"
-                                   " && kp.getBoundingClientRect().top > cell.getBoundingClientRect().top",
-                                   answer.element_handle())
+        assert key_points.evaluate(
+            "(kp, cell) => Boolean(cell.compareDocumentPosition(kp) & 4)"
+            " && kp.getBoundingClientRect().top > cell.getBoundingClientRect().top",
+            answer.element_handle(),
+        )
         score = fg.locator(f"input#answer-{qid}")
         score.fill(points)
         with fg.expect_response(lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT") as saved:

@@ -33,7 +33,21 @@ def tiny_record_path(tmp_path_factory) -> Path:
     from course.lab.decoder_memory import main
 
     out = tmp_path_factory.mktemp("decoder") / "gpu_memory.json"
-    argv = ["--preset", "tiny", "--device", "cpu", "--seq-lens", "16", "32", "--batch", "2", "--steps", "2", "--out", str(out)]
+    argv = [
+        "--preset",
+        "tiny",
+        "--device",
+        "cpu",
+        "--seq-lens",
+        "16",
+        "32",
+        "--batch",
+        "2",
+        "--steps",
+        "2",
+        "--out",
+        str(out),
+    ]
     assert main(argv) == 0
     return out
 

@@ -36,7 +36,7 @@ def test_provenance_names_the_machine_and_the_command(tiny_record):
     origin = tiny_record["provenance"]
     assert (origin["device"], origin["gpu"], origin["torch"]) == ("cpu", None, torch.__version__)
     assert "--preset tiny" in origin["command"] and origin["command"].startswith("python -m course.lab.decoder_memory")
-    age = datetime.datetime.now(datetime.timezone.utc) - datetime.datetime.fromisoformat(origin["date"])
+    age = datetime.datetime.now(datetime.UTC) - datetime.datetime.fromisoformat(origin["date"])
     assert age < datetime.timedelta(hours=1)
 
 

@@ -72,10 +72,13 @@ def test_no_padding_when_every_layer_divides():
     assert formulas.padding_excess([16_640, 65_792, 16_448], 4) == 0
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: formulas.memory_bytes(10, 2, 4), "ZeRO stage must be one of"),
-    (lambda: formulas.memory_bytes(10, 0, 1), "number of ranks N must be a positive integer"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: formulas.memory_bytes(10, 2, 4), "ZeRO stage must be one of"),
+        (lambda: formulas.memory_bytes(10, 0, 1), "number of ranks N must be a positive integer"),
+    ],
+)
 def test_bad_arguments_are_refused(call, message):
     with pytest.raises(ValueError, match=message):
         call()

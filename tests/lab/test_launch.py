@@ -96,7 +96,9 @@ def test_group_that_never_forms_gives_up(monkeypatch):
         raise RuntimeError("Gloo connectFullMesh failed (simulated)")
 
     monkeypatch.setattr(launch, "_join_group", never)
-    with pytest.raises(CourseError, match=r"could not join the process group(.|\n)*connectFullMesh failed \(simulated\)"):
+    with pytest.raises(
+        CourseError, match=r"could not join the process group(.|\n)*connectFullMesh failed \(simulated\)"
+    ):
         run_ranks(_rank_and_pid, world=2, payload={"offset": 0}, timeout=60, attempts=2)
 
 
@@ -104,7 +106,9 @@ def _machine_with_gpus(tmp_path: Path, gpus: int) -> tuple[dict, Path]:
     """Environment under which every Python process believes it has `gpus` GPUs; the log of CUDA queries."""
     log, site = tmp_path / "cuda-queries.jsonl", tmp_path / "site"
     site.mkdir()
-    (site / "sitecustomize.py").write_text(fake_cuda.sitecustomize_text(str(Path(fake_cuda.__file__).parent), gpus, str(log)))
+    (site / "sitecustomize.py").write_text(
+        fake_cuda.sitecustomize_text(str(Path(fake_cuda.__file__).parent), gpus, str(log))
+    )
     env = {k: v for k, v in os.environ.items() if k != "CUDA_VISIBLE_DEVICES"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
     return env, log
@@ -115,7 +119,10 @@ def test_cpu_ranks_on_a_one_gpu_machine_run_and_never_touch_cuda(tmp_path):
     out = tmp_path / "zero_measured.json"
     lab = subprocess.Popen(
         [sys.executable, "-m", "course", "lab", "--ranks", "2", "--out", str(out)],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     stdout, stderr = lab.communicate(timeout=600)
     assert lab.returncode == 0, stdout[-2000:] + stderr[-4000:]

@@ -86,8 +86,10 @@ def test_summary_is_one_n_with_one_sentence_per_deviation(lab_report_path, lab_r
 @pytest.mark.torch
 def test_traffic_is_labelled_computed_and_only_memory_measured(lab_report_path):
     """Traffic comes from recorded collectives and the ring formulas, so no column, bar or title calls it 实测."""
-    headers = [next(line for line in str(text).splitlines() if line.startswith("| "))
-               for text in (measured_table(lab_report_path), measured_summary(lab_report_path))]
+    headers = [
+        next(line for line in str(text).splitlines() if line.startswith("| "))
+        for text in (measured_table(lab_report_path), measured_summary(lab_report_path))
+    ]
     for header in headers:
         cells = [c.strip() for c in header.strip("|").split("|")]
         traffic = [c for c in cells if "通信" in c and "公式" not in c]
@@ -96,8 +98,9 @@ def test_traffic_is_labelled_computed_and_only_memory_measured(lab_report_path):
     fig = plot_measured_vs_formula(lab_report_path)
     memory_ax, comm_ax = fig.axes
     assert {b.get_label().split()[0] for b in memory_ax.containers if b.get_label().endswith(("=2", "=4"))} == {"实测"}
-    assert {b.get_label().split()[0] for b in comm_ax.containers if b.get_label().endswith(("=2", "=4"))} == {"按记录计"
-                                                                                                              "算"}
+    assert {b.get_label().split()[0] for b in comm_ax.containers if b.get_label().endswith(("=2", "=4"))} == {
+        "按记录计算"
+    }
     assert "通信按记录的集合通信计算" in fig._suptitle.get_text()
 
 
@@ -105,8 +108,15 @@ def test_a_deviation_without_an_explanation_is_an_error(tmp_path):
     """A PyTorch row that stops matching its formula must not be shown as if it were explained."""
     import course.lab.lesson_view as view
 
-    row = {"implementation": "fsdp2_reshard", "label": "FSDP2", "ranks": 2, "tolerance": None, "ok": True,
-           "memory_bytes": {"ratio": 1.2, "held_after_forward": [0], "per_rank": []}, "comm_elements": {"ratio": 1.0}}
+    row = {
+        "implementation": "fsdp2_reshard",
+        "label": "FSDP2",
+        "ranks": 2,
+        "tolerance": None,
+        "ok": True,
+        "memory_bytes": {"ratio": 1.2, "held_after_forward": [0], "per_rank": []},
+        "comm_elements": {"ratio": 1.0},
+    }
     with pytest.raises(CourseError, match="differs from its formula and the lesson has no explanation"):
         view._deviations(row)
 
@@ -119,11 +129,14 @@ def test_figure_draws_measured_bars_over_psi_without_missing_glyphs(lab_report_p
         png = fig._repr_png_()
     assert png.startswith(b"\x89PNG") and not [w for w in caught if "missing from font" in str(w.message)]
     memory_ax, comm_ax = fig.axes
-    zero0_n2 = next(r for r in lab_report["rows"] if r["label"] == "ZeRO-0" and r["ranks"] == 2 and r["model"] == "mai"
-                                                                                                                  "n")
+    zero0_n2 = next(
+        r for r in lab_report["rows"] if r["label"] == "ZeRO-0" and r["ranks"] == 2 and r["model"] == "main"
+    )
     assert memory_ax.patches[0].get_width() == zero0_n2["memory_bytes"]["measured"] / zero0_n2["psi"] == 16
     assert comm_ax.patches[0].get_width() == zero0_n2["comm_elements"]["measured"] / zero0_n2["psi"]
-    assert "每个 rank 的状态内存" in memory_ax.get_xlabel() and "ZeRO-3 手写" in [t.get_text() for t in memory_ax.get_yticklabels()]
+    assert "每个 rank 的状态内存" in memory_ax.get_xlabel() and "ZeRO-3 手写" in [
+        t.get_text() for t in memory_ax.get_yticklabels()
+    ]
     # drawn for a phone: shown 358 px wide (390 px less the page's margins), every label is at least 10 px high
     shown = 358 / (fig.get_figwidth() * fig.dpi)
     labels = [t for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels() if t.get_text()]
@@ -148,14 +161,23 @@ def test_gpu_table_on_a_cpu_record_shows_counted_bytes_and_no_allocator(tiny_rec
     assert {rows[name][6] for name in ("参数", "梯度")} == {"—"}  # a CPU has no caching allocator to read
     assert [r[0] for r in _rows(table) if r[0].isdigit()] == ["16", "32"]
     assert f"Ψ = {psi:,}" in table and "CPU（无 CUDA 分配器" in table
-    assert f"torch {tiny_record['provenance']['torch']}" in table and "`python -m course.lab.decoder_memory --preset tiny" in table
+    assert (
+        f"torch {tiny_record['provenance']['torch']}" in table
+        and "`python -m course.lab.decoder_memory --preset tiny" in table
+    )
 
 
 @pytest.mark.torch
 def test_gpu_table_labels_the_gpu_driver_and_allocator_growth(tmp_path, tiny_record):
     record = json.loads(json.dumps(tiny_record))
-    record["provenance"].update(device="cuda", gpu="NVIDIA H200", gpu_memory_bytes=150_000_000_000, driver="570.1",
-                                cuda="13.0", date="2026-12-01T01:00:00+00:00")
+    record["provenance"].update(
+        device="cuda",
+        gpu="NVIDIA H200",
+        gpu_memory_bytes=150_000_000_000,
+        driver="570.1",
+        cuda="13.0",
+        date="2026-12-01T01:00:00+00:00",
+    )
     optimizer = record["static"]["optimizer"]
     optimizer.update(allocator_bytes=optimizer["formula_bytes"] + 512, allocator_ratio=1.00001)
     long = record["activations"][1]
@@ -170,9 +192,10 @@ def test_gpu_table_labels_the_gpu_driver_and_allocator_growth(tmp_path, tiny_rec
 
 
 def test_gpu_table_without_a_measurement_says_how_to_make_one(tmp_path):
-    with pytest.raises(CourseError, match=r"gpu_memory\.json: no GPU measurement here; run `python -m course\.lab\.decoder_memory`"):
+    with pytest.raises(
+        CourseError, match=r"gpu_memory\.json: no GPU measurement here; run `python -m course\.lab\.decoder_memory`"
+    ):
         gpu_memory_table(tmp_path / "gpu_memory.json")
-
 
 
 def _edited_report(lab_report: dict, tmp_path, edit) -> str:
@@ -180,8 +203,9 @@ def _edited_report(lab_report: dict, tmp_path, edit) -> str:
     import copy
 
     report = copy.deepcopy(lab_report)
-    row = next(r for r in report["rows"] if r["implementation"] == "fsdp2_reshard" and r["ranks"] == 4
-               and r["model"] == "main")
+    row = next(
+        r for r in report["rows"] if r["implementation"] == "fsdp2_reshard" and r["ranks"] == 4 and r["model"] == "main"
+    )
     edit(row)
     path = tmp_path / "zero_measured.json"
     path.write_text(json.dumps(report, ensure_ascii=False), "utf-8")
@@ -193,20 +217,29 @@ def test_the_fsdp_note_states_what_the_lab_measured_between_steps(lab_report_pat
     """The trainer drops FSDP2's gradients after each step (zero_grad): the report says so and the note follows it."""
     from course.lab.lesson_view import fsdp_refinement
 
-    row = next(r for r in lab_report["rows"] if r["implementation"] == "fsdp2_reshard" and r["ranks"] == 4
-               and r["model"] == "main")
+    row = next(
+        r
+        for r in lab_report["rows"]
+        if r["implementation"] == "fsdp2_reshard" and r["ranks"] == 4 and r["model"] == "main"
+    )
     psi, n = row["psi"], row["ranks"]
     kept = row["memory_bytes"]["between_steps"]
     assert kept["measured"] * n == 12 * psi and kept["gradient_tensors"] == [0] * n  # FP32 shard + m + v
     assert row["memory_bytes"]["measured"] * n == 16 * psi  # after backward, before the optimizer step
     note = fsdp_refinement(lab_report_path)
     assert "步与步之间（优化器更新与 zero_grad 之后、下一步前向之前）每个 rank 的状态为 12Ψ/N" in note
-    assert "梯度被置为 None（实测各 rank 留下的梯度张量为 0 个）" in note and "16Ψ/N，与 ZeRO-3 公式之比为 1.000" in note
+    assert (
+        "梯度被置为 None（实测各 rank 留下的梯度张量为 0 个）" in note and "16Ψ/N，与 ZeRO-3 公式之比为 1.000" in note
+    )
 
     # A trainer that kept its gradients would be described as keeping them: the phrase is read, not typed.
     def keeps_gradients(r):
-        r["memory_bytes"]["between_steps"] = {"per_rank": [16 * psi // n] * n, "measured": 16 * psi // n,
-                                              "gradient_tensors": [3] * n}
+        r["memory_bytes"]["between_steps"] = {
+            "per_rank": [16 * psi // n] * n,
+            "measured": 16 * psi // n,
+            "gradient_tensors": [3] * n,
+        }
+
     kept_note = fsdp_refinement(_edited_report(lab_report, tmp_path, keeps_gradients))
     assert "每个 rank 的状态为 16Ψ/N，与反向结束时相同：梯度在步与步之间保留" in kept_note and "12Ψ/N" not in kept_note
 
@@ -223,8 +256,12 @@ def test_every_number_of_the_fsdp_note_comes_from_the_report(lab_report_path, la
 
     def more_traffic(r):
         r["comm_elements"].update(measured=r["comm_elements"]["measured"] * 2, ratio=2.0)
+
     changed = fsdp_refinement(_edited_report(lab_report, tmp_path, more_traffic))
-    assert "每步每个 rank 的通信按记录的集合通信计算为 4.50Ψ，与 ZeRO-3 公式 $3\\frac{N-1}{N}\\Psi$ 之比为 2.000" in changed
+    assert (
+        "每步每个 rank 的通信按记录的集合通信计算为 4.50Ψ，与 ZeRO-3 公式 $3\\frac{N-1}{N}\\Psi$ 之比为 2.000"
+        in changed
+    )
     assert "2.25Ψ" in note and "2.25Ψ" not in changed
 
 

@@ -58,8 +58,14 @@ def test_a_snapshot_carries_the_allocator_reading_beside_the_count():
         def held(self):
             return []
 
-    assert snapshot(Holder()) == {"parameters": 20, "gradients": 0, "optimizer": 0, "optimizer_scalars": 0, "held": 0,
-                                  "gradient_tensors": 0}
+    assert snapshot(Holder()) == {
+        "parameters": 20,
+        "gradients": 0,
+        "optimizer": 0,
+        "optimizer_scalars": 0,
+        "held": 0,
+        "gradient_tensors": 0,
+    }
     assert snapshot(Holder(), allocated=lambda: 512)["allocator"] == 512
 
 

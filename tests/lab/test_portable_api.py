@@ -21,8 +21,14 @@ OLDEST = {module: set(names) for module, names in API["modules"].items()}
 
 # torch.distributed names the lab calls that move no model data (set-up, queries, the results' gather).
 NOT_MEASURED = {
-    "ProcessGroup", "get_rank", "get_world_size", "init_process_group", "destroy_process_group", "is_initialized",
-    "barrier", "gather_object",
+    "ProcessGroup",
+    "get_rank",
+    "get_world_size",
+    "init_process_group",
+    "destroy_process_group",
+    "is_initialized",
+    "barrier",
+    "gather_object",
 }
 COUNT_TEST = Path(__file__).parent / "test_count_comm.py"
 
@@ -55,7 +61,9 @@ def _fallback_groups(tree: ast.AST) -> dict[int, tuple[tuple[str, str], ...]]:
         )
         if not catches_import:
             continue
-        imports = [n for part in (node.body, *[h.body for h in node.handlers]) for n in part if isinstance(n, ast.ImportFrom)]
+        imports = [
+            n for part in (node.body, *[h.body for h in node.handlers]) for n in part if isinstance(n, ast.ImportFrom)
+        ]
         offered: dict[str, list[tuple[str, str]]] = {}
         for imp in imports:
             for alias in imp.names:
@@ -74,7 +82,9 @@ def distributed_uses(text: str, filename: str) -> list[Use]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                modules[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+                modules[alias.asname or alias.name.split(".")[0]] = (
+                    alias.name if alias.asname else alias.name.split(".")[0]
+                )
         elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("torch.distributed"):
             for alias in node.names:
                 alternatives = tuple(p for p in fallbacks.get(id(node), ()) if p != (node.module, alias.name))
@@ -94,6 +104,7 @@ def distributed_uses(text: str, filename: str) -> list[Use]:
 
 def missing_in_oldest(uses: list[Use]) -> list[str]:
     """One message per use that torch 2.4 lacks (no alternative of it exists there either)."""
+
     def exists(module: str, name: str) -> bool:
         return name in OLDEST.get(module, ())
 
@@ -127,7 +138,9 @@ def test_every_collective_the_lab_calls_is_counted():
     counted = _counted_by_the_count_test()
     assert {"all_reduce", "all_gather_into_tensor", "reduce_scatter_tensor", "broadcast"} <= counted
     called = {u.name for u in _lab_uses() if u.module == "torch.distributed"}
-    assert called - NOT_MEASURED <= counted, f"collectives without a counting test: {sorted(called - NOT_MEASURED - counted)}"
+    assert called - NOT_MEASURED <= counted, (
+        f"collectives without a counting test: {sorted(called - NOT_MEASURED - counted)}"
+    )
 
 
 def test_newer_only_names_are_caught_with_their_place():
@@ -145,10 +158,13 @@ def test_newer_only_names_are_caught_with_their_place():
     ]
 
 
-@pytest.mark.parametrize(("fallback", "problems"), [
-    ("from torch.distributed._composable.fsdp import fully_shard", 0),
-    ("from torch.distributed.fsdp import fully_shard", 2),
-])
+@pytest.mark.parametrize(
+    ("fallback", "problems"),
+    [
+        ("from torch.distributed._composable.fsdp import fully_shard", 0),
+        ("from torch.distributed.fsdp import fully_shard", 2),
+    ],
+)
 def test_an_import_passes_only_with_an_alternative_torch_2_4_has(fallback, problems):
     source = f"try:\n    from torch.distributed.fsdp import fully_shard\nexcept ImportError:\n    {fallback}\n"
     assert len(missing_in_oldest(distributed_uses(source, "pytorch_refs.py"))) == problems

@@ -25,8 +25,12 @@ def _run(spec: MlpSpec, world: int, stage: int, steps: int = 2) -> dict:
     snapshot = {**memory, "optimizer_scalars": 0, "held": 0, "gradient_tensors": len(spec.layers)}
     traffic = comm_breakdown(psi_pad, world, stage)
     comm = {k: {"calls": 1, "numel": int(v * world / (world - 1)), "traffic": v} for k, v in traffic.items()}
-    return {"after_forward": [dict(snapshot)] * steps, "after_backward": [dict(snapshot)] * steps,
-            "between_steps": [dict(snapshot)] * steps, "comm": [comm] * steps}
+    return {
+        "after_forward": [dict(snapshot)] * steps,
+        "after_backward": [dict(snapshot)] * steps,
+        "between_steps": [dict(snapshot)] * steps,
+        "comm": [comm] * steps,
+    }
 
 
 def test_exact_measurements_give_ratio_one():

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -79,7 +78,9 @@ def test_pytorch_references_are_present_and_differ_as_explained(lab_report):
         ring = Fraction(n - 1, n)
         assert zero["comm_elements"]["per_rank"] == [2 * ring * psi + psi - o // 8 for o in optimizer]
         assert sum(zero["comm_elements"]["per_rank"]) == pytest.approx(1.5 * n * zero["comm_elements"]["formula"])
-        assert zero["comm_elements"]["ratio"] == pytest.approx(max(zero["comm_elements"]["per_rank"]) / (2 * ring * psi))
+        assert zero["comm_elements"]["ratio"] == pytest.approx(
+            max(zero["comm_elements"]["per_rank"]) / (2 * ring * psi)
+        )
         # Between steps FSDP2 has dropped its gradients (zero_grad): FP32 shard + m + v = 12Ψ/N, no gradient tensor.
         for row in (reshard, keep):
             assert row["memory_bytes"]["between_steps"]["per_rank"] == [12 * psi // n] * n
@@ -91,11 +92,14 @@ def test_report_file_is_what_was_returned(lab_report_path, lab_report):
     assert json.loads(lab_report_path.read_text("utf-8")) == lab_report
 
 
-@pytest.mark.parametrize(("ranks", "steps", "warmup", "message"), [
-    ((3,), 4, 2, "--ranks 3: N must be one of"),
-    ((2, 2), 4, 2, "distinct values"),
-    ((2,), 2, 2, "need steps > warmup"),
-])
+@pytest.mark.parametrize(
+    ("ranks", "steps", "warmup", "message"),
+    [
+        ((3,), 4, 2, "--ranks 3: N must be one of"),
+        ((2, 2), 4, 2, "distinct values"),
+        ((2,), 2, 2, "need steps > warmup"),
+    ],
+)
 def test_bad_options_are_refused(ranks, steps, warmup, message):
     with pytest.raises(CourseError, match=message):
         check_options(ranks, steps, warmup)
@@ -131,5 +135,7 @@ def test_eight_ranks_get_the_same_checks(tmp_path):
     report = run_lab(out=tmp_path / "zero_measured.json", ranks=(8,))
     assert report["ok"], [c for c in report["checks"] if not c["ok"]]
     manual = [r for r in report["rows"] if r["implementation"] == "manual" and r["model"] == "main"]
-    assert [(r["ranks"], r["memory_bytes"]["ratio"], r["comm_elements"]["ratio"]) for r in manual] == [(8, 1.0, 1.0)] * 4
+    assert [(r["ranks"], r["memory_bytes"]["ratio"], r["comm_elements"]["ratio"]) for r in manual] == [
+        (8, 1.0, 1.0)
+    ] * 4
     assert all(len(r["memory_bytes"]["per_rank"]) == 8 for r in report["rows"])

@@ -21,8 +21,19 @@ pytestmark = pytest.mark.torch
 def torchrun_report(tmp_path_factory) -> dict:
     """The report rank 0 writes when torchrun starts two CPU ranks (c10d rendezvous on a free local port)."""
     out = tmp_path_factory.mktemp("torchrun") / "zero_measured.json"
-    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2",
-               "-m", "course", "lab", "--torchrun", "--out", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc-per-node=2",
+        "-m",
+        "course",
+        "lab",
+        "--torchrun",
+        "--out",
+        str(out),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert done.stdout.count(f"wrote {out}") == 1  # rank 0 alone reports
@@ -46,7 +57,8 @@ def test_torchrun_measures_what_the_own_launcher_measures(torchrun_report, lab_r
     def measured(report):
         return {
             (r["model"], r["label"]): (r["memory_bytes"]["per_rank"], r["comm_elements"]["per_rank"])
-            for r in report["rows"] if r["ranks"] == 2
+            for r in report["rows"]
+            if r["ranks"] == 2
         }
 
     assert measured(torchrun_report) == measured(lab_report)

@@ -83,11 +83,18 @@ def test_the_collectives_every_supported_torch_has_draw_no_deprecation_notice():
     import sys
     from pathlib import Path
 
-    code = ("from course.lab.launch import run_ranks\nfrom tests.lab.test_zero_stages import _train_and_report\n"
-            "for stage in (2, 3):  # reduce-scatter and all-gather both\n"
-            "    run_ranks(_train_and_report, world=2, payload={'stage': stage}, timeout=60)\n")
-    run = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2], capture_output=True,
-                         text=True, timeout=300)
+    code = (
+        "from course.lab.launch import run_ranks\nfrom tests.lab.test_zero_stages import _train_and_report\n"
+        "for stage in (2, 3):  # reduce-scatter and all-gather both\n"
+        "    run_ranks(_train_and_report, world=2, payload={'stage': stage}, timeout=60)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stderr
     assert "FutureWarning" not in run.stderr and "is deprecated" not in run.stderr, run.stderr
 

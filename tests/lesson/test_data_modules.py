@@ -22,9 +22,14 @@ def data_folder(root: Path, stem: str, files: dict[str, str]) -> Path:
 
 
 def test_a_module_imports_its_sibling_relatively_and_lazily(tmp_path):
-    folder = data_folder(tmp_path, "lesson07", {
-        "figures.py": "def draw():\n    from .chart import TITLE\n    return TITLE\n",
-        "chart.py": "TITLE = 'seven'\n"})
+    folder = data_folder(
+        tmp_path,
+        "lesson07",
+        {
+            "figures.py": "def draw():\n    from .chart import TITLE\n    return TITLE\n",
+            "chart.py": "TITLE = 'seven'\n",
+        },
+    )
     figures = load_data_module(folder, "figures", "lessons/lesson07/figures.py")
     assert figures.draw() == "seven"
     assert Path(figures.__file__) == (folder / "figures.py").resolve()
@@ -41,9 +46,14 @@ def test_two_lessons_with_the_same_module_names_do_not_meet(tmp_path):
 
 
 def test_loading_again_reads_edited_siblings(tmp_path):
-    folder = data_folder(tmp_path, "lesson07", {
-        "figures.py": "def draw():\n    from .chart import TITLE\n    return TITLE\n",
-        "chart.py": "TITLE = 'before'\n"})
+    folder = data_folder(
+        tmp_path,
+        "lesson07",
+        {
+            "figures.py": "def draw():\n    from .chart import TITLE\n    return TITLE\n",
+            "chart.py": "TITLE = 'before'\n",
+        },
+    )
     assert load_data_module(folder, "figures", "f").draw() == "before"
     (folder / "chart.py").write_text("TITLE = 'after, edited'\n", "utf-8")  # another size: bytecode is stale
     assert load_data_module(folder, "figures", "f").draw() == "after, edited"
@@ -70,8 +80,9 @@ def test_a_syntax_error_names_the_file_and_line(tmp_path):
 
 
 def test_a_syntax_error_in_a_sibling_names_the_sibling(tmp_path):
-    folder = data_folder(tmp_path, "lesson07", {"figures.py": "from .chart import TITLE\n",
-                                                "chart.py": "TITLE = 'x'\nif True\n"})
+    folder = data_folder(
+        tmp_path, "lesson07", {"figures.py": "from .chart import TITLE\n", "chart.py": "TITLE = 'x'\nif True\n"}
+    )
     with pytest.raises(CourseError, match="expected valid Python") as error:
         load_data_module(folder, "figures", "lessons/lesson07/figures.py")
     assert str(error.value.where) == "lessons/lesson07/chart.py, line 2"

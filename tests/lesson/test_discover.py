@@ -37,13 +37,18 @@ def test_two_lessons_with_one_number_name_the_file_and_line(tmp_path):
     lesson(tmp_path, "lesson06", 5)
     with pytest.raises(CourseError) as err:
         discover_lessons(tmp_path)
-    assert str(err.value) == ("lesson06.qmd, line 3: front matter says lesson: 5, the file name says lesson 6; "
-                              "lesson05.qmd already is lesson 5; expected lesson: 6")
+    assert str(err.value) == (
+        "lesson06.qmd, line 3: front matter says lesson: 5, the file name says lesson 6; "
+        "lesson05.qmd already is lesson 5; expected lesson: 6"
+    )
 
 
 def test_a_data_folder_without_its_lesson_is_named(tmp_path):
     lesson(tmp_path, "lesson05", 5)
     (tmp_path / "lesson07").mkdir()
-    with pytest.raises(CourseError, match=r"lesson07: a lesson data folder without its lesson: expected "
-                                          r"lesson07.qmd beside it"):
+    with pytest.raises(
+        CourseError,
+        match=r"lesson07: a lesson data folder without its lesson: expected "
+        r"lesson07.qmd beside it",
+    ):
         discover_lessons(tmp_path)

@@ -20,7 +20,9 @@ def test_lesson05_parses_into_the_seed_structure(project_root):
     assert [b.kind for b in blocks if isinstance(b, Diagram)] == ["mermaid", "mermaid"]
     cells = list(lesson.cells())
     assert [(c.label, c.role, c.evaluated) for c in cells if c.role] == [
-        ("ex-zero-memory", "exercise", False), ("solution-zero-memory", "solution", True)]
+        ("ex-zero-memory", "exercise", False),
+        ("solution-zero-memory", "solution", True),
+    ]
     callouts = [b for b in blocks if isinstance(b, Div) and "callout-tip" in b.attr.classes]
     assert callouts[0].attr.get("collapse") == "true"
     assert any(isinstance(b, StaticCode) for b in blocks)
@@ -45,16 +47,19 @@ def test_exercise_and_solution_pair_by_label():
     assert pair.name == "add" and "______" in pair.exercise.source and "a + b" in pair.solution.source
 
 
-@pytest.mark.parametrize("fixture, line, expected", [
-    ("unknown-role.qmd", 8, "'answer' is not allowed; expected one of 'exercise', 'solution'"),
-    ("unclosed-fence.qmd", 8, "never closed"),
-    ("unclosed-callout.qmd", 6, "never closed: expected a ':::' line"),
-    ("solution-without-exercise.qmd", 6, "expected an exercise cell labelled ex-lonely"),
-    ("bad-front-matter.qmd", 1, "front matter key lesson"),
-    ("unknown-front-key.qmd", 1, "unknown key 'autor'"),
-    ("missing-include.qmd", 16, "included file ../nowhere.py not found"),
-    ("unknown-cell-option.qmd", 8, "unknown key 'evaluate'"),
-])
+@pytest.mark.parametrize(
+    "fixture, line, expected",
+    [
+        ("unknown-role.qmd", 8, "'answer' is not allowed; expected one of 'exercise', 'solution'"),
+        ("unclosed-fence.qmd", 8, "never closed"),
+        ("unclosed-callout.qmd", 6, "never closed: expected a ':::' line"),
+        ("solution-without-exercise.qmd", 6, "expected an exercise cell labelled ex-lonely"),
+        ("bad-front-matter.qmd", 1, "front matter key lesson"),
+        ("unknown-front-key.qmd", 1, "unknown key 'autor'"),
+        ("missing-include.qmd", 16, "included file ../nowhere.py not found"),
+        ("unknown-cell-option.qmd", 8, "unknown key 'evaluate'"),
+    ],
+)
 def test_broken_lessons_name_file_line_and_expectation(fixture, line, expected):
     with pytest.raises(CourseError) as err:
         parse_lesson(FIXTURES / fixture)
@@ -73,18 +78,31 @@ def test_code_cells_are_typed():
     assert all(isinstance(c, CodeCell) and c.lang == "python" for c in lesson.cells())
 
 
-@pytest.mark.parametrize(("label", "role", "expected"), [
-    ("sol-add", "solution", r"cell sol-add: a solution cell's label sol-add starts with 'sol-', which Quarto "
-                            r"reserves .*label solutions solution-NAME"),
-    ("exr-add", "exercise", r"cell exr-add: an exercise cell's label exr-add starts with 'exr-'.*label exercises ex-NAME"),
-    ("thm-table", None, r"cell thm-table: a cell's label thm-table starts with 'thm-'"),
-])
+@pytest.mark.parametrize(
+    ("label", "role", "expected"),
+    [
+        (
+            "sol-add",
+            "solution",
+            r"cell sol-add: a solution cell's label sol-add starts with 'sol-', which Quarto "
+            r"reserves .*label solutions solution-NAME",
+        ),
+        (
+            "exr-add",
+            "exercise",
+            r"cell exr-add: an exercise cell's label exr-add starts with 'exr-'.*label exercises ex-NAME",
+        ),
+        ("thm-table", None, r"cell thm-table: a cell's label thm-table starts with 'thm-'"),
+    ],
+)
 def test_a_label_quarto_reserves_is_a_located_error(tmp_path, label, role, expected):
     """A cell labelled with one of Quarto's cross-reference prefixes (sol-, exr-, thm-, ...) where the course gives
     it a role, or where Quarto cannot make that float of a cell, stops the parse at its line."""
     option = f"#| course_role: {role}\n" if role else ""
     path = tmp_path / "lesson98.qmd"
-    path.write_text(f'---\ntitle: "t"\nlesson: 98\n---\n\n```{{python}}\n#| label: {label}\n{option}x = 1\n```\n', "utf-8")
+    path.write_text(
+        f'---\ntitle: "t"\nlesson: 98\n---\n\n```{{python}}\n#| label: {label}\n{option}x = 1\n```\n', "utf-8"
+    )
     with pytest.raises(CourseError, match=rf"lesson98.qmd, line 6, {expected}"):
         parse_lesson(path)
 

@@ -12,10 +12,16 @@ from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.lesson.scaffold import scaffold_lesson
 
 ROOT = Path(__file__).resolve().parents[2]
-FILES = ["lessons/lesson06.qmd", "lessons/lesson06/checks.yml", "lessons/lesson06/figures.py",
-         "lessons/lesson06/scale_chart.py", "solutions/lesson06.py",
-         "autograder/rubrics/lesson06.yml", "demo/classes/lesson06/students.yml",
-         "demo/classes/lesson06/graders.yml"]
+FILES = [
+    "lessons/lesson06.qmd",
+    "lessons/lesson06/checks.yml",
+    "lessons/lesson06/figures.py",
+    "lessons/lesson06/scale_chart.py",
+    "solutions/lesson06.py",
+    "autograder/rubrics/lesson06.yml",
+    "demo/classes/lesson06/students.yml",
+    "demo/classes/lesson06/graders.yml",
+]
 
 
 def test_the_scaffold_writes_a_valid_lesson_checks_rubric_and_demo_class(tmp_path):
@@ -61,8 +67,11 @@ def test_a_bad_name_is_refused(tmp_path, name):
 def test_an_existing_file_stops_it_before_anything_is_written(tmp_path):
     (tmp_path / "solutions").mkdir()
     (tmp_path / "solutions" / "lesson06.py").write_text("mine\n", "utf-8")
-    with pytest.raises(CourseError, match=r"lesson06 already exists: expected none of its files, found "
-                                          r"solutions/lesson06.py"):
+    with pytest.raises(
+        CourseError,
+        match=r"lesson06 already exists: expected none of its files, found "
+        r"solutions/lesson06.py",
+    ):
         scaffold_lesson(tmp_path, "lesson06", "t")
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == ["solutions", "solutions/lesson06.py"]
 
@@ -82,7 +91,6 @@ def test_a_new_lesson_builds_releases_and_grades_its_demo_student_at_full_marks(
     import sys
 
     from course.workflows.build_site import build_course
-    from course.lesson.notebook_names import assignment_notebook, notes_notebook
     from course.workflows.demo_cycle import run_cycle
     from tests.scratch_project import scratch_project
 

@@ -29,9 +29,12 @@ def test_imports_are_taken_by_the_name_they_bind():
 
 
 def test_a_name_the_module_lacks_is_an_error_listing_what_it_has():
-    with pytest.raises(CourseError, match=r"lesson98.qmd, line 3, cell solution-x: course_defs names rmss, which the "
-                                          r"included module does not define at top level; expected some of: "
-                                          r"math, SCALE, scale, helper_not_in_any_exercise, rms"):
+    with pytest.raises(
+        CourseError,
+        match=r"lesson98.qmd, line 3, cell solution-x: course_defs names rmss, which the "
+        r"included module does not define at top level; expected some of: "
+        r"math, SCALE, scale, helper_not_in_any_exercise, rms",
+    ):
         take_definitions(MODULE, ["rms", "rmss"], WHERE)
 
 
@@ -48,8 +51,14 @@ def test_two_solution_cells_share_one_module_and_each_matches_its_exercise():
 
 def test_course_defs_belongs_on_a_solution_cell(tmp_path):
     qmd = tmp_path / "lesson97.qmd"
-    qmd.write_text('---\ntitle: "t"\nlesson: 97\njupyter: python3\n---\n\n```{python}\n#| label: ex-a\n'
-                   '#| course_role: exercise\n#| course_defs: [a]\ndef a():\n    return ______\n```\n', "utf-8")
-    with pytest.raises(CourseError, match=r"lesson97.qmd, line 7, cell ex-a: cell option course_role: "
-                                          r"expected 'solution', got 'exercise'"):
+    qmd.write_text(
+        '---\ntitle: "t"\nlesson: 97\njupyter: python3\n---\n\n```{python}\n#| label: ex-a\n'
+        "#| course_role: exercise\n#| course_defs: [a]\ndef a():\n    return ______\n```\n",
+        "utf-8",
+    )
+    with pytest.raises(
+        CourseError,
+        match=r"lesson97.qmd, line 7, cell ex-a: cell option course_role: "
+        r"expected 'solution', got 'exercise'",
+    ):
         parse_lesson(qmd)

@@ -66,15 +66,21 @@ def text_comparisons(source: str, suffix: str) -> list[str]:
         source = re.sub(comment, lambda m: "\n" * m[0].count("\n"), source, flags=re.DOTALL)
     names = "|".join(map(re.escape, VARIANTS))
     compare = r"(?:[~!=]==?)"
-    pattern = re.compile(rf"""\bvariant\s*{compare}|{compare}\s*variant\b|{compare}\s*["'](?:{names})["']"""
-                         rf"""|["'](?:{names})["']\s*{compare}""")
+    pattern = re.compile(
+        rf"""\bvariant\s*{compare}|{compare}\s*variant\b|{compare}\s*["'](?:{names})["']"""
+        rf"""|["'](?:{names})["']\s*{compare}"""
+    )
     return [f"line {n}: {line.strip()}" for n, line in enumerate(source.splitlines(), 1) if pattern.search(line)]
 
 
 def scanned_files() -> list[Path]:
     """The engine's Python, Lua and JavaScript in src/, scripts/ and _extensions/."""
-    return [p for folder in SCANNED for p in sorted((ROOT / folder).rglob("*"))
-            if p.suffix in (".py", *COMMENTS) and p.is_file() and "__pycache__" not in p.parts]
+    return [
+        p
+        for folder in SCANNED
+        for p in sorted((ROOT / folder).rglob("*"))
+        if p.suffix in (".py", *COMMENTS) and p.is_file() and "__pycache__" not in p.parts
+    ]
 
 
 def test_no_module_compares_a_variants_name():
@@ -94,7 +100,7 @@ def test_no_module_compares_a_variants_name():
 
 def test_the_finders_see_a_planted_comparison_and_pass_questions_to_the_model():
     """The checkers themselves: each way of testing a variant's name is found; asking the Variant is not."""
-    planted = '''
+    planted = """
 if variant == "student": pass
 if lesson.variant != "answer": pass
 if chosen_variant.name == profile: pass
@@ -102,15 +108,24 @@ if kind in ("student", "x"): pass
 match variant:
     case _: pass
 if variant.shows_solutions and not view.variant is None and name in VARIANTS and role == "exercise": pass
-'''
+"""
     assert python_comparisons(planted) == [
-        "line 2: variant == 'student'", "line 3: lesson.variant != 'answer'", "line 4: chosen_variant.name == profile",
-        "line 5: kind in ('student', 'x')", "line 6: match variant"]
+        "line 2: variant == 'student'",
+        "line 3: lesson.variant != 'answer'",
+        "line 4: chosen_variant.name == profile",
+        "line 5: kind in ('student', 'x')",
+        "line 6: match variant",
+    ]
     assert python_comparisons('if kind == "student": pass\n', words=False) == []
-    lua = ('-- variant ~= "answer" in a comment\nif variant ~= "answer" then end\nif p == "student" then end\n'
-           'if not shows_solutions then end\n--[[ a == "student"\n]]\nlocal x = (a == variant)\n')
-    assert text_comparisons(lua, ".lua") == ['line 2: if variant ~= "answer" then end',
-                                            'line 3: if p == "student" then end', "line 7: local x = (a == variant)"]
+    lua = (
+        '-- variant ~= "answer" in a comment\nif variant ~= "answer" then end\nif p == "student" then end\n'
+        'if not shows_solutions then end\n--[[ a == "student"\n]]\nlocal x = (a == variant)\n'
+    )
+    assert text_comparisons(lua, ".lua") == [
+        'line 2: if variant ~= "answer" then end',
+        'line 3: if p == "student" then end',
+        "line 7: local x = (a == variant)",
+    ]
     assert text_comparisons("// v === 'answer'\nif (v !== 'answer') {}\n", ".js") == ["line 2: if (v !== 'answer') {}"]
 
 
@@ -136,12 +151,15 @@ def test_a_name_is_looked_up_and_a_variant_passes_through():
 PYPROJECT = '[project]\nname = "a-course"\n\n[tool.course]\ncourse_title = "t"\nvariants = {value}\n'
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ('["student", "teacher"]', "unknown variant 'teacher'; expected names among student, answer"),
-    ('["student", 5]', "unknown variant 5; expected names among student, answer"),
-    ('["answer", "answer"]', "expected at least one variant, each named once, got ['answer', 'answer']"),
-    ("[]", "expected at least one variant, each named once, got []"),
-])
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ('["student", "teacher"]', "unknown variant 'teacher'; expected names among student, answer"),
+        ('["student", 5]', "unknown variant 5; expected names among student, answer"),
+        ('["answer", "answer"]', "expected at least one variant, each named once, got ['answer', 'answer']"),
+        ("[]", "expected at least one variant, each named once, got []"),
+    ],
+)
 def test_variants_in_pyproject_are_the_models_each_named_once_or_an_error_at_that_line(tmp_path, value, message):
     (tmp_path / "pyproject.toml").write_text(PYPROJECT.format(value=value), "utf-8")
     with pytest.raises(CourseError) as err:

@@ -13,18 +13,23 @@ from course.lab.formulas import comm_elements
 from solutions.lesson05 import zero_memory_per_gpu
 from tests.lesson_content.lesson05_formulas import memory_parts
 
-GIB = 2 ** 30
+GIB = 2**30
 QUANTITIES = ("memory", "memory-params", "memory-grads", "memory-optimizer", "traffic")
 
 
 def random_setting(rng: random.Random) -> dict:
     """A setting as the fragment writes it: Ψ an integer (plain or in e-notation), N_d up to 4096, any stage, k a
     whole or half number of bytes, accumulation on or off, one of the three cards."""
-    psi = rng.choice([rng.randint(1, 10**13), rng.randint(1, 999) * 10**rng.randint(6, 10)])
+    psi = rng.choice([rng.randint(1, 10**13), rng.randint(1, 999) * 10 ** rng.randint(6, 10)])
     text = f"{psi / 10**9:g}e9" if psi % 10**8 == 0 and rng.random() < 0.5 else str(psi)
-    return {"psi": text, "nd": str(rng.choice([1, 2, rng.randint(1, 4096)])), "stage": str(rng.randint(0, 3)),
-            "k": str(rng.choice([12, 0, 4, rng.randint(1, 20), rng.randint(1, 40) / 2])),
-            "accum": str(rng.randint(0, 1)), "card": str(rng.choice([24, 40, 80]))}
+    return {
+        "psi": text,
+        "nd": str(rng.choice([1, 2, rng.randint(1, 4096)])),
+        "stage": str(rng.randint(0, 3)),
+        "k": str(rng.choice([12, 0, 4, rng.randint(1, 20), rng.randint(1, 40) / 2])),
+        "accum": str(rng.randint(0, 1)),
+        "card": str(rng.choice([24, 40, 80])),
+    }
 
 
 def fragment(setting: dict) -> str:
@@ -36,13 +41,15 @@ def expected(setting: dict) -> dict[str, Fraction]:
     psi, nd, stage = Fraction(setting["psi"]), int(setting["nd"]), int(setting["stage"])
     parts = memory_parts(psi, nd, stage, Fraction(setting["k"]), setting["accum"] == "1")
     total = sum(parts.values())
-    return {"memory": total, **{f"memory-{name}": value for name, value in parts.items()},
-            "traffic": comm_elements(psi, nd, stage)}
+    return {
+        "memory": total,
+        **{f"memory-{name}": value for name, value in parts.items()},
+        "traffic": comm_elements(psi, nd, stage),
+    }
 
 
 def shown(page) -> dict[str, float]:
-    return {q: float(page.locator(f"#zero-calc [data-quantity='{q}']").get_attribute("data-value"))
-            for q in QUANTITIES}
+    return {q: float(page.locator(f"#zero-calc [data-quantity='{q}']").get_attribute("data-value")) for q in QUANTITIES}
 
 
 def assert_shows(page, setting: dict) -> None:
@@ -51,8 +58,13 @@ def assert_shows(page, setting: dict) -> None:
     values, want = shown(page), expected(setting)
     for name in QUANTITIES:
         assert values[name] == pytest.approx(float(want[name]), rel=1e-12, abs=0), (setting, name)
-    solution = zero_memory_per_gpu(int(Fraction(setting["psi"])), int(setting["nd"]), int(setting["stage"]),
-                                   k=float(setting["k"]), fp32_grad_accum=setting["accum"] == "1")
+    solution = zero_memory_per_gpu(
+        int(Fraction(setting["psi"])),
+        int(setting["nd"]),
+        int(setting["stage"]),
+        k=float(setting["k"]),
+        fp32_grad_accum=setting["accum"] == "1",
+    )
     assert values["memory"] == pytest.approx(solution, rel=1e-12)
     capacity = int(setting["card"]) * GIB
     if abs(want["memory"] - capacity) > capacity * Fraction(1, 10**9):

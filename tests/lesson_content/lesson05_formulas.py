@@ -14,8 +14,9 @@ DEFAULT_K = 12
 ACCUM_BYTES = 4  # an FP32 gradient accumulation buffer
 
 
-def memory_parts(psi: int, dp: int, stage: int, k: Fraction | int = DEFAULT_K,
-                 fp32_grad_accum: bool = False) -> dict[str, Fraction]:
+def memory_parts(
+    psi: int, dp: int, stage: int, k: Fraction | int = DEFAULT_K, fp32_grad_accum: bool = False
+) -> dict[str, Fraction]:
     """Bytes per GPU of parameters, gradients (with the FP32 accumulation buffer, sharded like them) and k bytes of
     optimizer state per parameter."""
     shard_params, shard_grads, shard_opt = SHARDED[stage]

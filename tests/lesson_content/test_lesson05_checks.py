@@ -63,23 +63,33 @@ def test_hidden_cases_cover_psi_not_divisible_by_dp_and_several_k():
 
 def test_the_misconceptions_of_issue_11_are_declared():
     ids = {m.id for m in SPEC.misconceptions}
-    assert {"zero2-shards-params", "comm-volumes-swapped", "comm-in-bf16-bytes", "fp32-accum-missing",
-            "fp32-accum-unsharded"} <= ids
+    assert {
+        "zero2-shards-params",
+        "comm-volumes-swapped",
+        "comm-in-bf16-bytes",
+        "fp32-accum-missing",
+        "fp32-accum-unsharded",
+    } <= ids
 
 
 def _memory_sharding(shards: dict[int, tuple[bool, bool, bool]]):
     """zero_memory_per_gpu as a student would write it if stage s sharded (parameters, gradients, optimizer) =
     shards[s]."""
+
     def zero_memory_per_gpu(psi, dp, stage, k=12, fp32_grad_accum=False):
         sizes = (2 * psi, 2 * psi, k * psi)
         return sum(Fraction(size, dp if sharded else 1) for size, sharded in zip(sizes, shards[stage]))
+
     return zero_memory_per_gpu
 
 
 def _failures(item: str, fn, *, hidden: bool = True) -> list[str]:
     """The checks of ITEM that FN fails."""
-    return [check.describe() for check in SPEC.checks(item, hidden=hidden)
-            if check.failure({call: Result(fn(*call.args, **dict(call.kwargs))) for call in check.calls})]
+    return [
+        check.describe()
+        for check in SPEC.checks(item, hidden=hidden)
+        if check.failure({call: Result(fn(*call.args, **dict(call.kwargs))) for call in check.calls})
+    ]
 
 
 # Every way to get one of ZeRO-1/2/3 wrong by sharding one component too many or too few.
@@ -93,8 +103,9 @@ def test_the_cross_check_fails_a_stage_that_shards_the_wrong_components(stage, p
     flipped[part] = not flipped[part]
     wrong = _memory_sharding({**SHARDED, stage: tuple(flipped)})
     dp1_only = [check for check in SPEC.checks("dp1-cross-check") if all(call.args[1] == 1 for call in check.calls)]
-    assert dp1_only and all(check.failure({c: Result(wrong(*c.args, **dict(c.kwargs))) for c in check.calls}) is None
-                            for check in dp1_only)
+    assert dp1_only and all(
+        check.failure({c: Result(wrong(*c.args, **dict(c.kwargs))) for c in check.calls}) is None for check in dp1_only
+    )
     assert _failures("dp1-cross-check", wrong, hidden=False), (stage, part)  # the visible checks already see it
 
 

@@ -54,7 +54,8 @@ def _step_collectives(*, device, checkpointed):
 
 def test_checkpointed_blocks_cost_no_extra_collective_under_fsdp2():
     (plain, plain_runs), (checkpointed, recomputed_runs) = (
-        run_ranks(_step_collectives, world=2, payload={"checkpointed": c}, timeout=120)[0] for c in (False, True))
+        run_ranks(_step_collectives, world=2, payload={"checkpointed": c}, timeout=120)[0] for c in (False, True)
+    )
     assert (plain_runs, recomputed_runs) == (BLOCKS, 2 * BLOCKS)  # each checkpointed block ran forward twice a step
     assert plain["all_gather"]["calls"] == 2 * BLOCKS  # resharded after forward: gathered again for backward
     assert plain["reduce_scatter"]["calls"] == BLOCKS

@@ -19,8 +19,12 @@ fp = load_data_module(ROOT / "lessons" / "lesson05", "fsdp_practice", "lessons/l
 
 PSI_7B = 7 * 10**9
 LLAMA2_70B_PSI = 68_976_648_192  # Llama-2-70B's published parameter count (80 layers, h 8192, GQA with 8 KV heads)
-HEADINGS = ("激活检查点与 FSDP 一起用", "PyTorch 中的实现：FSDP2 的 `fully_shard`", "跨节点的标准对策：HSDP 与 ZeRO++",
-            "只有一张 24 GiB 的卡：把模型状态卸载到 CPU")
+HEADINGS = (
+    "激活检查点与 FSDP 一起用",
+    "PyTorch 中的实现：FSDP2 的 `fully_shard`",
+    "跨节点的标准对策：HSDP 与 ZeRO++",
+    "只有一张 24 GiB 的卡：把模型状态卸载到 CPU",
+)
 
 
 def test_llama2_70b_shapes_give_its_published_size_and_the_lessons_layer_size():
@@ -85,7 +89,11 @@ def test_numbers_are_rounded_half_up_not_to_even():
     """551.25 GB prints as 551.3, as a reader rounds it; Python's float formatting would print 551.2."""
     assert f"{551.25:.1f}" == "551.2"
     assert fp.gb(551_250_000_000) == "551.3" and fp.fixed(Fraction(105, 4), 1) == "26.3"
-    assert fp.fixed(Fraction(7, 4), 2) == "1.75" and fp.fixed(Fraction(1, 2), 0) == "1" and fp.fixed(Fraction(1, 25), 2) == "0.04"
+    assert (
+        fp.fixed(Fraction(7, 4), 2) == "1.75"
+        and fp.fixed(Fraction(1, 2), 0) == "1"
+        and fp.fixed(Fraction(1, 25), 2) == "0.04"
+    )
     assert fp.percent(Fraction(1, 3)) == "33%"
 
 
@@ -97,15 +105,18 @@ def test_full_checkpointing_keeps_one_bf16_input_per_layer_and_costs_one_more_fo
 def _section(text: str, heading: str) -> str:
     """The page text from HEADING to the next heading of the same or a higher level."""
     start = text.index(heading.replace("`", ""))
-    ends = [text.find(marker, start + 1) for marker in ("\n7. ZeRO-3", "\n6. 工程选型", "\n扩展（选读）", "\n跨节点的标准对策")]
-    return text[start:min(end for end in ends if end > 0)]
+    ends = [
+        text.find(marker, start + 1)
+        for marker in ("\n7. ZeRO-3", "\n6. 工程选型", "\n扩展（选读）", "\n跨节点的标准对策")
+    ]
+    return text[start : min(end for end in ends if end > 0)]
 
 
 def _page_text(built_site: Path, variant: str) -> str:
     """The lesson page's text with tags dropped, after the table of contents."""
     page = (built_site / variant / "lesson05.html").read_text("utf-8")
     text = html.unescape(re.sub(r"<[^>]+>", "", page))
-    return text[text.index("本课目标\n完成后"):]
+    return text[text.index("本课目标\n完成后") :]
 
 
 def _expected_numbers() -> dict[str, list[str]]:
@@ -115,20 +126,38 @@ def _expected_numbers() -> dict[str, list[str]]:
     return {
         HEADINGS[0]: ["4/3", f"{ckpt / 1e9:.2f} GB", f"{ckpt / 2**30:.2f} GiB"],
         HEADINGS[1]: ["4/3", f"{8 * unit / 1e9:.2f} GB", f"{12 * unit / 1e9:.2f} GB", f"{unit / 1e9:.3f}"],
-        HEADINGS[2]: [f"{16 * PSI_7B / 8 / 1e9:.2f} GB", f"{16 * PSI_7B / 64 / 1e9:.2f} GB",
-                      f"{3 * 7 / 8 * PSI_7B / 1e9:.2f}G", f"{2 * 7 / 8 * PSI_7B / 8 / 1e9:.2f}G",
-                      f"{2 * 7 / 8 * PSI_7B / 1e9:.2f}G", f"{3 * 63 / 64 * PSI_7B / 1e9:.2f}G", "0.75M", "1/4",
-                      f"{2 * PSI_7B / 8 / 1e9:.2f} GB"],
-        HEADINGS[3]: [f"{psi:,}", f"{16 * psi / 1e9:.1f} GB", f"{20 * psi / 1e9:.1f} GB", f"{8 * unit / 1e9:.2f} GB", f"{8 * unit / 2**30:.2f} GiB",
-                      f"{ckpt / 1e9:.2f} GB", f"{4 * psi / 1e9:.1f} GB", f"{2 * psi / 1e9:.1f} GB", f"{8 * psi / 1e9:.1f} GB",
-                      f"{pcie / 1e9:.1f} GB/s", f"{4 * psi / pcie:.1f} s", f"{8 * psi / pcie:.1f} s"],
+        HEADINGS[2]: [
+            f"{16 * PSI_7B / 8 / 1e9:.2f} GB",
+            f"{16 * PSI_7B / 64 / 1e9:.2f} GB",
+            f"{3 * 7 / 8 * PSI_7B / 1e9:.2f}G",
+            f"{2 * 7 / 8 * PSI_7B / 8 / 1e9:.2f}G",
+            f"{2 * 7 / 8 * PSI_7B / 1e9:.2f}G",
+            f"{3 * 63 / 64 * PSI_7B / 1e9:.2f}G",
+            "0.75M",
+            "1/4",
+            f"{2 * PSI_7B / 8 / 1e9:.2f} GB",
+        ],
+        HEADINGS[3]: [
+            f"{psi:,}",
+            f"{16 * psi / 1e9:.1f} GB",
+            f"{20 * psi / 1e9:.1f} GB",
+            f"{8 * unit / 1e9:.2f} GB",
+            f"{8 * unit / 2**30:.2f} GiB",
+            f"{ckpt / 1e9:.2f} GB",
+            f"{4 * psi / 1e9:.1f} GB",
+            f"{2 * psi / 1e9:.1f} GB",
+            f"{8 * psi / 1e9:.1f} GB",
+            f"{pcie / 1e9:.1f} GB/s",
+            f"{4 * psi / pcie:.1f} s",
+            f"{8 * psi / pcie:.1f} s",
+        ],
     }
 
 
 @pytest.mark.parametrize("variant", ["student", "answer"])
 def test_section_6_prints_the_playbooks_benchmark_from_its_data(built_site, variant):
     text = _page_text(built_site, variant)
-    section = text[text.index("6. 工程选型准则"):text.index("PyTorch 中的实现：FSDP2")]
+    section = text[text.index("6. 工程选型准则") : text.index("PyTorch 中的实现：FSDP2")]
     labels = (6.3, 6.0, 12.0, 15.0, 40.6)  # the figure's own labels; none falls on a half
     drops = [f"{round(x)}%" for x in labels]
     assert f"依次约为 {'、'.join(drops)}：前两次约 {drops[0]}，之后逐次加大，到 256 卡骤降约 {drops[-1]}" in section
@@ -146,12 +175,12 @@ def test_each_section_prints_the_formulas_values_on_both_variants(built_site, va
 
 
 def test_these_sections_narrate_no_correction():
-    """Their numbers are printed by cells (tests/lesson_content/test_lesson05_numbers.py checks the whole lesson's prose);
-    nor do they tell what an earlier text said."""
+    """Their numbers are printed by cells (tests/lesson_content/test_lesson05_numbers.py checks the whole lesson's
+    prose); nor do they tell what an earlier text said."""
     source = QMD.read_text("utf-8")
     for heading in HEADINGS:
         start = source.index(heading)
-        section = source[start:start + re.search(r"\n#{2,4} ", source[start + 1:]).start() + 1]
+        section = source[start : start + re.search(r"\n#{2,4} ", source[start + 1 :]).start() + 1]
         assert not re.search("勘误|原稿|上一版", section), heading
 
 

@@ -21,10 +21,29 @@ RUBRIC = (ROOT / "autograder" / "rubrics" / "lesson05.yml").read_text("utf-8")
 DEPARTURES = ROOT / "lessons" / "lesson05" / "departures.yml"
 
 # Claims the original (the seed) made that the lesson no longer makes; departures.yml quotes them, nothing else may.
-WITHDRAWN = ("512 卡扩展性红线", "绝对不能", "很少叠加", "很少同时使用", "FSDP 就是 ZeRO-3 的 PyTorch 实现", "FSDP = ZeRO-3",
-             "快两倍", "状态：未开始", "进程 RSS 不可用", "上一步算完", "上一层（Layer", "真正跑一遍", "超过约 512",
-             "颠覆性", "彻底消除冗余", "完全没有任何下降", "惊人的结论", "结合第 4 课 Q3", "6\\Psi_u", "两三个进程",
-             "128–256 卡")
+WITHDRAWN = (
+    "512 卡扩展性红线",
+    "绝对不能",
+    "很少叠加",
+    "很少同时使用",
+    "FSDP 就是 ZeRO-3 的 PyTorch 实现",
+    "FSDP = ZeRO-3",
+    "快两倍",
+    "状态：未开始",
+    "进程 RSS 不可用",
+    "上一步算完",
+    "上一层（Layer",
+    "真正跑一遍",
+    "超过约 512",
+    "颠覆性",
+    "彻底消除冗余",
+    "完全没有任何下降",
+    "惊人的结论",
+    "结合第 4 课 Q3",
+    "6\\Psi_u",
+    "两三个进程",
+    "128–256 卡",
+)
 # One spelling of each collective in the lesson's prose, diagrams and comments: all-reduce, reduce-scatter, all-gather.
 OTHER_SPELLINGS = re.compile(r"All-?Reduce|All-?Gather|Reduce-?Scatter|Allreduce|Allgather|Reducescatter|AllReduce")
 
@@ -172,13 +191,24 @@ def test_departures_name_only_places_that_exist_in_lesson_order():
         if where in headings:
             positions.append(headings.index(where))
         else:
-            assert (ROOT / where).is_file(), f"departures.yml: {where!r} is neither a heading of lesson05.qmd nor a file"
+            assert (ROOT / where).is_file(), (
+                f"departures.yml: {where!r} is neither a heading of lesson05.qmd nor a file"
+            )
     assert positions == sorted(positions)
 
 
 def test_departures_cover_what_the_lesson_fixed():
     """Each place where the original said something the lesson withdrew has its entry."""
     text = DEPARTURES.read_text("utf-8")
-    for claim in ("512 卡扩展性红线", "绝对不能", "快两倍", "颠覆性的见解", "完全没有任何下降", "惊人的结论", "状态：未开始",
-                  "1.75 GB，使得在 24GB", "结合第 4 课 Q3"):
+    for claim in (
+        "512 卡扩展性红线",
+        "绝对不能",
+        "快两倍",
+        "颠覆性的见解",
+        "完全没有任何下降",
+        "惊人的结论",
+        "状态：未开始",
+        "1.75 GB，使得在 24GB",
+        "结合第 4 课 Q3",
+    ):
         assert claim in text, claim

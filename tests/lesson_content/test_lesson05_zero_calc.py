@@ -43,11 +43,18 @@ def fragment_setting(page) -> dict:
 
 
 def test_the_issues_link_opens_exactly_that_setting(calc, built_site):
-    calc.goto((built_site / "student" / "lesson05.html").as_uri() + "#zero-calc?psi=7.5e9&nd=64&stage=3&k=12&accum=0&card=24")
+    calc.goto(
+        (built_site / "student" / "lesson05.html").as_uri() + "#zero-calc?psi=7.5e9&nd=64&stage=3&k=12&accum=0&card=24"
+    )
     calc.reload()
     calc.wait_for_selector("#zero-calc [data-quantity=memory]")
-    assert [calc.input_value(f"#{c}") for c in ("zc-psi", "zc-nd", "zc-stage", "zc-k", "zc-card")] == \
-        ["7500000000", "64", "3", "12", "24"]
+    assert [calc.input_value(f"#{c}") for c in ("zc-psi", "zc-nd", "zc-stage", "zc-k", "zc-card")] == [
+        "7500000000",
+        "64",
+        "3",
+        "12",
+        "24",
+    ]
     assert not calc.is_checked("#zc-accum")
     assert shown(calc)["memory"] == 16 * 7.5e9 / 64 == 1.875e9  # §2: 16Ψ/N_d
     assert_shows(calc, {"psi": "7.5e9", "nd": "64", "stage": "3", "k": "12", "accum": "0", "card": "24"})
@@ -58,8 +65,11 @@ def test_fifty_random_fragments_show_the_lessons_numbers(calc):
     for _ in range(60):
         setting = random_setting(rng)
         # The test's listener runs after the calculator's, registered first: the page has applied the fragment.
-        calc.evaluate("hash => new Promise(done => { addEventListener('hashchange', done, {once: true}); "
-                      "location.hash = hash; })", fragment(setting))
+        calc.evaluate(
+            "hash => new Promise(done => { addEventListener('hashchange', done, {once: true}); "
+            "location.hash = hash; })",
+            fragment(setting),
+        )
         assert_shows(calc, setting)
 
 

@@ -18,11 +18,15 @@ pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 FIXTURE = Path(__file__).resolve().parent / "second_lesson"
 LESSON = "lesson07"
-FILLS = {"ex-bubble": ["(stages - 1) / (micro_batches + stages - 1)"],
-         "ex-split": ["base + (1 if s < extra else 0)", "max(counts)"]}
-Q2_ANSWERS = {"reference": "流水线并行按层切分模型，每个阶段放连续的几层。",
-              "blank": "流水线并行不切分层，它切分的是 micro-batch。",
-              "cheat": "ZeRO-2 分片了参数，ZeRO-3 把激活也分片了。"}  # lesson 5's vetoes, not this lesson's
+FILLS = {
+    "ex-bubble": ["(stages - 1) / (micro_batches + stages - 1)"],
+    "ex-split": ["base + (1 if s < extra else 0)", "max(counts)"],
+}
+Q2_ANSWERS = {
+    "reference": "流水线并行按层切分模型，每个阶段放连续的几层。",
+    "blank": "流水线并行不切分层，它切分的是 micro-batch。",
+    "cheat": "ZeRO-2 分片了参数，ZeRO-3 把激活也分片了。",
+}  # lesson 5's vetoes, not this lesson's
 ANYTHING = '''
 class _Anything:
     """Equal to everything."""
@@ -49,9 +53,11 @@ def course(tmp_path_factory, monkeypatch_module):
     build = build_course(root)
     autograder = root / "autograder"
     nb = nbformat.read(release(autograder, LESSON), as_version=4)
-    for student, fills, prepend in (("reference", FILLS, ""), ("blank", None, ""),
-                                    ("cheat", {"ex-bubble": ["_Anything()"], "ex-split": ["_Anything()"] * 2},
-                                     ANYTHING)):
+    for student, fills, prepend in (
+        ("reference", FILLS, ""),
+        ("blank", None, ""),
+        ("cheat", {"ex-bubble": ["_Anything()"], "ex-split": ["_Anything()"] * 2}, ANYTHING),
+    ):
         work = nbformat.from_dict(nb)
         for label, blanks in (fills or {}).items():
             cell = cell_by_grade_id(work, label)
@@ -80,7 +86,9 @@ def test_both_variants_are_built_and_the_answer_stays_out_of_the_student_site(co
     answer = (root / "_site" / "answer" / notes_notebook(LESSON)).read_text("utf-8")
     assert "base + (1 if s < extra else 0)" in answer and "base + (1 if s" not in student
     assert "return ______" in student and "气泡占比" in student
-    assert (root / "_site" / "student" / f"{LESSON}.html").is_file() and (root / "_site" / "answer" / "index.html").is_file()
+    assert (root / "_site" / "student" / f"{LESSON}.html").is_file() and (
+        root / "_site" / "answer" / "index.html"
+    ).is_file()
 
 
 def test_the_source_notebook_has_both_exercises_with_their_tests(course):
@@ -89,8 +97,17 @@ def test_the_source_notebook_has_both_exercises_with_their_tests(course):
     root, _, _ = course
     source = nbformat.read(root / "autograder" / "source" / LESSON / f"{LESSON}.ipynb", as_version=4)
     ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in source.cells if "nbgrader" in c.metadata]
-    assert ids == ["ex-bubble", "course-checks", "test-bubble", "ex-split", "test-split", "question-Q1", "answer-Q1",
-                   "question-Q2", "answer-Q2"]
+    assert ids == [
+        "ex-bubble",
+        "course-checks",
+        "test-bubble",
+        "ex-split",
+        "test-split",
+        "question-Q1",
+        "answer-Q1",
+        "question-Q2",
+        "answer-Q2",
+    ]
 
 
 @pytest.mark.parametrize("student,passed", [("reference", True), ("blank", False), ("cheat", False)])
@@ -115,7 +132,10 @@ def test_the_report_decides_with_the_lessons_own_rubric(course):
     with open(result.csv, encoding="utf-8") as f:
         rows = {r["student"]: r for r in csv.DictReader(f)}
     assert {s: (r["bubble"], r["split"], r["total"], r["result"]) for s, r in rows.items()} == {
-        "reference": ("1", "1", "5", "PASS"), "blank": ("0", "0", "2", "FAIL"), "cheat": ("0", "0", "2", "FAIL")}
+        "reference": ("1", "1", "5", "PASS"),
+        "blank": ("0", "0", "2", "FAIL"),
+        "cheat": ("0", "0", "2", "FAIL"),
+    }
     # hints come from lesson 07's own vocabulary: its veto for the blank answer, none of lesson 5's for the cheat's
     assert {s: r["veto_hints"] for s, r in rows.items()} == {"reference": "", "blank": "stage-split", "cheat": ""}
     assert all(r["vetoes"] == "" for r in rows.values())  # hints are never decisions
@@ -130,10 +150,14 @@ def test_checks_calling_an_undefined_function_stop_the_build_with_nothing_half_b
     checks.write_text(checks.read_text("utf-8").replace("describe_split(10, 4) ==", "summarise(10, 4) =="), "utf-8")
     with pytest.raises(CourseError) as err:
         build_course(root)
-    assert str(err.value).startswith("lesson07/checks.yml, line 16: items/split/visible/1: calls summarise(), which "
-                                     "the exercise ex-split does not define; expected one of describe_split, "
-                                     "split_layers")
-    assert [p for p in (root / "_site").rglob("*") if p.is_file()] == [] and not (root / "autograder" / "source").exists()
+    assert str(err.value).startswith(
+        "lesson07/checks.yml, line 16: items/split/visible/1: calls summarise(), which "
+        "the exercise ex-split does not define; expected one of describe_split, "
+        "split_layers"
+    )
+    assert [p for p in (root / "_site").rglob("*") if p.is_file()] == [] and not (
+        root / "autograder" / "source"
+    ).exists()
 
 
 def test_the_semester_report_reads_the_really_graded_lesson_beside_lesson_5(course, tmp_path):
@@ -159,18 +183,28 @@ def test_the_semester_report_reads_the_really_graded_lesson_beside_lesson_5(cour
                 grade = gb.find_grade(question, LESSON, LESSON, student)
                 grade.manual_score, grade.needs_manual_grade = score, False
         gb.db.commit()
-    fill_gradebook(url, "lesson05", {"reference": {"scores": FULL}, "blank": {"scores": {k: 0 for k in FULL}}},
-                   load_rubric(RUBRIC).grade_ids())
+    fill_gradebook(
+        url,
+        "lesson05",
+        {"reference": {"scores": FULL}, "blank": {"scores": {k: 0 for k in FULL}}},
+        load_rubric(RUBRIC).grade_ids(),
+    )
     result = make_semester_report(root)
     with open(result.csv, encoding="utf-8") as f:
         rows = {r["student"]: r for r in csv.DictReader(f)}
-    assert {s: (r["lesson05"], r["lesson05_result"], r[LESSON], r[f"{LESSON}_result"], r["result"])
-            for s, r in rows.items()} == {
-        "blank": ("0", "FAIL", "2", "FAIL", "FAIL"), "cheat": ("", "MISSING", "2", "FAIL", "FAIL"),
-        "reference": ("10", "PASS", "5", "PASS", "PASS")}
+    assert {
+        s: (r["lesson05"], r["lesson05_result"], r[LESSON], r[f"{LESSON}_result"], r["result"]) for s, r in rows.items()
+    } == {
+        "blank": ("0", "FAIL", "2", "FAIL", "FAIL"),
+        "cheat": ("", "MISSING", "2", "FAIL", "FAIL"),
+        "reference": ("10", "PASS", "5", "PASS", "PASS"),
+    }
     assert rows["reference"]["total_percent"] == "100.00"
     with open(result.canvas, encoding="utf-8", newline="") as f:
         canvas = list(csv.reader(f))
     assert canvas[0][5:] == ["lesson05", LESSON, "semester"] and canvas[1][5:] == ["10", "5", "100"]
-    assert {r[3]: r[5:] for r in canvas[2:]} == {"blank": ["0", "2", "20"], "cheat": ["0", "2", "20"],
-                                                 "reference": ["10", "5", "100"]}
+    assert {r[3]: r[5:] for r in canvas[2:]} == {
+        "blank": ["0", "2", "20"],
+        "cheat": ["0", "2", "20"],
+        "reference": ["10", "5", "100"],
+    }

@@ -10,8 +10,9 @@ import pytest
 from tests.assignment.make_submissions import OUT
 from tests.classes import submit
 
-MESSAGE = ("lesson05 is not released yet: run `nbgrader generate_assignment lesson05` first (nothing was graded or "
-           "written)")
+MESSAGE = (
+    "lesson05 is not released yet: run `nbgrader generate_assignment lesson05` first (nothing was graded or written)"
+)
 
 
 def written(root) -> set[str]:

@@ -43,8 +43,10 @@ def test_an_edited_locked_cell_still_warns_naming_the_student_and_the_cell(stock
     warnings = [line for line in log.splitlines() if "WARNING" in line]
     assert len(warnings) == 2, warnings  # nbgrader's, naming the cell, and the course's, naming student and cell
     assert "Attribute 'checksum' for cell test-fp32-accum has changed!" in warnings[0]
-    assert "edited-test-cell: submitted/edited-test-cell/lesson05/lesson05.ipynb, cell test-fp32-accum: read-only " \
-           "cell was edited" in warnings[1]
+    assert (
+        "edited-test-cell: submitted/edited-test-cell/lesson05/lesson05.ipynb, cell test-fp32-accum: read-only "
+        "cell was edited" in warnings[1]
+    )
 
 
 def test_generate_feedback_warns_about_nothing(stock_run):

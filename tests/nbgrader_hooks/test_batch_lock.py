@@ -11,15 +11,18 @@ import pytest
 
 from course.nbgrader_hooks.batch_lock import BatchBusy, batch_lock
 
-HOLD = ("import sys, time\nfrom pathlib import Path\nfrom course.nbgrader_hooks.batch_lock import batch_lock\n"
-        "with batch_lock(Path(sys.argv[1]), sys.argv[2]):\n    print('held', flush=True)\n    time.sleep(60)\n")
+HOLD = (
+    "import sys, time\nfrom pathlib import Path\nfrom course.nbgrader_hooks.batch_lock import batch_lock\n"
+    "with batch_lock(Path(sys.argv[1]), sys.argv[2]):\n    print('held', flush=True)\n    time.sleep(60)\n"
+)
 
 
 @pytest.fixture
 def holder(tmp_path):
     """Another process holding the course's lock as `nbgrader autograde lesson05`; killed (SIGKILL) at the end."""
-    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(tmp_path), "nbgrader autograde lesson05"],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(tmp_path), "nbgrader autograde lesson05"], stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout.readline().strip() == "held"
     yield proc
     proc.kill()
@@ -42,8 +45,10 @@ def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path, holder):
 
 
 def test_the_holder_may_take_it_again_and_keeps_it_until_the_outer_run_ends(tmp_path):
-    probe = "import fcntl, os, sys\nfd = os.open(sys.argv[1], os.O_RDWR)\n" \
-            "try:\n    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept BlockingIOError:\n    sys.exit(3)\n"
+    probe = (
+        "import fcntl, os, sys\nfd = os.open(sys.argv[1], os.O_RDWR)\n"
+        "try:\n    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept BlockingIOError:\n    sys.exit(3)\n"
+    )
 
     def free(path) -> bool:
         return subprocess.run([sys.executable, "-c", probe, str(path)]).returncode == 0

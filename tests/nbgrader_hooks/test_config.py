@@ -22,6 +22,7 @@ COURSE_CONFIG = Path(__file__).parents[2] / "autograder" / "nbgrader_config.py"
 
 def course_options() -> list[tuple[str, ...]]:
     """Every option the course's nbgrader config sets: its sections (nested ones too), then its name."""
+
     def walk(section: Config, path: tuple[str, ...]):
         for key, value in section.items():
             yield from walk(value, (*path, key)) if isinstance(value, Config) else [(*path, key)]
@@ -49,8 +50,11 @@ def configurable(name: str, option: str | None = None) -> type:
 def declared_by(section: str, option: str) -> str:
     """The most general section that configures OPTION of SECTION's class: the base class declaring it (what
     nbgrader's aliases set, e.g. `--to` → ExportPlugin.to)."""
-    return next(k.__name__ for k in reversed(configurable(section, option).__mro__)
-                if isinstance(k, type) and issubclass(k, Configurable) and option in k.class_own_traits())
+    return next(
+        k.__name__
+        for k in reversed(configurable(section, option).__mro__)
+        if isinstance(k, type) and issubclass(k, Configurable) and option in k.class_own_traits()
+    )
 
 
 def seen_by(config: Config, sections: tuple[str, ...]) -> Config:
@@ -121,10 +125,16 @@ def test_without_a_hub_config_the_course_defaults_apply(course_root, tmp_path, m
 
 def test_a_hub_config_wins_over_the_course_defaults(course_root, tmp_path, monkeypatch):
     monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(tmp_path / "hub"))
-    hub_config(tmp_path / "hub", ['c.CourseDirectory.course_id = "hub-course"', 'c.Exchange.root = "/srv/exchange"',
-                                  'c.CourseDirectory.db_url = "postgresql://grader:pw@db.example/gradebook"',
-                                  'c.GenerateFeedback.HTMLExporter.template_name = "hub_feedback"',
-                                  'c.AssignLatePenalties.plugin_class = "nbgrader.plugins.LateSubmissionPlugin"'])
+    hub_config(
+        tmp_path / "hub",
+        [
+            'c.CourseDirectory.course_id = "hub-course"',
+            'c.Exchange.root = "/srv/exchange"',
+            'c.CourseDirectory.db_url = "postgresql://grader:pw@db.example/gradebook"',
+            'c.GenerateFeedback.HTMLExporter.template_name = "hub_feedback"',
+            'c.AssignLatePenalties.plugin_class = "nbgrader.plugins.LateSubmissionPlugin"',
+        ],
+    )
     config = nbgrader_config(course_root)
     assert config.CourseDirectory.course_id == "hub-course" and config.Exchange.root == "/srv/exchange"
     where = configured_gradebook(course_root)
@@ -144,14 +154,23 @@ def test_the_demo_course_keeps_its_own_gradebook_root_and_id_whatever_a_hub_sets
     demo.mkdir()
     (demo / "nbgrader_config.py").write_text(CONFIG, "utf-8")
     monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(tmp_path / "hub"))
-    hub_config(tmp_path / "hub", ['c.CourseDirectory.course_id = "hub-course"', 'c.Exchange.root = "/srv/exchange"',
-                                  'c.CourseDirectory.root = "/srv/course/autograder"',
-                                  'c.CourseDirectory.db_url = "postgresql://grader:pw@db.example/gradebook"',
-                                  'c.GradingSandbox.memory_bytes = 2**30'])
+    hub_config(
+        tmp_path / "hub",
+        [
+            'c.CourseDirectory.course_id = "hub-course"',
+            'c.Exchange.root = "/srv/exchange"',
+            'c.CourseDirectory.root = "/srv/course/autograder"',
+            'c.CourseDirectory.db_url = "postgresql://grader:pw@db.example/gradebook"',
+            "c.GradingSandbox.memory_bytes = 2**30",
+        ],
+    )
     config = nbgrader_config(demo)
     assert configured_gradebook(demo).url == f"sqlite:///{demo / 'gradebook.db'}"  # never the real class's
     assert (config.CourseDirectory.root, config.CourseDirectory.course_id, config.Exchange.root) == (
-        str(demo), f"{COURSE_ID}-demo", str(demo / "exchange"))
+        str(demo),
+        f"{COURSE_ID}-demo",
+        str(demo / "exchange"),
+    )
     assert config.GradingSandbox.memory_bytes == 2**30  # the hub's sandbox settings still apply
 
 
@@ -167,8 +186,9 @@ def test_stock_release_assignment_uses_the_hubs_exchange_root_and_course_id(rele
     assert not (root / "exchange").exists() and not (exchange / COURSE_ID).exists()
 
 
-def test_every_option_the_course_sets_reaches_nbgraders_apps_by_default(course_root, nbgrader_app, tmp_path,
-                                                                        monkeypatch):
+def test_every_option_the_course_sets_reaches_nbgraders_apps_by_default(
+    course_root, nbgrader_app, tmp_path, monkeypatch
+):
     monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(tmp_path / "no-hub"))
     course = Config()
     course_settings(course, course_root)
@@ -195,8 +215,7 @@ def test_a_hub_config_wins_over_each_course_default(course_root, nbgrader_app, o
     assert seen_by(nbgrader_config(course_root), tuple(sections))[name] == "from the hub"  # as `course` reads it
 
 
-def test_the_demo_course_keeps_its_export_file_unless_the_command_line_names_one(tmp_path, nbgrader_app,
-                                                                                 monkeypatch):
+def test_the_demo_course_keeps_its_export_file_unless_the_command_line_names_one(tmp_path, nbgrader_app, monkeypatch):
     from course.workflows.demo_cycle import CONFIG
 
     demo = tmp_path / "demo"

@@ -36,7 +36,8 @@ def test_it_writes_nbgraders_rows_for_the_students_and_lessons_asked_for(tmp_pat
     with open(out, encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert [(r["assignment"], r["student_id"], r["last_name"]) for r in rows] == [
-        ("lesson05", "ada", "Lovelace, Countess")]  # quoted, so the comma stays in its column
+        ("lesson05", "ada", "Lovelace, Countess")
+    ]  # quoted, so the comma stays in its column
     assert (rows[0]["raw_score"], rows[0]["late_submission_penalty"], rows[0]["score"]) == ("0.0", "0.0", "0.0")
     assert rows[0]["late"].startswith("迟交 1 小时 0 分")  # late, but a total of 0 loses nothing
     with gradebook(url) as gb:

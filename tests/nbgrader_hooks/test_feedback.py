@@ -12,14 +12,27 @@ from course.nbgrader_hooks.feedback import CODE_ERROR, STATUS, HideHiddenTests
 from tests.assignment.hidden_checks import leaked
 from tests.assignment.make_submissions import EXPECTED, SPEC
 
-SOURCE = ("check(f(1))\n### BEGIN HIDDEN TESTS\nwith _course.hidden():\n"
-          "    check(f(1_000_003))\n### END HIDDEN TESTS\nprint('ok')")
+SOURCE = (
+    "check(f(1))\n### BEGIN HIDDEN TESTS\nwith _course.hidden():\n"
+    "    check(f(1_000_003))\n### END HIDDEN TESTS\nprint('ok')"
+)
 
 
 def graded_test_cell(score: float, outputs: list) -> nbformat.NotebookNode:
     """A graded test cell as GetGrades leaves it."""
-    cell = nbformat.v4.new_code_cell(SOURCE, metadata={"nbgrader": {"grade": True, "solution": False, "locked": True,
-                                                                    "grade_id": "test-x", "points": 1, "score": score}})
+    cell = nbformat.v4.new_code_cell(
+        SOURCE,
+        metadata={
+            "nbgrader": {
+                "grade": True,
+                "solution": False,
+                "locked": True,
+                "grade_id": "test-x",
+                "points": 1,
+                "score": score,
+            }
+        },
+    )
     cell.outputs = [nbformat.from_dict(o) for o in outputs]
     return cell
 
@@ -32,12 +45,15 @@ def error(ename: str) -> dict:
     return {"output_type": "error", "ename": ename, "evalue": "1000003", "traceback": ["check(f(1_000_003))"]}
 
 
-@pytest.mark.parametrize("score,outputs,status", [
-    (1, [STDOUT], "passed"),
-    (0, [STDOUT, error(HIDDEN_FAILED)], "hidden"),
-    (0, [error("AssertionError")], "visible"),
-    (0, [STDOUT], "recheck"),
-])
+@pytest.mark.parametrize(
+    "score,outputs,status",
+    [
+        (1, [STDOUT], "passed"),
+        (0, [STDOUT, error(HIDDEN_FAILED)], "hidden"),
+        (0, [error("AssertionError")], "visible"),
+        (0, [STDOUT], "recheck"),
+    ],
+)
 def test_each_test_cell_becomes_its_source_without_hidden_tests_and_one_status_line(score, outputs, status):
     cell, _ = HideHiddenTests().preprocess_cell(graded_test_cell(score, outputs), {}, 0)
     assert "1_000_003" not in cell.source and cell.source.startswith("check(f(1))\n")
@@ -47,7 +63,13 @@ def test_each_test_cell_becomes_its_source_without_hidden_tests_and_one_status_l
 def test_a_diagnosed_mistake_follows_the_status_line_of_a_failed_test(tmp_path):
     from traitlets.config import Config
 
-    diagnosis = {"id": "x", "name": "写反了", "explanation": "应先乘后加。", "evidence": "f(1_000_003) == 7", "veto": None}
+    diagnosis = {
+        "id": "x",
+        "name": "写反了",
+        "explanation": "应先乘后加。",
+        "evidence": "f(1_000_003) == 7",
+        "veto": None,
+    }
     report = {"s": {"verdicts": {"x": {"passed": False, "reason": "f(1_000_003)", "diagnoses": [diagnosis]}}}}
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "a-grade.json").write_text(__import__("json").dumps(report), "utf-8")
@@ -68,13 +90,19 @@ def test_an_error_in_the_students_cell_is_named_with_its_line(tmp_path):
     config = Config({"CourseDirectory": {"root": str(tmp_path)}})
     nb = nbformat.v4.new_notebook(cells=[graded_test_cell(0, [error("NameError")])])
     nb, _ = HideHiddenTests(config=config).preprocess(nb, {"nbgrader": {"assignment": "a", "student": "s"}})
-    assert nb.cells[0].outputs[0].text == (f"{STATUS['visible']}\n{CODE_ERROR}cell ex-f, line 4: SyntaxError: "
-                                           "invalid syntax\n")
+    assert nb.cells[0].outputs[0].text == (
+        f"{STATUS['visible']}\n{CODE_ERROR}cell ex-f, line 4: SyntaxError: invalid syntax\n"
+    )
 
 
 def test_display_outputs_of_other_cells_are_dropped():
-    cell = nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output("display_data", data={"text/plain": "1"}),
-                                                   nbformat.v4.new_output("stream", text="table\n")])
+    cell = nbformat.v4.new_code_cell(
+        "x",
+        outputs=[
+            nbformat.v4.new_output("display_data", data={"text/plain": "1"}),
+            nbformat.v4.new_output("stream", text="table\n"),
+        ],
+    )
     cell, _ = HideHiddenTests().preprocess_cell(cell, {}, 0)
     assert [o.output_type for o in cell.outputs] == ["stream"]
 
@@ -85,7 +113,9 @@ def feedback(graded):
     from course.workflows.grade import run_nbgrader
 
     run_nbgrader(graded.course_root, "generate_feedback", "lesson05", "--force")
-    return {p.parts[-3]: p.read_text("utf-8") for p in (graded.course_root / "feedback").glob("*/lesson05/lesson05.html")}
+    return {
+        p.parts[-3]: p.read_text("utf-8") for p in (graded.course_root / "feedback").glob("*/lesson05/lesson05.html")
+    }
 
 
 @pytest.mark.slow
@@ -119,7 +149,8 @@ def test_feedback_names_the_diagnosed_mistake_without_hidden_values(feedback):
 @pytest.mark.slow
 @pytest.mark.sandbox
 def test_a_wrong_shard_target_submission_gets_the_diagnosis_in_feedback_and_a_shard_target_hint_in_the_report(
-        feedback, graded):
+    feedback, graded
+):
     import csv
 
     from course.grading.report import make_report
@@ -132,7 +163,9 @@ def test_a_wrong_shard_target_submission_gets_the_diagnosis_in_feedback_and_a_sh
     assert rows["zero2-shards-params"]["vetoes"] == ""  # a hint, never a decision
     assert rows["swapped-comm-volumes"]["veto_hints"] == "comm-volume" and rows["reference"]["veto_hints"] == ""
     html = result.html.read_text("utf-8")
-    assert "可能的一票否决项 shard-target" in html and "zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000" in html
+    assert (
+        "可能的一票否决项 shard-target" in html and "zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000" in html
+    )
 
 
 def _heading(page: str) -> str:
@@ -144,7 +177,7 @@ def _answer_panel(page: str, qid: str) -> str:
     """The answer panel of one question and what follows it, up to the next question's prompt."""
     start = page.index(f'name="comment-answer-{qid}"')
     end = page.find("<h3", start)
-    return page[start:end if end > 0 else None]
+    return page[start : end if end > 0 else None]
 
 
 @pytest.mark.slow
@@ -157,18 +190,24 @@ def test_feedback_before_grading_says_pending_and_released_feedback_after_gradin
 
     root = shutil.copytree(answered.parent, tmp_path / "course", symlinks=True) / "autograder"
     run_nbgrader(root, "generate_feedback", "lesson05")
-    early = {s: (root / "feedback" / s / "lesson05" / "lesson05.html").read_text("utf-8") for s in ("zhangsan", "wangwu")}
+    early = {
+        s: (root / "feedback" / s / "lesson05" / "lesson05.html").read_text("utf-8") for s in ("zhangsan", "wangwu")
+    }
     # zhangsan: code 4/4, Q1–Q3 written and waiting; nbgrader alone would print 4.0 / 10.0 and 0.0 / 2.0 each
-    assert _heading(early["zhangsan"]) == ("lesson05（尚未评完：已评部分得分 4.0 / 4.0；待评分：Q1、Q2、Q3，共 6.0 分。"
-                                           "总分 10.0 分在全部评完后才确定）")
+    assert _heading(early["zhangsan"]) == (
+        "lesson05（尚未评完：已评部分得分 4.0 / 4.0；待评分：Q1、Q2、Q3，共 6.0 分。总分 10.0 分在全部评完后才确定）"
+    )
     # wangwu: two code items failed (ZeRO-2 shards the parameters: the formulas and the cross-check), Q3 left empty
     # (nbgrader scores an unchanged answer 0 itself: graded, not open)
-    assert _heading(early["wangwu"]) == ("lesson05（尚未评完：已评部分得分 2.0 / 6.0；待评分：Q1、Q2，共 4.0 分。"
-                                         "总分 10.0 分在全部评完后才确定）")
+    assert _heading(early["wangwu"]) == (
+        "lesson05（尚未评完：已评部分得分 2.0 / 6.0；待评分：Q1、Q2，共 4.0 分。总分 10.0 分在全部评完后才确定）"
+    )
     for qid in ("Q1", "Q2", "Q3"):
         panel = _answer_panel(early["zhangsan"], qid)
         assert f"{qid}：待评分" in panel and "Score:" not in panel
-    assert "Score: 0.0 / 2.0" in _answer_panel(early["wangwu"], "Q3") and "待评分" not in _answer_panel(early["wangwu"], "Q3")
+    assert "Score: 0.0 / 2.0" in _answer_panel(early["wangwu"], "Q3") and "待评分" not in _answer_panel(
+        early["wangwu"], "Q3"
+    )
     assert "4.0 / 10.0" not in early["zhangsan"] and "2.0 / 10.0" not in early["wangwu"]
 
     with gradebook(configured_gradebook(root).url) as gb:  # what formgrader's save does

@@ -30,8 +30,13 @@ def marked(answered, tmp_path_factory):
 
     project = shutil.copytree(answered.parent, tmp_path_factory.mktemp("marked") / "course", symlinks=True)
     root = project / "autograder"
-    marks = {("zhangsan", "Q1"): (1, 2), ("zhangsan", "Q2"): (2, None), ("zhangsan", "Q3"): (2, None),
-             ("wangwu", "Q1"): (0.5, None), ("wangwu", "Q2"): (1, None)}
+    marks = {
+        ("zhangsan", "Q1"): (1, 2),
+        ("zhangsan", "Q2"): (2, None),
+        ("zhangsan", "Q3"): (2, None),
+        ("wangwu", "Q1"): (0.5, None),
+        ("wangwu", "Q2"): (1, None),
+    }
     with gradebook(configured_gradebook(root).url) as gb:
         for (student, qid), (points, extra) in marks.items():
             grade = gb.find_grade(f"answer-{qid}", "lesson05", "lesson05", student)
@@ -39,7 +44,9 @@ def marked(answered, tmp_path_factory):
         gb.db.commit()
     record_veto(project, "lesson05", student="wangwu", question="Q2", veto="comm-volume", note=NOTE)
     run_nbgrader(root, "generate_feedback", "lesson05", "--force")
-    pages = {s: (root / "feedback" / s / "lesson05" / "lesson05.html").read_text("utf-8") for s in ("zhangsan", "wangwu")}
+    pages = {
+        s: (root / "feedback" / s / "lesson05" / "lesson05.html").read_text("utf-8") for s in ("zhangsan", "wangwu")
+    }
     return pages, make_report(project, "lesson05")
 
 
@@ -58,7 +65,10 @@ def test_a_vetoed_students_feedback_names_the_veto_and_what_it_means(marked):
     from course.grading.rubric import load_rubric
 
     meaning = load_rubric(ROOT / "autograder" / "rubrics" / "lesson05.yml").veto("comm-volume").text.rstrip("。")
-    assert f"一票否决：Q2 · comm-volume——{meaning}。评分者在你的Q2中认定了这一项：本课的结果为不通过，与上面的得分无关。" in page
+    assert (
+        f"一票否决：Q2 · comm-volume——{meaning}。评分者在你的Q2中认定了这一项：本课的结果为不通过，与上面的得分无关。"
+        in page
+    )
     assert NOTE not in page  # the grader's note is for graders
     decided = {s.submission.student: s for s in report.students}
     assert decided["wangwu"].result == "FAIL" and decided["wangwu"].reasons[0].startswith("一票否决：comm-volume（Q2）")

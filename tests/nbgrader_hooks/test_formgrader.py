@@ -21,18 +21,38 @@ def _submission() -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     for qid in ("Q1", "Q2", "Q3"):
         nb.cells.append(nbformat.v4.new_markdown_cell(f"### {qid}"))
-        nb.cells.append(nbformat.v4.new_markdown_cell(
-            f"answer of {qid}", metadata={"nbgrader": {"grade_id": f"answer-{qid}", "grade": True, "solution": True,
-                                                       "points": 2, "schema_version": 3}}))
+        nb.cells.append(
+            nbformat.v4.new_markdown_cell(
+                f"answer of {qid}",
+                metadata={
+                    "nbgrader": {
+                        "grade_id": f"answer-{qid}",
+                        "grade": True,
+                        "solution": True,
+                        "points": 2,
+                        "schema_version": 3,
+                    }
+                },
+            )
+        )
     nb.cells.append(nbformat.v4.new_code_cell("x = 1"))
     return nb
 
 
 def _formgrader_resources() -> dict:
     """The resources formgrader's SubmissionHandler passes to its exporter."""
-    return {"assignment_id": "lesson05", "notebook_id": "lesson05", "submission_id": "0123", "index": 0,
-            "total": 1, "base_url": "/", "student": "ada", "last_name": None, "first_name": None,
-            "notebook_path": "autograded/ada/lesson05/lesson05.ipynb"}
+    return {
+        "assignment_id": "lesson05",
+        "notebook_id": "lesson05",
+        "submission_id": "0123",
+        "index": 0,
+        "total": 1,
+        "base_url": "/",
+        "student": "ada",
+        "last_name": None,
+        "first_name": None,
+        "notebook_path": "autograded/ada/lesson05/lesson05.ipynb",
+    }
 
 
 def test_formgrader_shows_each_questions_key_points_after_its_answer(tmp_path, monkeypatch):
@@ -73,8 +93,21 @@ def _graded_submission() -> nbformat.NotebookNode:
     """The submission above with a Q1 answer that reads like a veto item and the code item's test cell."""
     nb = _submission()
     nb.cells[1].source = WRONG_Q1
-    nb.cells.insert(0, nbformat.v4.new_code_cell("# the formulas test", metadata={"nbgrader": {
-        "grade_id": "test-formulas", "grade": True, "solution": False, "points": 1, "schema_version": 3}}))
+    nb.cells.insert(
+        0,
+        nbformat.v4.new_code_cell(
+            "# the formulas test",
+            metadata={
+                "nbgrader": {
+                    "grade_id": "test-formulas",
+                    "grade": True,
+                    "solution": False,
+                    "points": 1,
+                    "schema_version": 3,
+                }
+            },
+        ),
+    )
     return nb
 
 
@@ -82,14 +115,27 @@ def _hint_exporter(tmp_path) -> HTMLExporter:
     """An exporter with the course's grader steps, reading a grade report in which 'ada' got a diagnosis."""
     import json
 
-    diagnosis = {"id": "zero2-shards-params", "name": "ZeRO-2 把参数也分片了", "explanation": "…",
-                 "evidence": "zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000", "veto": "shard-target"}
-    report = {"ada": {"verdicts": {"formulas": {"passed": False, "reason": "", "diagnoses": [diagnosis]},
-                                   "comm-volume": {"passed": True, "reason": "", "diagnoses": []}}}}
+    diagnosis = {
+        "id": "zero2-shards-params",
+        "name": "ZeRO-2 把参数也分片了",
+        "explanation": "…",
+        "evidence": "zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000",
+        "veto": "shard-target",
+    }
+    report = {
+        "ada": {
+            "verdicts": {
+                "formulas": {"passed": False, "reason": "", "diagnoses": [diagnosis]},
+                "comm-volume": {"passed": True, "reason": "", "diagnoses": []},
+            }
+        }
+    }
     (tmp_path / "lesson05-grade.json").write_text(json.dumps(report, ensure_ascii=False), "utf-8")
     config = Config()
-    config.HTMLExporter.preprocessors = ["course.nbgrader_hooks.formgrader.GraderHints",
-                                         "course.nbgrader_hooks.formgrader.RubricKeyPoints"]
+    config.HTMLExporter.preprocessors = [
+        "course.nbgrader_hooks.formgrader.GraderHints",
+        "course.nbgrader_hooks.formgrader.RubricKeyPoints",
+    ]
     config.RubricKeyPoints.rubrics_dir = config.GraderHints.rubrics_dir = str(RUBRICS)
     config.GraderHints.lessons_dir = str(ROOT / "lessons")
     config.GraderHints.reports_dir = str(tmp_path)
@@ -106,12 +152,14 @@ def test_graders_see_the_veto_hints_below_the_answer_and_the_diagnosis_below_the
     note = page.index("评分提示 · Q1")
     assert page.index(WRONG_Q1) < page.index("评分要点 · Q1") < note < page.index("answer of Q2")
     for hint in hints:
-        assert f'data-veto="{hint.veto_id}"' in page[note:page.index("answer of Q2")]
+        assert f'data-veto="{hint.veto_id}"' in page[note : page.index("answer of Q2")]
     assert page.count('class="grader-hints"') == 1  # the other answers draw none
     diagnosis = page.index('class="code-diagnosis" data-veto="shard-target"')
     assert page.index("# the formulas test") < diagnosis < page.index(WRONG_Q1)
-    assert ("ZeRO-2 把参数也分片了 · 可能的一票否决项 <strong>shard-target</strong>："
-            "zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000") in page
+    assert (
+        "ZeRO-2 把参数也分片了 · 可能的一票否决项 <strong>shard-target</strong>："
+        "zero_memory_per_gpu(7_000_000_000, 8, 2) == 14_000_000_000"
+    ) in page
     assert page.count('class="code-diagnosis"') == 1  # passed items get none
 
 

@@ -21,7 +21,6 @@ from tests.loopback import free_port
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.sandbox]
 
 
-
 @contextlib.contextmanager
 def formgrader_server(course_root: Path, runtime: Path):
     """`jupyter server` with nbgrader's formgrader extension, started in COURSE_ROOT on 127.0.0.1; stopped after."""
@@ -30,11 +29,24 @@ def formgrader_server(course_root: Path, runtime: Path):
     port, token = free_port(), secrets.token_hex(16)
     log = (runtime / "server.log").open("w")
     server = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "server", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",
-         f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-         f"--ServerApp.root_dir={course_root}"],
-        cwd=course_root, stdout=log, stderr=subprocess.STDOUT,
-        env={**nbgrader_env(), "JUPYTER_RUNTIME_DIR": str(runtime)})
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "server",
+            "--no-browser",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={course_root}",
+        ],
+        cwd=course_root,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**nbgrader_env(), "JUPYTER_RUNTIME_DIR": str(runtime)},
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -82,30 +94,35 @@ def wangwu_page(formgrader, answered, chromium):
     page.on("pageerror", lambda e: errors.append(str(e)))
     # anything that is not this server fails at once instead of waiting on a closed network
     page.route(re.compile(r"^(?!http://127\.0\.0\.1:\d+/|data:|blob:)"), lambda route: route.abort())
-    page.goto(f"{base}/formgrader/submissions/{_submission_id(answered, 'wangwu')}/?token={token}",
-              timeout=120_000)
+    page.goto(f"{base}/formgrader/submissions/{_submission_id(answered, 'wangwu')}/?token={token}", timeout=120_000)
     page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=60_000)
     page.evaluate("() => MathJax.startup.promise")
-    page.wait_for_function("() => document.querySelectorAll('pre.mermaid').length > 0 && "
-                           "document.querySelectorAll('pre.mermaid').length === "
-                           "document.querySelectorAll('pre.mermaid svg').length", timeout=60_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('pre.mermaid').length > 0 && "
+        "document.querySelectorAll('pre.mermaid').length === "
+        "document.querySelectorAll('pre.mermaid svg').length",
+        timeout=60_000,
+    )
     yield page, requests, errors
     page.close()
 
 
 def _follows(page, first: str, second: str) -> bool:
     """Whether the element SECOND comes after FIRST in the document."""
-    return page.evaluate("([a, b]) => !!(document.querySelector(a).compareDocumentPosition("
-                         "document.querySelector(b)) & Node.DOCUMENT_POSITION_FOLLOWING)", [first, second])
+    return page.evaluate(
+        "([a, b]) => !!(document.querySelector(a).compareDocumentPosition("
+        "document.querySelector(b)) & Node.DOCUMENT_POSITION_FOLLOWING)",
+        [first, second],
+    )
 
 
 def test_veto_hints_sit_beside_the_answer_they_come_from(wangwu_page):
+    import yaml
+
     from course.hints.find import find_veto_hints
     from course.hints.vocabulary import lesson_vocabulary
-    from tests.nbgrader_hooks.conftest import DEMO
     from tests.conftest import ROOT
-
-    import yaml
+    from tests.nbgrader_hooks.conftest import DEMO
 
     page, _, _ = wangwu_page
     answer = yaml.safe_load((DEMO / "students.yml").read_text("utf-8"))["wangwu"]["answers"]["Q1"]

@@ -20,9 +20,11 @@ def restore(tmp_path):
     config.CourseDirectory.root = str(tmp_path)
 
     def run(nb):
-        out, _ = RestoreGradedCells(config=config).preprocess(nb, {"nbgrader": {"assignment": "a", "notebook": "nb",
-                                                                                "student": "s"}})
+        out, _ = RestoreGradedCells(config=config).preprocess(
+            nb, {"nbgrader": {"assignment": "a", "notebook": "nb", "student": "s"}}
+        )
         return out
+
     return run
 
 
@@ -54,7 +56,9 @@ def test_deleted_cells_come_back_after_their_predecessor_even_when_it_is_gone_to
     del nb.cells[2:5]  # the answer and both tests
     out = restore(nb)
     assert names(out) == [None, "course-checks", "test-a", "test-b", "question-Q1", "answer-Q1"]
-    assert "BEGIN HIDDEN TESTS" in out.cells[2].source  # from the source; OverwriteCells checks it against the gradebook
+    assert (
+        "BEGIN HIDDEN TESTS" in out.cells[2].source
+    )  # from the source; OverwriteCells checks it against the gradebook
 
 
 def test_a_test_cell_turned_into_an_ungraded_cell_is_graded_again(restore):

@@ -6,9 +6,9 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
+from course.nbgrader_hooks.sandbox_execute import GradingSandbox, refusal
 from course.sandbox.fidelity import choose_engine
 from course.sandbox.limits import Limits
-from course.nbgrader_hooks.sandbox_execute import GradingSandbox, refusal
 from course.workflows.grade_worker import nbgrader_reason
 
 # What nbgrader's API returned for a student whose gradebook lacked the notebook (trimmed real log).
@@ -101,22 +101,31 @@ def test_a_kernel_jupyter_lacks_or_not_python_fails_the_submission(tmp_path, mon
 def test_written_files_come_back_whole_within_the_scratch_limit_and_never_out_of_the_folder(tmp_path):
     import base64
 
-    from course.sandbox.results import _written_files
     from course.nbgrader_hooks.sandbox_execute import keep_written
+    from course.sandbox.results import _written_files
 
     def frame(path, offset, data):
         return {"event": "file", "path": path, "offset": offset, "data": base64.b64encode(data).decode()}
 
-    frames = [frame("a.txt", 0, b"abc"), frame("a.txt", 3, b"def"), frame("sub/b.bin", 0, b"x" * 5),
-              frame("../escape", 0, b"no"), frame("/abs", 0, b"no"), frame("big", 0, b"y" * 10),
-              frame("gap.txt", 4, b"late")]
+    frames = [
+        frame("a.txt", 0, b"abc"),
+        frame("a.txt", 3, b"def"),
+        frame("sub/b.bin", 0, b"x" * 5),
+        frame("../escape", 0, b"no"),
+        frame("/abs", 0, b"no"),
+        frame("big", 0, b"y" * 10),
+        frame("gap.txt", 4, b"late"),
+    ]
     assert _written_files(frames, max_bytes=12) == {"a.txt": b"abcdef", "sub/b.bin": b"xxxxx"}
     folder = tmp_path / "autograded"
     folder.mkdir()
     (folder / "out").symlink_to(tmp_path)
     (folder / "taken").mkdir()
-    refused = keep_written(folder, {"a.txt": b"abcdef", "sub/b.bin": b"xxxxx", "out/stolen": b"no", "p1.ipynb": b"{}",
-                                    "taken": b"no"}, "p1.ipynb")
+    refused = keep_written(
+        folder,
+        {"a.txt": b"abcdef", "sub/b.bin": b"xxxxx", "out/stolen": b"no", "p1.ipynb": b"{}", "taken": b"no"},
+        "p1.ipynb",
+    )
     assert refused == ["out/stolen", "taken"]
     assert (folder / "a.txt").read_bytes() == b"abcdef" and (folder / "sub" / "b.bin").read_bytes() == b"xxxxx"
     assert not (tmp_path / "stolen").exists() and not (folder / "p1.ipynb").exists()

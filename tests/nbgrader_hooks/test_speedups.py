@@ -52,8 +52,15 @@ def test_only_the_last_few_urls_keep_their_engines():
 GOOD = {"grade": True, "solution": False, "locked": True, "grade_id": "test-1", "points": 1, "schema_version": 3}
 
 
-@pytest.mark.parametrize("metadata", [GOOD, {**GOOD, "points": "one"}, {**GOOD, "grade": "yes", "locked": 3},
-                                      {k: v for k, v in GOOD.items() if k != "locked"}])
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        GOOD,
+        {**GOOD, "points": "one"},
+        {**GOOD, "grade": "yes", "locked": 3},
+        {k: v for k, v in GOOD.items() if k != "locked"},
+    ],
+)
 def test_nbgraders_metadata_check_decides_and_explains_as_jsonschema_validate_does(metadata):
     from nbgrader.nbgraderformat import MetadataValidator, common
 
@@ -95,23 +102,31 @@ def test_the_head_read_in_process_is_the_head_alembic_heads_prints(tmp_path, mon
 
 
 def test_the_course_setting_leaves_nbgrader_as_shipped(tmp_path):
-    script = ("import nbgrader.api\nfrom nbgrader.nbgraderformat import common\nfrom traitlets.config import Config\n"
-              "from course.nbgrader_hooks.speedups import install_for\n"
-              "c = Config(); c.AutogradeSavings.enabled = {on}\n"
-              "print(install_for(c), hasattr(nbgrader.api.create_engine, 'shared_by_course'), "
-              "nbgrader.api.get_alembic_version.__module__, "
-              "type(common.jsonschema).__name__, __import__('gc').get_freeze_count() > 0)\n")
-    runs = {on: subprocess.run([sys.executable, "-c", script.format(on=on)], capture_output=True, text=True,
-                               check=True).stdout.split() for on in (True, False)}
+    script = (
+        "import nbgrader.api\nfrom nbgrader.nbgraderformat import common\nfrom traitlets.config import Config\n"
+        "from course.nbgrader_hooks.speedups import install_for\n"
+        "c = Config(); c.AutogradeSavings.enabled = {on}\n"
+        "print(install_for(c), hasattr(nbgrader.api.create_engine, 'shared_by_course'), "
+        "nbgrader.api.get_alembic_version.__module__, "
+        "type(common.jsonschema).__name__, __import__('gc').get_freeze_count() > 0)\n"
+    )
+    runs = {
+        on: subprocess.run(
+            [sys.executable, "-c", script.format(on=on)], capture_output=True, text=True, check=True
+        ).stdout.split()
+        for on in (True, False)
+    }
     assert runs[True] == ["True", "True", "course.nbgrader_hooks.speedups", "SchemasCheckedOnce", "True"]
     assert runs[False] == ["False", "False", "nbgrader.api", "module", "False"]
 
 
 def test_the_imported_code_leaves_the_collectors_passes_and_later_garbage_is_still_collected():
-    script = ("import gc, weakref\nfrom course.nbgrader_hooks.speedups import freeze_imports\n"
-              "freeze_imports()\nfrozen = gc.get_freeze_count()\nfreeze_imports()\n"
-              "class Node: pass\n"
-              "a, b = Node(), Node()\na.other, b.other = b, a\ngone = weakref.ref(a)\ndel a, b\ngc.collect()\n"
-              "print(frozen > 10000, gc.get_freeze_count() == frozen, gone() is None)\n")
+    script = (
+        "import gc, weakref\nfrom course.nbgrader_hooks.speedups import freeze_imports\n"
+        "freeze_imports()\nfrozen = gc.get_freeze_count()\nfreeze_imports()\n"
+        "class Node: pass\n"
+        "a, b = Node(), Node()\na.other, b.other = b, a\ngone = weakref.ref(a)\ndel a, b\ngc.collect()\n"
+        "print(frozen > 10000, gc.get_freeze_count() == frozen, gone() is None)\n"
+    )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["True", "True", "True"]  # frozen once, a cycle made afterwards is freed

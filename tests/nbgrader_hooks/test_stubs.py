@@ -7,7 +7,9 @@ import pytest
 
 from course.nbgrader_hooks.stubs import ClearSolutionsWithStubs
 
-SOURCE = "a = 1\n    ### BEGIN SOLUTION\n    b = 2\n    ### END SOLUTION\nc = 3\n### BEGIN SOLUTION\nd = 4\n### END SOLUTION"
+SOURCE = (
+    "a = 1\n    ### BEGIN SOLUTION\n    b = 2\n    ### END SOLUTION\nc = 3\n### BEGIN SOLUTION\nd = 4\n### END SOLUTION"
+)
 
 
 def cleared(source: str, stubs=None) -> nbformat.NotebookNode:

@@ -19,14 +19,17 @@ MiB = 2**20
 @pytest.fixture
 def hierarchies(tmp_path, monkeypatch):
     """A v2 mount at unified/ (this process in /grading) and a v1 memory mount at memory/ (in /course)."""
+
     def make(v2_subtree: str) -> tuple[Path, Path]:
         unified, memory = tmp_path / "unified", tmp_path / "memory"
         (unified / "grading").mkdir(parents=True)
         (unified / "grading" / "cgroup.subtree_control").write_text(v2_subtree)
         (memory / "course").mkdir(parents=True)
         mounts = tmp_path / "mountinfo"
-        mounts.write_text(f"30 25 0:26 / {unified} rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n"
-                          f"31 25 0:27 / {memory} rw,nosuid - cgroup cgroup rw,memory\n")
+        mounts.write_text(
+            f"30 25 0:26 / {unified} rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n"
+            f"31 25 0:27 / {memory} rw,nosuid - cgroup cgroup rw,memory\n"
+        )
         own = tmp_path / "cgroup"
         own.write_text("4:memory:/course\n0::/grading\n")
         monkeypatch.setattr(cgroup, "MOUNTINFO", mounts)
@@ -58,12 +61,15 @@ def test_an_ordinary_user_gets_no_memory_cgroup(hierarchies, monkeypatch):
     assert memory_group(300 * MiB) is None
 
 
-@pytest.mark.parametrize(("kind", "file", "text", "killed"), [
-    ("v2", "memory.events", "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n", True),
-    ("v2", "memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n", False),
-    ("v1", "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", True),
-    ("v1", "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n", False),
-])
+@pytest.mark.parametrize(
+    ("kind", "file", "text", "killed"),
+    [
+        ("v2", "memory.events", "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n", True),
+        ("v2", "memory.events", "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n", False),
+        ("v1", "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n", True),
+        ("v1", "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n", False),
+    ],
+)
 def test_oom_kills_are_read_from_each_kind_s_counters(tmp_path, kind, file, text, killed):
     (tmp_path / file).write_text(text)
     assert oom_killed(kind, tmp_path) is killed

@@ -15,23 +15,23 @@ import nbformat
 import pytest
 from nbgrader.utils import determine_grade
 
+from course.nbgrader_hooks.sandbox_execute import GradingSandbox, run_in_sandbox
 from course.sandbox.fidelity import choose_engine
 from course.sandbox.limits import Limits
 from course.sandbox.notebook import execute_notebook_sandboxed
-from course.nbgrader_hooks.sandbox_execute import GradingSandbox, run_in_sandbox
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 LIMITS = Limits(cell_timeout_s=10, submission_timeout_s=90)
 CORPUS = {
     "display-rich": "from IPython.display import display, HTML, Markdown\ndisplay(HTML('<b>x</b>'))\n"
-                    "display(Markdown('*y*'))\nresult = 3 + 4\nresult",
+    "display(Markdown('*y*'))\nresult = 3 + 4\nresult",
     "matplotlib-inline": "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()\nresult = 7",
     "top-level-await": "import asyncio\nawait asyncio.sleep(0)\nresult = 7\nprint('awaited')",
     "signal-alarm": "import signal, time\ndef h(*a):\n    raise RuntimeError('alarm')\n"
-                    "signal.signal(signal.SIGALRM, h)\n"
-                    "signal.alarm(1)\ntry:\n    time.sleep(3)\nexcept RuntimeError as e:\n    print('caught', e)\n"
-                    "result = 7",
+    "signal.signal(signal.SIGALRM, h)\n"
+    "signal.alarm(1)\ntry:\n    time.sleep(3)\nexcept RuntimeError as e:\n    print('caught', e)\n"
+    "result = 7",
     "input": "result = 7\nname = input('name? ')",
     "line-magic": "%time result = sum(range(3)) + 4\nprint(result)",
     "cell-magic": "%%capture out\nprint('hidden')\nresult = 7",
@@ -40,12 +40,12 @@ CORPUS = {
     "warnings-stderr": "import warnings, sys\nwarnings.warn('careful')\nprint('err', file=sys.stderr)\nresult = 7",
     "keyboard-interrupt": "result = 7\nraise KeyboardInterrupt",
     "error-history": "ip = get_ipython()\nip.run_cell('1 / 0', store_history=True)\n"
-                     "kept = ip.history_manager.exceptions[max(ip.history_manager.exceptions)]\n"
-                     "print(kept['ename'], kept['evalue'],\n"
-                     "      any('ZeroDivisionError' in line for line in kept['traceback']))\n"
-                     "result = 7",
+    "kept = ip.history_manager.exceptions[max(ip.history_manager.exceptions)]\n"
+    "print(kept['ename'], kept['evalue'],\n"
+    "      any('ZeroDivisionError' in line for line in kept['traceback']))\n"
+    "result = 7",
     "nbgrader-execution": "import os\nresult = 7 if os.environ.get('NBGRADER_EXECUTION') == 'autograde' else 0\n"
-                          "print(os.environ.get('NBGRADER_EXECUTION'))",
+    "print(os.environ.get('NBGRADER_EXECUTION'))",
 }
 # What the shell engine does not run as the kernel does: auto sends these to the kernel.
 KERNEL_ONLY = {
@@ -58,8 +58,19 @@ TIMING = re.compile(r"\d+(\.\d+)?(e[+-]?\d+)?\s*(ns|µs|μs|us|ms|s)\b")
 
 def notebook(feature: str):
     """FEATURE's cell, then a graded test cell worth 1 point that needs `result == 7`."""
-    test = nbformat.v4.new_code_cell("assert result == 7", metadata={"nbgrader": {
-        "grade": True, "solution": False, "locked": True, "points": 1, "grade_id": "test-result", "schema_version": 3}})
+    test = nbformat.v4.new_code_cell(
+        "assert result == 7",
+        metadata={
+            "nbgrader": {
+                "grade": True,
+                "solution": False,
+                "locked": True,
+                "points": 1,
+                "grade_id": "test-result",
+                "schema_version": 3,
+            }
+        },
+    )
     return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(feature), test])
 
 

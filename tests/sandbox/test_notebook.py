@@ -65,7 +65,6 @@ BEFORE, ATTACK, AFTER = 1, 2, -1  # cell positions: [title, before, attack..., a
 PATCHED_MODULES = ("nbclient", "jupyter_client.session", "IPython.core.interactiveshell", "ipykernel.kernelbase")
 
 
-
 @pytest.fixture(scope="module")
 def bwrap() -> Path:
     """The bwrap binary, after checking it can build a sandbox here (skip the test otherwise)."""
@@ -81,7 +80,12 @@ def bwrap() -> Path:
 def course_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A course root whose gradebook, source notebook, rubric and solution all contain SECRET."""
     root = tmp_path_factory.mktemp("course")
-    for rel in ("gradebook.db", "source/lesson05/lesson05.ipynb", "autograder/rubrics/lesson05.yml", "solutions/lesson05.py"):
+    for rel in (
+        "gradebook.db",
+        "source/lesson05/lesson05.ipynb",
+        "autograder/rubrics/lesson05.yml",
+        "solutions/lesson05.py",
+    ):
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(f"{SECRET}\n")
     return root
@@ -353,7 +357,9 @@ def test_results_cannot_be_forged_from_inside(hostile: dict) -> None:
     run = _get(hostile, "forge-results")
     attack = _code(run)[ATTACK - 1]
     assert _lines(attack, "WROTE") == []
-    assert {"blocked /proc/1/fd/1 PermissionError", "blocked /proc/1/mem PermissionError"} <= set(_lines(attack, "blocked"))
+    assert {"blocked /proc/1/fd/1 PermissionError", "blocked /proc/1/mem PermissionError"} <= set(
+        _lines(attack, "blocked")
+    )
     # Stray lines in its own pipes stay its own output: stdout and stderr always, the shell's report pipe too.
     own = {int(line.split()[-1]) for line in _lines(attack, "stray lines into own pipe")}
     assert {1, 2} <= own
@@ -397,8 +403,10 @@ FIDELITY_SHAPES = [
     [("execute_result", ["text/plain"], "42")],
     [],
     [("display_data", ["image/png", "text/plain"], "<Figure size 640x480 with 1 Axes>")],
-    [("display_data", ["text/html", "text/plain"], "<IPython.core.display.HTML object>"),
-     ("execute_result", ["image/png", "text/plain"], "<Figure size 640x480 with 1 Axes>")],
+    [
+        ("display_data", ["text/html", "text/plain"], "<IPython.core.display.HTML object>"),
+        ("execute_result", ["image/png", "text/plain"], "<Figure size 640x480 with 1 Axes>"),
+    ],
     [("error", "ZeroDivisionError", "division by zero")],
     [("error", "SystemExit", "leaving"), ("stream", "stderr", EXIT_WARNING)],
     [("error", "StdinNotImplementedError", "raw_input was called, but this frontend does not support input requests.")],
@@ -485,8 +493,9 @@ def _sandbox_processes_now(within: Path | None) -> list[str]:
         try:
             if entry.name.isdigit() and os.readlink(entry / "ns/pid") != own:
                 cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                if ("ipykernel_launcher" in cmd or "course sandbox" in cmd) and \
-                        (within is None or _sandboxed_for(int(entry.name), within)):
+                if ("ipykernel_launcher" in cmd or "course sandbox" in cmd) and (
+                    within is None or _sandboxed_for(int(entry.name), within)
+                ):
                     found.append(cmd[:120])
         except OSError:
             continue
@@ -527,8 +536,11 @@ def foreign_grader(tmp_path_factory) -> Path:
     """Another grader on the machine, not of this test's process tree, with a sandbox running (an endless cell); the
     folder its sandbox's work files are in. Stopped afterwards."""
     work = tmp_path_factory.mktemp("foreign") / "w"
-    subprocess.run([sys.executable, "-c", FOREIGN_GRADER, str(HOSTILE / "infinite-loop-cell.ipynb"), str(work)],
-                   check=True, start_new_session=True)
+    subprocess.run(
+        [sys.executable, "-c", FOREIGN_GRADER, str(HOSTILE / "infinite-loop-cell.ipynb"), str(work)],
+        check=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while not _sandbox_processes_now(work.parent):
         assert time.monotonic() < deadline, "the foreign grader's sandbox did not start"
@@ -540,8 +552,9 @@ def foreign_grader(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.sandbox
 @pytest.mark.slow
-def test_submission_wall_clock_kills_the_whole_sandbox(bwrap: Path, tmp_path: Path, engine: str,
-                                                      foreign_grader: Path) -> None:
+def test_submission_wall_clock_kills_the_whole_sandbox(
+    bwrap: Path, tmp_path: Path, engine: str, foreign_grader: Path
+) -> None:
     """Another grader's sandbox runs all along (make test failed here while another checkout graded): only this
     test's own sandbox must be gone."""
     limits = Limits(cell_timeout_s=60, submission_timeout_s=5, memory_bytes=512 * MiB)
@@ -653,7 +666,12 @@ def test_unsafe_runs_without_bwrap(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
         HOSTILE / "sys-exit.ipynb", workdir=tmp_path / "w", limits=LIMITS, unsafe=True, engine=engine
     )
     assert run.status == "ok" and _text(_code(run)[AFTER]).strip() == "innocent after: 45"
-    assert run_python_sandboxed("OUTPUT = INPUT + 1", workdir=tmp_path / "p", limits=LIMITS, input_json=1, unsafe=True).stdout_json == 2
+    assert (
+        run_python_sandboxed(
+            "OUTPUT = INPUT + 1", workdir=tmp_path / "p", limits=LIMITS, input_json=1, unsafe=True
+        ).stdout_json
+        == 2
+    )
 
 
 def test_unknown_engine_is_refused(tmp_path: Path) -> None:
@@ -687,13 +705,17 @@ def test_output_budget_cuts_once_and_keeps_the_runner_notes() -> None:
 @pytest.mark.slow
 def test_files_written_come_back_and_tagged_cells_are_skipped(bwrap: Path, tmp_path: Path, engine: str) -> None:
     """What Execute's kernel leaves in the autograded folder comes back; inputs stay read-only; skip-execution holds."""
-    nb = v4.new_notebook(cells=[
-        v4.new_code_cell("print(open('given.txt').read())"),
-        v4.new_code_cell("import os\nos.makedirs('out', exist_ok=True)\nopen('out/r.txt', 'w').write('result')\n"
-                         "open('/tmp/scratch', 'w').write('dropped')\nopen('big', 'wb').write(b'x' * 3_000_000)"),
-        v4.new_code_cell("raise SystemExit('skipped')", metadata={"tags": ["skip-execution"]}),
-        v4.new_code_cell("try:\n    open('given.txt', 'w')\nexcept OSError as e:\n    print('read-only')"),
-    ])
+    nb = v4.new_notebook(
+        cells=[
+            v4.new_code_cell("print(open('given.txt').read())"),
+            v4.new_code_cell(
+                "import os\nos.makedirs('out', exist_ok=True)\nopen('out/r.txt', 'w').write('result')\n"
+                "open('/tmp/scratch', 'w').write('dropped')\nopen('big', 'wb').write(b'x' * 3_000_000)"
+            ),
+            v4.new_code_cell("raise SystemExit('skipped')", metadata={"tags": ["skip-execution"]}),
+            v4.new_code_cell("try:\n    open('given.txt', 'w')\nexcept OSError as e:\n    print('read-only')"),
+        ]
+    )
     path = tmp_path / "nb.ipynb"
     nbformat.write(nb, path)
     (tmp_path / "w").mkdir()

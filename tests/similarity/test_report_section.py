@@ -6,7 +6,6 @@ import csv
 
 from course.cli import main
 from course.similarity.collect import collect
-from tests.similarity.planted_class import graded  # noqa: F401 (a fixture)
 
 
 def test_report_has_the_section_and_the_strongest_pair_column(graded):

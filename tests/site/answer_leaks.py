@@ -25,8 +25,11 @@ def answer_only_snippets(stem: str, *, key_points: bool = True) -> list[str]:
     code = []
     for label, solution in solutions(stem).items():
         exercise = parsed.cell(label).source
-        code += [ln.split("#")[0].strip() for ln in solution.splitlines()
-                 if len(ln.split("#")[0].strip()) >= 8 and ln.split("#")[0].strip() not in exercise]
+        code += [
+            ln.split("#")[0].strip()
+            for ln in solution.splitlines()
+            if len(ln.split("#")[0].strip()) >= 8 and ln.split("#")[0].strip() not in exercise
+        ]
     student = {b.text for b in walk(select_variant(parsed, "student").blocks) if isinstance(b, Markdown)}
     answer = [b.text for b in walk(select_variant(parsed, "answer").blocks) if isinstance(b, Markdown)]
     sentences = []
@@ -36,7 +39,9 @@ def answer_only_snippets(stem: str, *, key_points: bool = True) -> list[str]:
             if len(piece) >= 12:
                 sentences.append(piece[:40])
     rubric = ROOT / "autograder" / "rubrics" / f"{stem}.yml"
-    points = [p[:40] for q in load_rubric(rubric).questions for p in q.key_points] if rubric.is_file() and key_points else []
+    points = (
+        [p[:40] for q in load_rubric(rubric).questions for p in q.key_points] if rubric.is_file() and key_points else []
+    )
     return [normalise(s) for s in KNOWN.get(stem, []) + code + sentences + points]
 
 

@@ -16,8 +16,11 @@ def axe_violations(page) -> list[str]:
     """axe-core's serious and critical violations on PAGE (the library injected from node_modules, offline)."""
     page.add_script_tag(path=str(AXE))
     found = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
-    return [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}" for v in found
-            if v["impact"] in ("serious", "critical")]
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}"
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
 
 
 # Every <a> with an <a> around it, as the text of the outer link (the browser splits such a link in two).

@@ -21,8 +21,10 @@ def _open(browser, path):
     page.goto(path.as_uri())
     page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
     page.evaluate("() => MathJax.startup.promise")
-    page.wait_for_function("() => document.querySelectorAll('pre.mermaid').length === "
-                           "document.querySelectorAll('pre.mermaid svg').length", timeout=20000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('pre.mermaid').length === document.querySelectorAll('pre.mermaid svg').length",
+        timeout=20000,
+    )
     return page, remote, errors
 
 
@@ -72,8 +74,10 @@ def test_diagrams_and_figures_fit_the_text_column_at_1280px(built_site, browser,
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto((built_site / variant / f"{stem}.html").as_uri())
-    page.wait_for_function("() => document.querySelectorAll('pre.mermaid').length === "
-                           "document.querySelectorAll('pre.mermaid svg').length", timeout=20000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('pre.mermaid').length === document.querySelectorAll('pre.mermaid svg').length",
+        timeout=20000,
+    )
     boxes = page.evaluate("""() => {
       const column = document.querySelector('main').getBoundingClientRect();
       return [...document.querySelectorAll('pre.mermaid svg, main figure img, .img-card img, .cell-output-display img')].map(el => {
@@ -118,8 +122,11 @@ def test_the_index_has_no_serious_or_critical_accessibility_violation(built_site
 def test_axe_finds_what_it_should_on_this_machine(built_site, browser, tmp_path):
     """The check can fail: light grey text and an image without alt text are reported offline."""
     bad = tmp_path / "bad.html"
-    bad.write_text('<!DOCTYPE html><html lang="zh-CN"><head><title>t</title></head><body><main>'
-                   '<p style="color:#bbb">浅灰色的字</p><img src="x.png"></main></body></html>', "utf-8")
+    bad.write_text(
+        '<!DOCTYPE html><html lang="zh-CN"><head><title>t</title></head><body><main>'
+        '<p style="color:#bbb">浅灰色的字</p><img src="x.png"></main></body></html>',
+        "utf-8",
+    )
     page = browser.new_page()
     page.goto(bad.as_uri())
     assert {v.split(" ")[0] for v in axe_violations(page)} == {"color-contrast", "image-alt"}
@@ -163,17 +170,21 @@ def test_the_lesson_page_reads_at_phone_and_desktop_widths(built_site, browser, 
 def test_every_image_loads_and_every_figure_shows_its_caption(built_site, browser, variant, stem):
     page, _, errors = _open(browser, built_site / variant / f"{stem}.html")
     page.wait_for_load_state("load")
-    images = page.evaluate("() => [...document.querySelectorAll('main img')].map(i => [i.getAttribute('src').slice(0, 60), "
-                           "i.complete && i.naturalWidth > 0, i.alt])")
+    images = page.evaluate(
+        "() => [...document.querySelectorAll('main img')].map(i => [i.getAttribute('src').slice(0, 60), "
+        "i.complete && i.naturalWidth > 0, i.alt])"
+    )
     assert not [src for src, loaded, _ in images if not loaded]
     assert not [src for src, _, alt in images if not alt.strip() and not src.startswith("data:")]
     captions = page.locator("main figure > figcaption")
     for i in range(captions.count()):
         assert captions.nth(i).is_visible() and captions.nth(i).inner_text().strip()
     # an image with alt text alone in its paragraph (`![图 6-1：…](…)`) is a captioned figure, never a bare image
-    uncaptioned = page.evaluate("() => [...document.querySelectorAll('main p')].filter(p => p.children.length === 1 "
-                                "&& p.firstElementChild.tagName === 'IMG' && !p.textContent.trim() "
-                                "&& p.firstElementChild.alt.trim()).map(p => p.firstElementChild.alt)")
+    uncaptioned = page.evaluate(
+        "() => [...document.querySelectorAll('main p')].filter(p => p.children.length === 1 "
+        "&& p.firstElementChild.tagName === 'IMG' && !p.textContent.trim() "
+        "&& p.firstElementChild.alt.trim()).map(p => p.firstElementChild.alt)"
+    )
     assert not uncaptioned
     assert not errors
     page.close()
@@ -184,6 +195,7 @@ def test_lesson5s_figures_carry_their_captions_and_the_memory_chart_its_alt_text
     captions = page.locator("main figure > figcaption").all_inner_texts()
     assert [c for c in captions if c.startswith(("图 5-3：", "图 5-4："))] == [
         "图 5-3：ZeRO 各阶段单卡显存占用对比（7B 模型 8 卡环境）",
-        "图 5-4：ZeRO-3 一个训练步里每层的通信与计算：①前向 ②反向 ③优化器更新"]
+        "图 5-4：ZeRO-3 一个训练步里每层的通信与计算：①前向 ②反向 ③优化器更新",
+    ]
     assert page.locator("img[src$='train_zero_memory.png']").get_attribute("alt").startswith("图 5-3：")
     page.close()

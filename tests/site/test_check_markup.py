@@ -9,8 +9,10 @@ from course.site.check_markup import check_markup, leftover_in_html, leftover_in
 
 
 def test_a_broken_div_and_a_shortcode_on_a_page_are_found():
-    page = ("<p>::: {.callout-note title=“a\\“b”}</p><p>text</p><p>:::</p>"
-            "<p>see {{< include x.py >}}</p><pre><code>::: kept in code</code></pre>")
+    page = (
+        "<p>::: {.callout-note title=“a\\“b”}</p><p>text</p><p>:::</p>"
+        "<p>see {{< include x.py >}}</p><pre><code>::: kept in code</code></pre>"
+    )
     assert leftover_in_html(page) == ["::: {.callout-note title=“a\\“b”}", ":::", "see {{< include x.py >}}"]
 
 
@@ -27,5 +29,5 @@ def test_error_names_the_lesson_line(tmp_path):
     lesson = tmp_path / "lesson01.qmd"
     lesson.write_text('# t\n\n::: {.callout-note title="实测对\\"FSDP\\"的细化"}\nx\n:::\n', "utf-8")
     with pytest.raises(CourseError, match=r"lesson01.qmd, line 3: student/lesson01.html shows unconverted markup"):
-        check_markup(['::: {.callout-note title=“实测对“FSDP”的细化”}'], source=lesson, what="student/lesson01.html")
+        check_markup(["::: {.callout-note title=“实测对“FSDP”的细化”}"], source=lesson, what="student/lesson01.html")
     check_markup([], source=lesson, what="student/lesson01.html")  # nothing left: no error

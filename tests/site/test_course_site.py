@@ -22,7 +22,11 @@ from tests.site.page_checks import AXE, PHONE, axe_violations
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(50)]
 
 LESSONS = ["lesson03", "lesson04", "lesson05"]
-TITLES = {"lesson03": "第 3 课：激活重计算", "lesson04": "第 4 课：数据并行 DP 与 DDP", "lesson05": "第 5 课：ZeRO 与 FSDP"}
+TITLES = {
+    "lesson03": "第 3 课：激活重计算",
+    "lesson04": "第 4 课：数据并行 DP 与 DDP",
+    "lesson05": "第 5 课：ZeRO 与 FSDP",
+}
 PHRASE = "梯度检查点以计算换显存"  # in lesson 3's body only
 PLACEHOLDER = "（在这里写本课要讲清楚的内容。）"
 
@@ -95,8 +99,10 @@ def test_next_and_previous_walk_the_course_both_ways(three_lessons, browser):
 def search(page, text: str) -> list[str]:
     """Type TEXT into the search box; the addresses of the results shown."""
     page.fill("#course-search", text)
-    page.wait_for_function("() => !document.getElementById('course-search-results').hidden "
-                           "|| document.getElementById('course-search-status').textContent")
+    page.wait_for_function(
+        "() => !document.getElementById('course-search-results').hidden "
+        "|| document.getElementById('course-search-status').textContent"
+    )
     return page.locator("#course-search-results a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
 
 
@@ -123,8 +129,11 @@ def test_search_works_the_same_from_a_server(three_lessons, browser):
 
 def test_a_mention_of_another_lesson_links_only_when_that_lesson_exists(three_lessons, browser):
     with opened(browser, (three_lessons / "student" / "lesson04.html").as_uri()) as page:
-        refs = dict(page.locator("main a.lesson-ref").evaluate_all(
-            "links => links.map(a => [a.textContent, a.getAttribute('href')])"))
+        refs = dict(
+            page.locator("main a.lesson-ref").evaluate_all(
+                "links => links.map(a => [a.textContent, a.getAttribute('href')])"
+            )
+        )
         assert refs == {"第 3 课": "lesson03.html", "第 5 课": "lesson05.html"}
         assert "第 7 课讲流水线" in page.inner_text("main")  # no lesson 7: plain text
         page.locator("main a.lesson-ref", has_text="第 3 课").click()
@@ -132,7 +141,7 @@ def test_a_mention_of_another_lesson_links_only_when_that_lesson_exists(three_le
         assert current_lesson(page) == "lesson03"
     lesson5 = (three_lessons / "student" / "lesson05.html").read_text("utf-8")
     assert 'href="lesson04.html" class="lesson-ref"' in lesson5  # lesson 5's 前置：第 4 课 now has a page
-    assert "lesson06.html" not in lesson5 and "lesson05.html\" class=\"lesson-ref" not in lesson5  # none, not itself
+    assert "lesson06.html" not in lesson5 and 'lesson05.html" class="lesson-ref' not in lesson5  # none, not itself
 
 
 def test_the_index_lists_each_lessons_title_prerequisites_and_notebooks(three_lessons, browser):

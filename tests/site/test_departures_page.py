@@ -14,8 +14,14 @@ import pytest
 from course.lesson.departures import load_departures
 from course.lesson.parse_qmd import parse_lesson
 from course.lesson.variants import ANSWER, STUDENT
-from course.site.departures_page import (QUARTO_READER, departures_by_lesson, heading_anchors, pandoc_markdown,
-                                         pandoc_page, page_title)
+from course.site.departures_page import (
+    QUARTO_READER,
+    departures_by_lesson,
+    heading_anchors,
+    page_title,
+    pandoc_markdown,
+    pandoc_page,
+)
 from course.tools.pandoc import READER, run_pandoc
 from tests.lesson_cases import LESSONS, ROOT, each_lesson, lesson
 
@@ -119,13 +125,18 @@ def test_markdown_and_math_in_the_fields_are_rendered_and_a_file_is_shown_as_its
     qmd.write_text('---\ntitle: "第 7 课"\nlesson: 7\n---\n\n## 6. 工程选型准则：FSDP 与扩展边界\n\n正文\n', "utf-8")
     (tmp_path / "notes.yml").write_text("x", "utf-8")
     (tmp_path / "lessons" / "lesson07" / "departures.yml").write_text(
-        'version: 1\ndepartures:\n'
+        "version: 1\ndepartures:\n"
         '  - where: "6. 工程选型准则：FSDP 与扩展边界"\n    original: "写 $6\\\\Psi_u$。"\n'
         '    now: "**8Ψ_u**，见 `fsdp`。"\n    why: "预取时有两个单元。"\n'
-        '  - where: notes.yml\n    original: "a"\n    now: "b"\n    why: "c"\n', "utf-8")
+        '  - where: notes.yml\n    original: "a"\n    now: "b"\n    why: "c"\n',
+        "utf-8",
+    )
     parsed = parse_lesson(qmd)
-    html = run_pandoc(pandoc_markdown(parsed, load_departures(parsed, tmp_path)), ["-t", "html5", "--mathjax", "--wrap=none"],
-                      what="departures")
+    html = run_pandoc(
+        pandoc_markdown(parsed, load_departures(parsed, tmp_path)),
+        ["-t", "html5", "--mathjax", "--wrap=none"],
+        what="departures",
+    )
     assert '<span class="math inline">\\(6\\Psi_u\\)</span>' in html
     assert "<strong>8Ψ_u</strong>" in html and "<code>fsdp</code>" in html
     assert 'href="lesson07.html#6-工程选型准则fsdp-与扩展边界"' in html
@@ -135,8 +146,9 @@ def test_markdown_and_math_in_the_fields_are_rendered_and_a_file_is_shown_as_its
 def test_each_renderers_reader_gives_the_anchor_that_renderer_gives_the_heading(tmp_path):
     """pandoc's commonmark_x keeps the leading number, pandoc's markdown (Quarto's) drops it: the links follow."""
     qmd = tmp_path / "lesson07.qmd"
-    qmd.write_text('---\ntitle: "第 7 课"\nlesson: 7\n---\n\n## 6. 工程选型\n\n## 6. 工程选型\n\n### 细节 {#sec-x}\n',
-                   "utf-8")
+    qmd.write_text(
+        '---\ntitle: "第 7 课"\nlesson: 7\n---\n\n## 6. 工程选型\n\n## 6. 工程选型\n\n### 细节 {#sec-x}\n', "utf-8"
+    )
     parsed = parse_lesson(qmd)
     assert heading_anchors(parsed, READER) == {"6. 工程选型": "6-工程选型", "细节": "sec-x"}
     assert heading_anchors(parsed, QUARTO_READER) == {"6. 工程选型": "工程选型", "细节": "sec-x"}

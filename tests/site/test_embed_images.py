@@ -11,8 +11,10 @@ import pytest
 from course.errors import CourseError
 from course.site.embed_images import embed_images
 
-SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40" viewBox="0 0 120 40">'
-       '<rect x="0" y="0" width="120" height="40" fill="#2563eb"/><text x="10" y="28" font-size="20">图 1</text></svg>')
+SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40" viewBox="0 0 120 40">'
+    '<rect x="0" y="0" width="120" height="40" fill="#2563eb"/><text x="10" y="28" font-size="20">图 1</text></svg>'
+)
 
 
 def notebook(markdown: str):
@@ -22,7 +24,7 @@ def notebook(markdown: str):
 
 def test_an_svg_travels_as_a_png_drawn_at_twice_its_size(tmp_path):
     (tmp_path / "flow.svg").write_text(SVG, "utf-8")
-    nb = notebook("![流程](flow.svg){width=\"90%\"}")
+    nb = notebook('![流程](flow.svg){width="90%"}')
     embed_images(nb, tmp_path, notebook="lesson01.ipynb")
     cell = nb.cells[0]
     assert cell.source == "![流程](attachment:flow.png)"
@@ -41,7 +43,10 @@ def test_a_png_travels_as_it_is(tmp_path):
 
 def test_an_image_the_clients_cannot_show_is_named(tmp_path):
     (tmp_path / "scan.tiff").write_bytes(b"II*\x00")
-    with pytest.raises(CourseError, match=r"image scan.tiff is image/tiff, which JupyterLab and Notebook 7 cannot "
-                                          r"show as an attachment; expected PNG, JPEG") as error:
+    with pytest.raises(
+        CourseError,
+        match=r"image scan.tiff is image/tiff, which JupyterLab and Notebook 7 cannot "
+        r"show as an attachment; expected PNG, JPEG",
+    ) as error:
         embed_images(notebook("text\n\n![](scan.tiff)"), tmp_path, notebook="lesson01.ipynb")
     assert "lesson01.ipynb" in str(error.value)

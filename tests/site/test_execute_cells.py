@@ -34,8 +34,11 @@ def test_the_cache_key_follows_cell_content_and_dependencies(tmp_path):
 
 def test_a_raising_cell_names_file_line_and_cell(tmp_path):
     path = tmp_path / "lesson01.qmd"
-    path.write_text('---\ntitle: t\nlesson: 1\n---\n\n```{python}\n#| label: first\nx = 1\n```\n\n'
-                    '```{python}\n#| label: broken\nraise ValueError("bad number")\n```\n', "utf-8")
+    path.write_text(
+        "---\ntitle: t\nlesson: 1\n---\n\n```{python}\n#| label: first\nx = 1\n```\n\n"
+        '```{python}\n#| label: broken\nraise ValueError("bad number")\n```\n',
+        "utf-8",
+    )
     with pytest.raises(CourseError, match=r"lesson01.qmd, line 11, cell broken: cell raised ValueError: bad number"):
         ex.execute_cells(parse_lesson(path), cache_dir=tmp_path / "cache", kernel="python3", timeout=60)
     assert not (tmp_path / "cache" / "exec").exists() or not any((tmp_path / "cache" / "exec").iterdir())

@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from course.site.fingerprint import (front_matter, lesson_fingerprints, lessons_reading, read_stamp, stale_lessons,
-                                     stamp_text, STAMP)
+from course.site.fingerprint import (
+    STAMP,
+    front_matter,
+    lesson_fingerprints,
+    lessons_reading,
+    read_stamp,
+    stale_lessons,
+    stamp_text,
+)
 from course.site.plan import make_plan
 
 LESSONS = ("lesson01", "lesson02")
@@ -21,7 +28,8 @@ def two_lessons(tmp_path: Path) -> Path:
         shows = "![图](../assets/pic.png)\n" if stem == "lesson02" else ""
         (tmp_path / "lessons" / stem).mkdir(parents=True)
         (tmp_path / "lessons" / f"{stem}.qmd").write_text(
-            f'---\ntitle: "第 {n} 课"\nlesson: {n}\n---\n\n## 本课目标\n\n正文。\n{shows}', "utf-8")
+            f'---\ntitle: "第 {n} 课"\nlesson: {n}\n---\n\n## 本课目标\n\n正文。\n{shows}', "utf-8"
+        )
         (tmp_path / "lessons" / stem / "checks.yml").write_text("checks: []\n", "utf-8")
         (tmp_path / "solutions").mkdir(exist_ok=True)
         (tmp_path / "solutions" / f"{stem}.py").write_text("x = 1\n", "utf-8")
@@ -30,20 +38,23 @@ def two_lessons(tmp_path: Path) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("changed, lessons", [
-    ("lessons/lesson01.qmd", ["lesson01"]),
-    ("lessons/lesson02/checks.yml", ["lesson02"]),
-    ("lessons/lesson02/figures/draw.py", ["lesson02"]),
-    ("solutions/lesson01.py", ["lesson01"]),
-    ("solutions/lesson02/helpers.py", ["lesson02"]),
-    ("autograder/rubrics/lesson02.yml", ["lesson02"]),
-    ("assets/pic.png", ["lesson02"]),  # named by lesson02's text only
-    ("assets/unused.png", list(LESSONS)),  # named by none: who reads it cannot be told
-    ("solutions/__init__.py", list(LESSONS)),
-    ("_extensions/course-variant/course-variant.lua", list(LESSONS)),
-    ("pyproject.toml", list(LESSONS)),
-    ("lessons/lesson01.qmd.orig", list(LESSONS)),  # not the lesson's own file, though it starts like it
-])
+@pytest.mark.parametrize(
+    "changed, lessons",
+    [
+        ("lessons/lesson01.qmd", ["lesson01"]),
+        ("lessons/lesson02/checks.yml", ["lesson02"]),
+        ("lessons/lesson02/figures/draw.py", ["lesson02"]),
+        ("solutions/lesson01.py", ["lesson01"]),
+        ("solutions/lesson02/helpers.py", ["lesson02"]),
+        ("autograder/rubrics/lesson02.yml", ["lesson02"]),
+        ("assets/pic.png", ["lesson02"]),  # named by lesson02's text only
+        ("assets/unused.png", list(LESSONS)),  # named by none: who reads it cannot be told
+        ("solutions/__init__.py", list(LESSONS)),
+        ("_extensions/course-variant/course-variant.lua", list(LESSONS)),
+        ("pyproject.toml", list(LESSONS)),
+        ("lessons/lesson01.qmd.orig", list(LESSONS)),  # not the lesson's own file, though it starts like it
+    ],
+)
 def test_a_changed_file_maps_to_the_lessons_whose_pages_it_can_change(two_lessons, changed, lessons):
     plan = make_plan(two_lessons)
     texts = {p.stem: p.read_text("utf-8") for p in plan.lessons}
@@ -85,14 +96,17 @@ def add_lesson(root):
     (root / "lessons" / "lesson03.qmd").write_text('---\ntitle: "第 3 课"\nlesson: 3\n---\n\n正文。\n', "utf-8")
 
 
-@pytest.mark.parametrize("change, rebuilt", [
-    (edit_body, ["lesson01"]),
-    (edit_data, ["lesson02"]),
-    (edit_image, ["lesson02"]),
-    (edit_title, list(LESSONS)),  # every page shows every lesson's title (index, navigation)
-    (edit_settings, list(LESSONS)),
-    (add_lesson, [*LESSONS, "lesson03"]),  # a new lesson changes what every page links to
-])
+@pytest.mark.parametrize(
+    "change, rebuilt",
+    [
+        (edit_body, ["lesson01"]),
+        (edit_data, ["lesson02"]),
+        (edit_image, ["lesson02"]),
+        (edit_title, list(LESSONS)),  # every page shows every lesson's title (index, navigation)
+        (edit_settings, list(LESSONS)),
+        (add_lesson, [*LESSONS, "lesson03"]),  # a new lesson changes what every page links to
+    ],
+)
 def test_an_edit_rebuilds_exactly_the_lessons_it_can_change(two_lessons, change, rebuilt):
     assert changed_by(two_lessons, change) == rebuilt
 

@@ -24,11 +24,10 @@ import nbformat
 import pytest
 
 from course.lesson.notebook_names import assignment_notebook, notes_notebook
-from tests.loopback import free_port
 from tests.lesson_cases import each_lesson, has_assignment
+from tests.loopback import free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
 
 
 @pytest.fixture(scope="module")
@@ -43,14 +42,35 @@ def jupyterlab(built_site, tmp_path_factory):
     settings.mkdir(parents=True)
     (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}), "utf-8")
     port, token = free_port(), secrets.token_hex(16)
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(home / "config"),
+        "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
     server = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-         "--ServerApp.port_retries=0", "--allow-root", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}",
-         f"--LabApp.user_settings_dir={home / 'settings'}", f"--LabApp.workspaces_dir={home / 'workspaces'}",
-         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        env=env, cwd=work, stdout=subprocess.DEVNULL, stderr=(home / "server.log").open("wb"), start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            "--allow-root",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={work}",
+            f"--LabApp.user_settings_dir={home / 'settings'}",
+            f"--LabApp.workspaces_dir={home / 'workspaces'}",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        ],
+        env=env,
+        cwd=work,
+        stdout=subprocess.DEVNULL,
+        stderr=(home / "server.log").open("wb"),
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -61,7 +81,9 @@ def jupyterlab(built_site, tmp_path_factory):
                         break
             except OSError:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("jupyter lab did not start:\n" + (home / "server.log").read_text("utf-8")[-3000:])
+                    raise RuntimeError(
+                        "jupyter lab did not start:\n" + (home / "server.log").read_text("utf-8")[-3000:]
+                    )
                 time.sleep(0.5)
         yield base, token, work
     finally:
@@ -85,18 +107,27 @@ def _images_in_client(browser, url: str, base: str, expected: int) -> tuple[list
     errors."""
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.route("**/*", lambda route: route.continue_() if route.request.url.startswith((base, "data:", "blob:"))
-               else route.abort())
+    page.route(
+        "**/*",
+        lambda route: route.continue_() if route.request.url.startswith((base, "data:", "blob:")) else route.abort(),
+    )
     errors = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.goto(url)
     page.wait_for_selector(".jp-NotebookPanel .jp-MarkdownCell", timeout=90_000)
-    page.wait_for_function("n => document.querySelectorAll('.jp-NotebookPanel .jp-MarkdownOutput img').length >= n",
-                           arg=expected, timeout=60_000)
-    page.wait_for_function("() => [...document.querySelectorAll('.jp-NotebookPanel .jp-MarkdownOutput img')]"
-                           ".every(i => i.complete)", timeout=30_000)
-    images = page.evaluate("() => [...document.querySelectorAll('.jp-NotebookPanel .jp-MarkdownOutput img')]"
-                           ".map(i => [(i.getAttribute('src') || '').slice(0, 40), i.naturalWidth > 0])")
+    page.wait_for_function(
+        "n => document.querySelectorAll('.jp-NotebookPanel .jp-MarkdownOutput img').length >= n",
+        arg=expected,
+        timeout=60_000,
+    )
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-NotebookPanel .jp-MarkdownOutput img')].every(i => i.complete)",
+        timeout=30_000,
+    )
+    images = page.evaluate(
+        "() => [...document.querySelectorAll('.jp-NotebookPanel .jp-MarkdownOutput img')]"
+        ".map(i => [(i.getAttribute('src') || '').slice(0, 40), i.naturalWidth > 0])"
+    )
     page.close()
     return images, errors
 

@@ -29,11 +29,15 @@ def lesson_with(tmp_path: Path, assets: str, files: dict[str, str]):
 
 def test_the_page_loads_the_listed_styles_and_scripts_from_beside_it(tmp_path):
     lessonx = lesson_with(tmp_path, "[calc.js, calc.css]", {"calc.js": "'use strict';\n", "calc.css": "p {}\n"})
-    assert assets_markdown(lessonx) == ('```{=html}\n<script defer src="lesson07/calc.js"></script>\n'
-                                        '<link rel="stylesheet" href="lesson07/calc.css">\n```\n\n')
+    assert assets_markdown(lessonx) == (
+        '```{=html}\n<script defer src="lesson07/calc.js"></script>\n'
+        '<link rel="stylesheet" href="lesson07/calc.css">\n```\n\n'
+    )
     out = tmp_path / "site"
-    assert [p.relative_to(out).as_posix() for p in copy_assets(lessonx, out, "student")] == \
-        ["lesson07/calc.js", "lesson07/calc.css"]
+    assert [p.relative_to(out).as_posix() for p in copy_assets(lessonx, out, "student")] == [
+        "lesson07/calc.js",
+        "lesson07/calc.css",
+    ]
     assert (out / "lesson07" / "calc.js").read_text("utf-8") == "'use strict';\n"
 
 
@@ -47,7 +51,9 @@ def test_a_listed_file_that_is_missing_is_an_error_at_the_key(tmp_path):
     lessonx = lesson_with(tmp_path, "[calc.js]", {})
     with pytest.raises(CourseError) as err:
         page_assets(lessonx)
-    assert str(err.value).startswith("lesson07.qmd, line 4: front matter page-assets: 'calc.js' is not a file in lesson07/")
+    assert str(err.value).startswith(
+        "lesson07.qmd, line 4: front matter page-assets: 'calc.js' is not a file in lesson07/"
+    )
 
 
 @pytest.mark.parametrize("assets", ["[../secret.js]", "[calc.py]", "[calc.js, calc.js]", "calc.js"])

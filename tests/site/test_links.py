@@ -65,8 +65,12 @@ def test_every_internal_link_resolves(built_site):
 
 
 def test_nothing_is_loaded_from_another_host(built_site):
-    remote = [f"{p.name}: {src}" for p in _pages(built_site) for src in _parse(p).loads
-              if urlsplit(src).scheme in ("http", "https") or src.startswith("//")]
+    remote = [
+        f"{p.name}: {src}"
+        for p in _pages(built_site)
+        for src in _parse(p).loads
+        if urlsplit(src).scheme in ("http", "https") or src.startswith("//")
+    ]
     assert not remote
     for page in _pages(built_site):
         assert not re.search(r"@import\s+url\(\s*['\"]?https?:", page.read_text("utf-8"))
@@ -74,7 +78,7 @@ def test_nothing_is_loaded_from_another_host(built_site):
 
 def test_a_mention_of_another_lesson_links_exactly_when_this_project_has_that_lesson(built_site, project_root):
     """Lesson 5 names lessons 2, 4, 6, 8 and 9: each is a link where lessons/ has it, plain text where not."""
-    existing = {int(p.stem[len("lesson"):]) for p in (project_root / "lessons").glob("lesson[0-9][0-9].qmd")}
+    existing = {int(p.stem[len("lesson") :]) for p in (project_root / "lessons").glob("lesson[0-9][0-9].qmd")}
     for variant in ("student", "answer"):
         page = (built_site / variant / "lesson05.html").read_text("utf-8")
         mentioned = {int(n) for n in re.findall(r"第\s*(\d+)\s*课", re.sub(r"<[^>]+>", "", page))}

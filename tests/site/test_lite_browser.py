@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import os
 import shutil
 import time
@@ -113,7 +112,9 @@ def worked(built_site, chromium, tmp_path_factory):
 
         def work(stem: str) -> dict:
             if stem not in done:
-                done[stem] = _work(chromium, base, stem, built_site / "student", tmp_path_factory.mktemp(f"lite-{stem}"))
+                done[stem] = _work(
+                    chromium, base, stem, built_site / "student", tmp_path_factory.mktemp(f"lite-{stem}")
+                )
             return done[stem]
 
         yield work
@@ -157,8 +158,9 @@ def _work(browser, base: str, stem: str, site: Path, tmp: Path) -> dict:
     blank = nbformat.read(release, as_version=4).cells[cell_index(release, label)].source
     typed = next(line.strip() for line in code.splitlines() if line.strip() and line.strip() not in blank)
     try:
-        page.wait_for_function("t => document.querySelector('.jp-NotebookPanel').innerText.includes(t)", arg=typed,
-                               timeout=15_000)
+        page.wait_for_function(
+            "t => document.querySelector('.jp-NotebookPanel').innerText.includes(t)", arg=typed, timeout=15_000
+        )
         seen["kept_after_reload"] = True
     except PlaywrightTimeout:
         seen["kept_after_reload"] = typed
@@ -222,7 +224,7 @@ def test_the_downloaded_notebook_grades_full_marks_with_course_grade_and_stock_a
     from nbgrader.api import Gradebook
 
     from course.grading.gradebook import configured_gradebook
-    from course.workflows.grade import grade_assignment, release, run_nbgrader
+    from course.workflows.grade import grade_assignment, run_nbgrader
 
     seen = worked(stem)
     assert seen["download_name"] == f"{stem}.ipynb"  # the name nbgrader expects: what the student hands in
@@ -266,8 +268,12 @@ def test_opened_from_disk_the_page_the_lite_entry_and_the_index_say_they_need_a_
     note = page.locator(".lite-launch .lite-file-note")
     note.wait_for(timeout=10_000)
     assert note.is_visible() and "网址" in note.inner_text() and "course preview" in note.inner_text()
-    page.goto((built_site / "student" / "lite" / "notebooks" / "index.html").as_uri() + f"?path={browser_run(stem).path}")
-    page.wait_for_function("() => document.body && document.body.innerText.includes('需要通过网址打开')", timeout=10_000)
+    page.goto(
+        (built_site / "student" / "lite" / "notebooks" / "index.html").as_uri() + f"?path={browser_run(stem).path}"
+    )
+    page.wait_for_function(
+        "() => document.body && document.body.innerText.includes('需要通过网址打开')", timeout=10_000
+    )
     assert "course preview" in page.inner_text("body")
     back = page.get_by_role("link", name="← 返回课程首页")
     assert back.get_attribute("href") == "../../index.html"  # not a dead end: the front page lists every lesson
@@ -281,7 +287,8 @@ def test_opened_from_disk_the_page_the_lite_entry_and_the_index_say_they_need_a_
 
 
 def test_a_re_release_does_not_replace_the_saved_work_and_the_page_says_a_new_version_is_out(
-        built_site, serve, browser, tmp_path):
+    built_site, serve, browser, tmp_path
+):
     """Work saved on release 1 stays in the browser; after release 2 the page says so, and its button keeps that
     work under another name and opens release 2."""
     from course.site.lite_site import build_lite, storage_name
@@ -301,8 +308,9 @@ def test_a_re_release_does_not_replace_the_saved_work_and_the_page_says_a_new_ve
     release = site / "lite" / "files" / browser_run(stem).path
     type_into(page, cell_index(release, next(iter(solutions(stem)))), "# 我在第一版里写的进度\n")
     page.keyboard.press("Control+s")
-    page.wait_for_function(SAVED, arg=[storage_name(make_plan(ROOT), "student"), release.name, "我在第一版里写的进度"],
-                           timeout=30_000)
+    page.wait_for_function(
+        SAVED, arg=[storage_name(make_plan(ROOT), "student"), release.name, "我在第一版里写的进度"], timeout=30_000
+    )
     page.goto(f"{base}/{stem}.html")
     page.wait_for_timeout(1500)
     assert page.locator(".lite-new-release").count() == 0  # saved work of the current release: nothing to say
@@ -327,11 +335,15 @@ def test_a_re_release_does_not_replace_the_saved_work_and_the_page_says_a_new_ve
     kept_as = button.get_attribute("data-keep-as")
     button.click()
     page.wait_for_selector(".jp-NotebookPanel .jp-CodeCell", timeout=60_000)
-    page.wait_for_function("() => document.querySelector('.jp-NotebookPanel').innerText.includes('第二版')",
-                           timeout=15_000)
+    page.wait_for_function(
+        "() => document.querySelector('.jp-NotebookPanel').innerText.includes('第二版')", timeout=15_000
+    )
     assert "我在第一版里写的进度" not in page.locator(".jp-NotebookPanel").inner_text()
     page.goto(f"{base}/lite/notebooks/index.html?path={kept_as}")
-    page.wait_for_function("() => (document.querySelector('.jp-NotebookPanel') || document.body).innerText"
-                           ".includes('我在第一版里写的进度')", timeout=60_000)  # the old work, kept
+    page.wait_for_function(
+        "() => (document.querySelector('.jp-NotebookPanel') || document.body).innerText"
+        ".includes('我在第一版里写的进度')",
+        timeout=60_000,
+    )  # the old work, kept
     assert not remote
     page.close()

@@ -16,8 +16,11 @@ HAND_IN = "用 `course check` 检查后提交"
 
 def test_a_site_that_offers_the_assignment_runs_it_and_says_how_to_hand_it_in():
     plan, run = make_plan(ROOT), BrowserRun("lesson05", "lesson05.ipynb")
-    assert browser_notebook(STUDENT, "lesson05") == browser_notebook("student", "lesson05") == \
-        assignment_notebook("lesson05")
+    assert (
+        browser_notebook(STUDENT, "lesson05")
+        == browser_notebook("student", "lesson05")
+        == assignment_notebook("lesson05")
+    )
     assert HAND_IN in page_markdown(plan, STUDENT, run)
     assert browser_notebook(ANSWER, "lesson05") == notes_notebook("lesson05")
     block = page_markdown(plan, "answer", run)

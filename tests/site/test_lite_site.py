@@ -31,20 +31,34 @@ def notebook(tmp_path: Path, *sources: str) -> Path:
 
 
 def test_the_modules_a_notebook_imports_are_read_from_its_code_blanks_and_magics_included(tmp_path):
-    path = notebook(tmp_path, "import math, os.path\nfrom collections import abc", "%matplotlib inline\nimport json",
-                    "from . import local\nx = ______", "def f(:\n    import torch.distributed as dist")
+    path = notebook(
+        tmp_path,
+        "import math, os.path\nfrom collections import abc",
+        "%matplotlib inline\nimport json",
+        "from . import local\nx = ______",
+        "def f(:\n    import torch.distributed as dist",
+    )
     assert imported_modules(path.read_bytes()) == {"math", "os", "collections", "json", "torch"}
 
 
-@pytest.mark.parametrize("front, sources, runs, reason", [
-    ({}, ["import math\nfrom IPython.display import display"], True, ""),
-    ({}, ["import torch\nimport numpy as np"], False, "`numpy`、`torch`"),
-    ({}, ["import subprocess"], False, "`subprocess`"),  # in the standard library, but no processes in a browser tab
-    ({"run-in-browser": False}, ["import math"], False, "run-in-browser: false"),
-    ({"run-in-browser": True}, ["import torch"], True, ""),  # the author says it runs (e.g. a guarded import)
-])
+@pytest.mark.parametrize(
+    "front, sources, runs, reason",
+    [
+        ({}, ["import math\nfrom IPython.display import display"], True, ""),
+        ({}, ["import torch\nimport numpy as np"], False, "`numpy`、`torch`"),
+        (
+            {},
+            ["import subprocess"],
+            False,
+            "`subprocess`",
+        ),  # in the standard library, but no processes in a browser tab
+        ({"run-in-browser": False}, ["import math"], False, "run-in-browser: false"),
+        ({"run-in-browser": True}, ["import torch"], True, ""),  # the author says it runs (e.g. a guarded import)
+    ],
+)
 def test_a_lesson_runs_in_the_browser_when_pyodide_has_what_it_imports_or_its_front_matter_says(
-        tmp_path, front, sources, runs, reason):
+    tmp_path, front, sources, runs, reason
+):
     plan = make_plan(ROOT)
     run = browser_run(plan, SimpleNamespace(stem="lesson07", front=front), notebook(tmp_path, *sources))
     assert (run.path is not None) == runs and reason in run.reason
@@ -66,9 +80,11 @@ def test_the_front_matter_key_must_be_true_or_false(tmp_path):
 
 
 def test_the_no_op_check_fingerprints_the_lite_inputs_without_importing_jupyterlite():
-    code = ("import sys; from course.site.plan import make_plan; from course.site.lite_site import lite_fingerprint;"
-            f"print(lite_fingerprint(make_plan({str(ROOT)!r}))); "
-            "print(any(m.startswith('jupyterlite') for m in sys.modules))")
+    code = (
+        "import sys; from course.site.plan import make_plan; from course.site.lite_site import lite_fingerprint;"
+        f"print(lite_fingerprint(make_plan({str(ROOT)!r}))); "
+        "print(any(m.startswith('jupyterlite') for m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert len(out[0]) == 64 and out[1] == "False"
 
@@ -154,6 +170,9 @@ def test_course_publish_puts_the_in_browser_site_on_the_student_branch(built_sit
     git("init", "-q", "-b", "main")
     publish_variants(tmp_path, variants=("student",))
     tree = set(git("ls-tree", "-r", "--name-only", "student").split())
-    built = {p.relative_to(built_site / "student").as_posix() for p in (built_site / "student" / "lite").rglob("*")
-             if p.is_file()}
+    built = {
+        p.relative_to(built_site / "student").as_posix()
+        for p in (built_site / "student" / "lite").rglob("*")
+        if p.is_file()
+    }
     assert built <= tree and {"lite/api/contents/all.json", "lite/static/pyodide/pyodide.asm.wasm"} <= built

@@ -10,8 +10,10 @@ from course.site.make_navigation import pager_html, sidebar_html
 
 def course(*titles: str) -> list[Lesson]:
     """Lessons 1…N with these titles, in order."""
-    return [Lesson(path=Path(f"lessons/lesson{i:02d}.qmd"), front={"title": t, "lesson": i}, blocks=())
-            for i, t in enumerate(titles, 1)]
+    return [
+        Lesson(path=Path(f"lessons/lesson{i:02d}.qmd"), front={"title": t, "lesson": i}, blocks=())
+        for i, t in enumerate(titles, 1)
+    ]
 
 
 def test_the_sidebar_lists_every_lesson_in_order_with_the_current_one_marked():

@@ -43,7 +43,9 @@ def test_lesson5_has_answer_only_material_to_look_for_and_its_answer_page_shows_
     snippets = answer_only_snippets("lesson05")
     assert len(snippets) > 30 and len(snippets) - len(answer_only_snippets("lesson05", key_points=False)) >= 10
     page = visible_text(built_site / "answer" / "lesson05.html")
-    assert not [s for s in snippets if s not in page and s not in visible_text(built_site / "answer" / "lesson05-notes.ipynb")]
+    assert not [
+        s for s in snippets if s not in page and s not in visible_text(built_site / "answer" / "lesson05-notes.ipynb")
+    ]
 
 
 @each_lesson
@@ -73,10 +75,16 @@ def test_the_student_sites_other_files_belong_to_a_lesson_or_the_site(built_site
     """Every student page, notebook or lesson script is scanned above or below (lite/): none lies outside a lesson's
     files, the index and the in-browser notebooks' site."""
     site = built_site / "student"
-    scanned = {p for stem in LESSONS for p in lesson_files(site, stem)} | {site / "index.html"} | set(lite_shipped(site))
+    scanned = (
+        {p for stem in LESSONS for p in lesson_files(site, stem)} | {site / "index.html"} | set(lite_shipped(site))
+    )
     shared = ("site_libs", "lite")  # the site's own scripts and the in-browser notebooks' app, not a lesson's
-    unscanned = [p.name for p in site.rglob("*") if p not in scanned and (p.suffix in (".html", ".ipynb") or (
-        p.suffix in PAGE_FILES and p.relative_to(site).parts[0] not in shared))]
+    unscanned = [
+        p.name
+        for p in site.rglob("*")
+        if p not in scanned
+        and (p.suffix in (".html", ".ipynb") or (p.suffix in PAGE_FILES and p.relative_to(site).parts[0] not in shared))
+    ]
     assert not unscanned
 
 
@@ -120,8 +128,9 @@ def test_the_search_index_holds_the_answer_sites_answers_and_none_in_the_student
     """The student site's search shows what its pages show: no lesson's answers, which the answer site's index has."""
     student, answer = indexed_text(built_site / "student"), indexed_text(built_site / "answer")
     assert set(student) == set(answer) == set(LESSONS)
-    leaks = [f"{stem}: {s}" for stem in LESSONS for s in answer_only_snippets(stem, key_points=False)
-             if s in student[stem]]
+    leaks = [
+        f"{stem}: {s}" for stem in LESSONS for s in answer_only_snippets(stem, key_points=False) if s in student[stem]
+    ]
     assert not leaks
     found = [s for s in answer_only_snippets("lesson05", key_points=False) if s in answer["lesson05"]]
     assert len(found) >= 15  # the scan reads the index: the answer site's holds lesson 5's answers

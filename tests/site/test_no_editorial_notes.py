@@ -39,8 +39,10 @@ def _notebook_text(path) -> str:
 @each_lesson
 def test_the_student_page_and_notebooks_carry_no_editorial_history(built_site, stem):
     student = built_site / "student"
-    texts = {f"{stem}.html": _page_text(student / f"{stem}.html"),
-             notes_notebook(stem): _notebook_text(student / notes_notebook(stem))}
+    texts = {
+        f"{stem}.html": _page_text(student / f"{stem}.html"),
+        notes_notebook(stem): _notebook_text(student / notes_notebook(stem)),
+    }
     if has_assignment(stem):
         texts[assignment_notebook(stem)] = _notebook_text(student / assignment_notebook(stem))
     found = {name: [w for w in EDITORIAL if w in text] for name, text in texts.items()}

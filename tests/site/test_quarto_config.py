@@ -13,8 +13,11 @@ def test_quarto_renders_only_the_course_lessons_as_a_website_with_sidebar_page_n
     project = config["project"]
     # anchored at the root: without the "/" Quarto matches at any depth and renders the tests' fixture lessons;
     # the last pattern is the answer site's departures pages, which the pre-render step writes
-    assert project["type"] == "website" and project["render"] == ["/index.qmd", "/lessons/lesson[0-9][0-9].qmd",
-                                                                  "/lesson[0-9][0-9]-departures.qmd"]
+    assert project["type"] == "website" and project["render"] == [
+        "/index.qmd",
+        "/lessons/lesson[0-9][0-9].qmd",
+        "/lesson[0-9][0-9]-departures.qmd",
+    ]
     assert project["pre-render"] == "scripts/quarto_hook.py pre-render"
     assert project["post-render"] == "scripts/quarto_hook.py post-render"
     website = config["website"]
@@ -31,7 +34,10 @@ def test_quarto_pages_load_mathjax_from_the_site_and_keep_no_freeze_cache(projec
     folder; freeze is off, so no _freeze/ holding the solution cells' source is ever written."""
     config = yaml.safe_load((project_root / "_quarto.yml").read_text("utf-8"))
     lessons = yaml.safe_load((project_root / "lessons" / "_metadata.yml").read_text("utf-8"))
-    assert config["format"]["html"]["html-math-method"] == {"method": "mathjax", "url": "site_libs/mathjax/tex-svg-full.js"}
+    assert config["format"]["html"]["html-math-method"] == {
+        "method": "mathjax",
+        "url": "site_libs/mathjax/tex-svg-full.js",
+    }
     assert lessons["format"]["html"]["html-math-method"]["url"] == "../site_libs/mathjax/tex-svg-full.js"
     assert config["execute"]["freeze"] is False
 

@@ -29,9 +29,11 @@ def test_navigation_scripts_drawings_and_comments_are_not_searched():
 
 
 def test_a_formula_is_searched_as_it_reads_and_a_diagrams_source_not_at_all():
-    page = ('<main><h2 id="c">通信 \\(2\\Psi\\)</h2><p>每卡 <span class="math inline">\\(\\frac{4\\Psi}{N_d}\\)</span>，'
-            '<span class="math inline">\\(1\\times\\)</span> 参数。</p>'
-            '<pre class="mermaid">flowchart TB\n  DDP -->|消除冗余| ZeRO1</pre></main>')
+    page = (
+        '<main><h2 id="c">通信 \\(2\\Psi\\)</h2><p>每卡 <span class="math inline">\\(\\frac{4\\Psi}{N_d}\\)</span>，'
+        '<span class="math inline">\\(1\\times\\)</span> 参数。</p>'
+        '<pre class="mermaid">flowchart TB\n  DDP -->|消除冗余| ZeRO1</pre></main>'
+    )
     [section] = page_sections(page, "l.html", "t")
     assert (section.heading, section.text) == ("通信 2Ψ", "每卡 4Ψ/N_d，1× 参数。")
 
@@ -39,7 +41,12 @@ def test_a_formula_is_searched_as_it_reads_and_a_diagrams_source_not_at_all():
 def test_quartos_search_text_loses_a_diagrams_source_and_keeps_the_prose_around_it():
     from course.site.search_documents import without_diagram_source
 
-    text = ('仅需额外增加 4Ψ/N_d。\n\n\n\nflowchart TB\n    subgraph DDP["传统 DDP: 无分片 (16Ψ)"]\n        W0["参数"]\n'
-            '    end\n\n    DDP --&gt;|消除优化器冗余| ZeRO1\n\n图 5-2：ZeRO-1/2/3 显存状态逐级分片消除机制演进拓扑\n'
-            'sequenceDiagram\n    A-&gt;&gt;B: AllGather\n下一段。')
-    assert without_diagram_source(text) == '仅需额外增加 4Ψ/N_d。\n\n\n\n\n图 5-2：ZeRO-1/2/3 显存状态逐级分片消除机制演进拓扑\n下一段。'
+    text = (
+        '仅需额外增加 4Ψ/N_d。\n\n\n\nflowchart TB\n    subgraph DDP["传统 DDP: 无分片 (16Ψ)"]\n        W0["参数"]\n'
+        "    end\n\n    DDP --&gt;|消除优化器冗余| ZeRO1\n\n图 5-2：ZeRO-1/2/3 显存状态逐级分片消除机制演进拓扑\n"
+        "sequenceDiagram\n    A-&gt;&gt;B: AllGather\n下一段。"
+    )
+    assert (
+        without_diagram_source(text)
+        == "仅需额外增加 4Ψ/N_d。\n\n\n\n\n图 5-2：ZeRO-1/2/3 显存状态逐级分片消除机制演进拓扑\n下一段。"
+    )

@@ -72,8 +72,20 @@ def test_lua_filter_on_the_raw_source_agrees_with_select_variant(project_root, l
     source = (project_root / "lessons" / "lesson05.qmd").read_text("utf-8")
     body = source.split("\n---\n", 1)[1]
     filt = project_root / "_extensions" / "course-variant" / "course-variant.lua"
-    ast = json.loads(run_pandoc(body, ["-t", "json", f"--lua-filter={filt}", *filter_metadata(variant),
-                                       "-M", f"course-lesson-dir={project_root / 'lessons'}"], what="lesson05"))
+    ast = json.loads(
+        run_pandoc(
+            body,
+            [
+                "-t",
+                "json",
+                f"--lua-filter={filt}",
+                *filter_metadata(variant),
+                "-M",
+                f"course-lesson-dir={project_root / 'lessons'}",
+            ],
+            what="lesson05",
+        )
+    )
     view = select_variant(lesson, variant)
     expected = []
     for b in walk(view.blocks):
@@ -122,16 +134,21 @@ def test_solutions_follow_what_the_variant_shows_not_its_name(tmp_path, project_
     assert [c.label for c in select_variant(parse_lesson(qmd), showing).cells()] == ["ex-add", "solution-add"]
     filt = project_root / "_extensions" / "course-variant" / "course-variant.lua"
     body = SOLUTION_OUTSIDE_PROFILE_DIVS.split("\n---\n", 1)[1]
-    shown = {variant: run_pandoc(body, ["-t", "plain", f"--lua-filter={filt}", *filter_metadata(variant)],
-                                 what="lesson01") for variant in (STUDENT, showing)}
+    shown = {
+        variant: run_pandoc(body, ["-t", "plain", f"--lua-filter={filt}", *filter_metadata(variant)], what="lesson01")
+        for variant in (STUDENT, showing)
+    }
     assert "a + 40" not in shown[STUDENT] and "a + 40" in shown[showing]
     assert "course-variant=student" in filter_metadata(showing)
 
 
-@pytest.mark.parametrize(("given", "missing"), [
-    (["-M", "course-variant=student"], "course-shows-solutions must be true"),
-    (["-M", "course-shows-solutions=false"], "course-variant"),
-])
+@pytest.mark.parametrize(
+    ("given", "missing"),
+    [
+        (["-M", "course-variant=student"], "course-shows-solutions must be true"),
+        (["-M", "course-shows-solutions=false"], "course-variant"),
+    ],
+)
 def test_the_filter_never_guesses_what_a_page_shows(project_root, given, missing):
     """A page rendered without saying whether it shows solutions, or as which profile, stops instead of guessing."""
     filt = project_root / "_extensions" / "course-variant" / "course-variant.lua"

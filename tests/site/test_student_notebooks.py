@@ -32,11 +32,17 @@ def plain_kernel(tmp_path_factory):
     spec = root / "kernels" / KERNEL
     spec.mkdir(parents=True)
     paths = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-S", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3 (no course package)", "language": "python",
-        "env": {"PYTHONPATH": ":".join(paths), "MPLBACKEND": "agg"},
-    }), "utf-8")
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-S", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "Python 3 (no course package)",
+                "language": "python",
+                "env": {"PYTHONPATH": ":".join(paths), "MPLBACKEND": "agg"},
+            }
+        ),
+        "utf-8",
+    )
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("JUPYTER_PATH", str(root))
         yield KERNEL
@@ -53,8 +59,9 @@ def run_plain(nb, workdir: Path) -> nbformat.NotebookNode:
 def solved(nb, stem: str, *, label_of) -> nbformat.NotebookNode:
     """NB with each exercise cell (LABEL_OF(cell) its ex- label) replaced by its reference solution, as handed in."""
     answers = solutions(stem)
-    cells = [nbformat.from_dict({**c, "source": answers[label_of(c)]}) if label_of(c) in answers else c
-             for c in nb.cells]
+    cells = [
+        nbformat.from_dict({**c, "source": answers[label_of(c)]}) if label_of(c) in answers else c for c in nb.cells
+    ]
     assert sorted(label_of(c) for c in nb.cells if label_of(c) in answers) == sorted(answers)
     return nbformat.from_dict({**nb, "cells": cells})
 
@@ -72,8 +79,9 @@ def grade_id(cell) -> str | None:
 
 def test_the_probe_fails_where_course_is_installed(built_site, tmp_path):
     """The probe cell really detects `course`: in this project's own kernel it raises."""
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "import importlib.util\nassert importlib.util.find_spec('course') is None")])
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("import importlib.util\nassert importlib.util.find_spec('course') is None")]
+    )
     with pytest.raises(Exception, match="AssertionError"):
         NotebookClient(nb, kernel_name="python3", timeout=60, resources={"metadata": {"path": str(tmp_path)}}).execute()
 
@@ -81,7 +89,9 @@ def test_the_probe_fails_where_course_is_installed(built_site, tmp_path):
 @each_lesson
 def test_no_offered_notebook_imports_course(built_site, stem):
     notebooks = sorted(built_site.glob(f"*/{stem}*.ipynb"))
-    assert {p.name for p in notebooks} >= {notes_notebook(stem)} | ({assignment_notebook(stem)} if has_assignment(stem) else set())
+    assert {p.name for p in notebooks} >= {notes_notebook(stem)} | (
+        {assignment_notebook(stem)} if has_assignment(stem) else set()
+    )
     for path in notebooks:
         code = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
         assert not [s for s in code if "from course" in s or "import course" in s], path
@@ -134,7 +144,9 @@ def test_notebooks_carry_every_image_of_their_lesson(built_site, stem):
         for path in sorted((built_site / variant).glob(f"{stem}*.ipynb")):
             nb = nbformat.read(path, as_version=4)
             markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-            attached = {name: mime for c in nb.cells for name, data in c.get("attachments", {}).items() for mime in data}
+            attached = {
+                name: mime for c in nb.cells for name, data in c.get("attachments", {}).items() for mime in data
+            }
             assert "](assets/" not in markdown and "](../assets/" not in markdown and '{width="' not in markdown, path
             # JupyterLab and Notebook 7 show an attachment only as one of these (an SVG one is a broken image)
             assert set(attached.values()) <= {"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp"}, path
@@ -149,7 +161,10 @@ def test_lesson5_notebooks_carry_its_figures_and_the_measured_figures_caption(bu
         attached = {name for c in nb.cells for name in c.get("attachments", {})}
         assert "train_zero_memory.png" in attached and any(n.startswith("zero3_comm_flow") for n in attached), path
         if path.name == "lesson05-notes.ipynb":
-            assert "图 5-5：每个 rank 的状态内存（实测）与每步每个 rank 的通信（按记录的集合通信计算）" in markdown and 'alt="<' not in markdown, path
+            assert (
+                "图 5-5：每个 rank 的状态内存（实测）与每步每个 rank 的通信（按记录的集合通信计算）" in markdown
+                and 'alt="<' not in markdown
+            ), path
 
 
 def test_lesson5s_published_assignment_is_graded_like_the_release(built_site, released, tmp_path):

@@ -8,8 +8,15 @@ import pytest
 
 from tests.lesson_cases import each_lesson
 from tests.offline_page import keep_offline
-from tests.site.page_checks import (CAPTION_STYLES, DIAGRAM_COUNT, SNIPPET_SOURCE, figures, mermaid_problems, nested_links,
-                                     opens_full_size)
+from tests.site.page_checks import (
+    CAPTION_STYLES,
+    DIAGRAM_COUNT,
+    SNIPPET_SOURCE,
+    figures,
+    mermaid_problems,
+    nested_links,
+    opens_full_size,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(30)]
 
@@ -24,8 +31,10 @@ def _open(browser, path, width: int):
     page.set_viewport_size({"width": width, "height": 844})
     remote = keep_offline(page)
     page.goto(path.as_uri())
-    page.wait_for_function("() => document.querySelectorAll('pre.mermaid').length === "
-                           "document.querySelectorAll('pre.mermaid svg').length", timeout=20000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('pre.mermaid').length === document.querySelectorAll('pre.mermaid svg').length",
+        timeout=20000,
+    )
     return page, remote
 
 
@@ -57,7 +66,8 @@ def test_search_snippets_show_the_text_with_the_searched_words_marked(built_site
         page.fill("#course-search", query)
         page.wait_for_function("() => !document.getElementById('course-search-results').hidden")
         found = page.locator("#course-search-results .search-excerpt").evaluate_all(
-            "els => els.map(e => [e.textContent, [...e.querySelectorAll('mark')].map(m => m.textContent)])")
+            "els => els.map(e => [e.textContent, [...e.querySelectorAll('mark')].map(m => m.textContent)])"
+        )
         assert found, query
         snippets += [text for text, _ in found]
         for text, marks in found:
@@ -73,7 +83,8 @@ def test_search_snippets_show_the_text_with_the_searched_words_marked(built_site
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("variant", ["student", "answer"])
 def test_each_figure_opens_full_size_by_tap_and_keyboard_and_its_alt_text_stays_alt_text(
-        built_site, browser, variant, width, stem):
+    built_site, browser, variant, width, stem
+):
     page, remote = _open(browser, built_site / variant / f"{stem}.html", width)
     found = figures(page)
     if stem == "lesson05":

@@ -22,8 +22,11 @@ jupyter: python3
 print("drawn")
 ```
 """
-PNG = {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure size 640x480>"},
-       "metadata": {}}
+PNG = {
+    "output_type": "display_data",
+    "data": {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure size 640x480>"},
+    "metadata": {},
+}
 
 
 def _lesson(tmp_path, text: str):
@@ -40,7 +43,8 @@ def test_a_cell_that_draws_a_figure_without_fig_alt_is_a_located_error(tmp_path)
 
 
 def test_with_fig_alt_or_without_a_figure_the_cell_passes(tmp_path):
-    lesson = _lesson(tmp_path, LESSON.replace('#| fig-cap', '#| fig-alt: "一条上升的线"\n#| fig-cap'))
+    lesson = _lesson(tmp_path, LESSON.replace("#| fig-cap", '#| fig-alt: "一条上升的线"\n#| fig-cap'))
     check_figure_alts(lesson, {"plot": [PNG]})
-    check_figure_alts(_lesson(tmp_path / "b", LESSON), {"plot": [{"output_type": "stream", "name": "stdout",
-                                                                    "text": "drawn\n"}]})
+    check_figure_alts(
+        _lesson(tmp_path / "b", LESSON), {"plot": [{"output_type": "stream", "name": "stdout", "text": "drawn\n"}]}
+    )

@@ -24,7 +24,7 @@ def test_cells_become_divs_with_role_and_outputs():
     md = write_page_markdown(select_variant(parse_lesson(FIXTURE), "answer"), OUTPUTS)
     assert '::: {#cell-solution-add .cell course_role="solution"}' in md
     assert "::: {.cell-output .cell-output-stdout}" in md and "\n5\n" in md
-    assert "::: {#cell-ex-add .cell course_role=\"exercise\" .cell-not-run}" in md
+    assert '::: {#cell-ex-add .cell course_role="exercise" .cell-not-run}' in md
 
 
 def test_asis_output_joins_the_page_as_markdown():
@@ -49,11 +49,16 @@ def test_student_notebook_keeps_the_exercise_as_code():
 
 def test_frozen_hidden_cells_show_outputs_captions_and_alt_text(tmp_path):
     lesson = tmp_path / "lesson01.qmd"
-    lesson.write_text('---\ntitle: "图"\nlesson: 1\n---\n\n```{python}\n#| label: fig\n#| echo: false\n'
-                      '#| fig-cap: "图 1-1：说明"\n#| fig-alt: "柱状图 <说明>"\nfrom helpers import draw\ndraw()\n```\n',
-                      "utf-8")
-    png = {"output_type": "display_data", "metadata": {},
-           "data": {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure size 640x480 with 1 Axes>"}}
+    lesson.write_text(
+        '---\ntitle: "图"\nlesson: 1\n---\n\n```{python}\n#| label: fig\n#| echo: false\n'
+        '#| fig-cap: "图 1-1：说明"\n#| fig-alt: "柱状图 <说明>"\nfrom helpers import draw\ndraw()\n```\n',
+        "utf-8",
+    )
+    png = {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {"image/png": "iVBORw0KGgo=", "text/plain": "<Figure size 640x480 with 1 Axes>"},
+    }
     nb = make_notebook(select_variant(parse_lesson(lesson), "student"), {"fig": [png]}, freeze_hidden_code=True)
     assert [c.cell_type for c in nb.cells] == ["markdown"]
     assert 'alt="柱状图 &lt;说明&gt;"' in nb.cells[0].source and nb.cells[0].source.endswith("*图 1-1：说明*")

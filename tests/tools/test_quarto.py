@@ -24,7 +24,9 @@ def fake_quarto(folder: Path, version: str) -> Path:
 
 def test_no_quarto_is_a_tool_missing_that_says_how_to_get_one(monkeypatch, tmp_path):
     monkeypatch.setenv("QUARTO", str(tmp_path / "nowhere" / "quarto"))
-    with pytest.raises(ToolMissing, match=r"Quarto not found .*from \$QUARTO.*quarto\.org.*shared/tools/quarto/setup\.sh"):
+    with pytest.raises(
+        ToolMissing, match=r"Quarto not found .*from \$QUARTO.*quarto\.org.*shared/tools/quarto/setup\.sh"
+    ):
         find_quarto()
     assert quarto_available() is None
 
@@ -38,8 +40,9 @@ def test_a_quarto_older_than_1_7_is_refused_and_1_7_is_used(monkeypatch, tmp_pat
     assert found.version == "1.7.34" and found.path == tmp_path / "quarto"
 
 
-def test_auto_renders_with_quarto_only_when_one_is_found_and_a_bad_renderer_names_its_line(monkeypatch, tmp_path,
-                                                                                            project_root):
+def test_auto_renders_with_quarto_only_when_one_is_found_and_a_bad_renderer_names_its_line(
+    monkeypatch, tmp_path, project_root
+):
     plan = make_plan(project_root)
     monkeypatch.setenv("QUARTO", str(tmp_path / "none"))
     assert choose_renderer(plan, "auto").name == "pandoc"
@@ -47,15 +50,17 @@ def test_auto_renders_with_quarto_only_when_one_is_found_and_a_bad_renderer_name
     chosen = choose_renderer(plan, "auto")
     assert (chosen.name, chosen.label, chosen.releases_assignments) == ("quarto", "quarto 1.7.34", True)
     assert choose_renderer(plan, "pandoc").label.startswith("pandoc 3.")
-    with pytest.raises(CourseError, match=r"pyproject\.toml: \[tool\.course\] renderer: expected auto, quarto or "
-                                          r"pandoc, got 'sphinx'"):
+    with pytest.raises(
+        CourseError,
+        match=r"pyproject\.toml: \[tool\.course\] renderer: expected auto, quarto or "
+        r"pandoc, got 'sphinx'",
+    ):
         choose_renderer(plan, "sphinx")
 
 
 def test_a_site_built_by_another_renderer_or_version_is_rebuilt_whole(built_site, project_root):
     """The stamp records what rendered the site: the pandoc build is up to date for pandoc and stale for Quarto."""
     from course.site.fingerprint import lesson_fingerprints, read_stamp_renderer
-
     from course.tools.quarto import Quarto
     from course.workflows.render_quarto import QuartoRenderer
 

@@ -13,8 +13,12 @@ from pathlib import Path
 def kill_mid_batch(root: Path, assignment: str, students: int, seconds: float = 120) -> int:
     """Start `course grade --jobs 1` in ROOT, SIGKILL it once 2 students are committed; how many were committed."""
     state = Path(root) / ".course-grade" / assignment / "graded"
-    proc = subprocess.Popen([sys.executable, "-m", "course", "grade", assignment, "--autograder", str(root),
-                             "--jobs", "1"], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "course", "grade", assignment, "--autograder", str(root), "--jobs", "1"],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and len(list(state.glob("*.json"))) < 2 and proc.poll() is None:
         time.sleep(0.05)

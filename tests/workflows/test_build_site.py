@@ -16,6 +16,7 @@ from tests.project_copy import ADDED, copy_built, copy_project, with_added_lesso
 
 pytestmark = [pytest.mark.slow, pytest.mark.long(40)]
 
+
 @each_lesson
 @pytest.mark.parametrize("variant", ["student", "answer"])
 def test_each_variant_has_index_page_and_notebook(built_site, variant, stem):
@@ -57,7 +58,9 @@ def test_a_failing_cell_stops_the_build_and_keeps_the_old_site(built_site, tmp_p
     old = (proj / "_site" / "student" / "lesson05.html").read_bytes()
     lesson = proj / "lessons" / "lesson05.qmd"
     text = lesson.read_text("utf-8")
-    lesson.write_text(text.replace("## 代码填空题", "```{python}\n#| label: boom\n1 / 0\n```\n\n## 代码填空题", 1), "utf-8")
+    lesson.write_text(
+        text.replace("## 代码填空题", "```{python}\n#| label: boom\n1 / 0\n```\n\n## 代码填空题", 1), "utf-8"
+    )
     line = lesson.read_text("utf-8").splitlines().index("#| label: boom")
     with pytest.raises(CourseError, match=rf"lesson05.qmd, line {line}, cell boom: cell raised ZeroDivisionError"):
         build_course(proj, variants=["student"])
@@ -79,7 +82,10 @@ def test_both_variants_teach_the_measurements_figure_first_full_table_collapsed(
     page = (built_site / variant / "lesson05.html").read_text("utf-8")
     section = page.split("扩展（选读）", 1)[1]
     figure, rest = section.split('id="cell-lab-summary"', 1)
-    assert 'src="data:image/png;base64,' in figure and "图 5-5：每个 rank 的状态内存（实测）与每步每个 rank 的通信（按记录的集合通信计算）" in figure
+    assert (
+        'src="data:image/png;base64,' in figure
+        and "图 5-5：每个 rank 的状态内存（实测）与每步每个 rank 的通信（按记录的集合通信计算）" in figure
+    )
     assert 'alt="条形图' in figure and "LabFigure" not in page
     summary, full = rest.split('id="cell-lab-measured"', 1)
     assert summary.count("✓ 与公式一致") == 5 and summary.count("≠（原因见下）") == 2 and "0.667 倍" in summary
@@ -128,8 +134,16 @@ def test_student_site_offers_the_released_assignment(built_site):
     nb = json.loads((built_site / "student" / "lesson05.ipynb").read_text("utf-8"))
     graded = [c["metadata"]["nbgrader"] for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade")]
     assert sorted(g["grade_id"] for g in graded) == sorted(
-        ["test-formulas", "test-fp32-accum", "test-comm-volume", "test-dp1-cross-check", "answer-Q1", "answer-Q2",
-         "answer-Q3"])
+        [
+            "test-formulas",
+            "test-fp32-accum",
+            "test-comm-volume",
+            "test-dp1-cross-check",
+            "answer-Q1",
+            "answer-Q2",
+            "answer-Q3",
+        ]
+    )
     assert all("checksum" in g for g in graded)  # stock nbgrader released it
     assert not (built_site / "answer" / "lesson05.ipynb").exists()
     assert 'href="lesson05.ipynb"' not in (built_site / "answer" / "index.html").read_text("utf-8")
@@ -140,10 +154,13 @@ def test_unconverted_markup_stops_the_build_naming_the_line(built_site, tmp_path
     proj = copy_project(tmp_path / "project")
     lesson = proj / "lessons" / "lesson05.qmd"
     text = lesson.read_text("utf-8").replace(
-        "## 本课目标", '::: {.callout-note title="实验对\\"FSDP 就是 ZeRO-3\\"的细化"}\n说明。\n:::\n\n## 本课目标', 1)
+        "## 本课目标", '::: {.callout-note title="实验对\\"FSDP 就是 ZeRO-3\\"的细化"}\n说明。\n:::\n\n## 本课目标', 1
+    )
     lesson.write_text(text, "utf-8")
     line = next(n for n, s in enumerate(text.splitlines(), start=1) if '\\"FSDP' in s)
-    with pytest.raises(CourseError, match=rf"lesson05.qmd, line {line}: student/lesson05.html shows unconverted markup"):
+    with pytest.raises(
+        CourseError, match=rf"lesson05.qmd, line {line}: student/lesson05.html shows unconverted markup"
+    ):
         build_course(proj, variants=["student"])
     assert not (proj / "_site" / "student").exists()
 
@@ -160,8 +177,9 @@ def test_chinese_text_uses_chinese_quotes(built_site, variant):
     assert not re.findall(r'[\u4e00-\u9fff]["\u201c\u201d]?"|"[\u4e00-\u9fff]', text)
 
 
-def test_an_edit_rebuilds_its_lesson_alone_and_a_title_edit_rebuilds_every_lesson(built_site, tmp_path_factory,
-                                                                                  tmp_path):
+def test_an_edit_rebuilds_its_lesson_alone_and_a_title_edit_rebuilds_every_lesson(
+    built_site, tmp_path_factory, tmp_path
+):
     """The other lesson's files stay the same files (hard-linked from the old site); the index still lists both.
     The project with a lesson added and built is made once per run (tests/project_copy.py); this test's copy of it
     is up to date."""

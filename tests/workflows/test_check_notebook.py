@@ -32,13 +32,16 @@ def handed_in(folder: Path, sample: str | Path, name: str = "lesson05.ipynb", an
     return folder / name
 
 
-@pytest.mark.parametrize("name,code,failing", [
-    ("reference", 0, []),
-    ("forgot-extra", 1, ["FP32 累积分支"]),
-    ("swapped-comm-volumes", 1, ["通信量"]),
-    ("floor-division", 0, []),  # only the hidden checks catch it
-    ("release", 1, ["三档公式", "FP32 累积分支", "通信量", "交叉验证"]),
-])
+@pytest.mark.parametrize(
+    "name,code,failing",
+    [
+        ("reference", 0, []),
+        ("forgot-extra", 1, ["FP32 累积分支"]),
+        ("swapped-comm-volumes", 1, ["通信量"]),
+        ("floor-division", 0, []),  # only the hidden checks catch it
+        ("release", 1, ["三档公式", "FP32 累积分支", "通信量", "交叉验证"]),
+    ],
+)
 def test_each_item_is_reported_from_the_visible_checks_only(capsys, tmp_path, name, code, failing):
     status, out = check(capsys, handed_in(tmp_path, name))
     assert status == code
@@ -169,8 +172,13 @@ def test_it_speaks_the_courses_language_and_english_where_the_course_sets_none(c
     status, out = check(capsys, notebook)
     assert status == 0 and "可见检查全部通过" in out and "4/4 项通过可见检查" in out and "items pass" not in out
     plain = tmp_path / "plain" / "autograder"
-    shutil.copytree(ROOT / "autograder", plain, ignore=shutil.ignore_patterns(
-        "submitted", "autograded", "feedback", "exchange", "gradebook.db", "reports", ".course-grade"))
+    shutil.copytree(
+        ROOT / "autograder",
+        plain,
+        ignore=shutil.ignore_patterns(
+            "submitted", "autograded", "feedback", "exchange", "gradebook.db", "reports", ".course-grade"
+        ),
+    )
     assert main(["check", str(notebook), "--autograder", str(plain)]) == 0
     out = capsys.readouterr().out
     assert "4/4 items pass their visible checks" in out and "every visible check passes" in out and "项" not in out

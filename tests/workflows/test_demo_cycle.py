@@ -23,8 +23,13 @@ def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys, gradeboo
     course = run_cycle(project, "lesson05")
     out = capsys.readouterr().out
     assert course == project / "demo"
-    for command in ("nbgrader generate_assignment lesson05", "course grade lesson05",
-                    "nbgrader generate_feedback lesson05", "nbgrader export", "course similarity lesson05"):
+    for command in (
+        "nbgrader generate_assignment lesson05",
+        "course grade lesson05",
+        "nbgrader generate_feedback lesson05",
+        "nbgrader export",
+        "course similarity lesson05",
+    ):
         assert f"$ {command}" in out or f"$ cd demo && {command}" in out
     assert "cd demo && jupyter lab  # Nbgrader ▸ Formgrader" in out  # a server extension, not `nbgrader formgrader`
     students = ["lisi", "wangwu", "zhangsan", "zhaoliu"]
@@ -36,7 +41,11 @@ def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys, gradeboo
     with open(course / "reports" / "lesson05.csv", encoding="utf-8") as f:
         report = {r["student"]: r for r in csv.DictReader(f)}
     assert {s: r["result"] for s, r in report.items()} == {
-        "zhangsan": "PASS", "lisi": "FAIL", "wangwu": "FAIL", "zhaoliu": "INCOMPLETE"}  # the rules, from graders.yml
+        "zhangsan": "PASS",
+        "lisi": "FAIL",
+        "wangwu": "FAIL",
+        "zhaoliu": "INCOMPLETE",
+    }  # the rules, from graders.yml
     assert report["wangwu"]["vetoes"] == "activation-shard" and report["lisi"]["total"] == "6.5"
     html = (course / "reports" / "lesson05.html").read_text("utf-8")
     assert "activation-shard" in html and "INCOMPLETE" in html
@@ -50,8 +59,10 @@ def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys, gradeboo
     # finding 1 of issue 34: the demo graded its class in the real course's gradebook (autograder/gradebook.db, or
     # the database a hub's db_url names), so the real reports and LMS exports counted the demo students
     real = project / "autograder"
-    assert not any((real / folder).exists() for folder in ("gradebook.db", "submitted", "autograded", "feedback",
-                                                          "release", "reports", "vetoes"))
+    assert not any(
+        (real / folder).exists()
+        for folder in ("gradebook.db", "submitted", "autograded", "feedback", "release", "reports", "vetoes")
+    )
     if gradebook_db.url:
         from tests.gradebooks import gradebook_rows
 
@@ -66,8 +77,11 @@ def test_a_lesson_without_a_demo_class_is_named(tmp_path):
 
     for folder in ("lessons", "demo/classes"):
         shutil.copytree(ROOT / folder, tmp_path / folder)
-    with pytest.raises(CourseError, match=r"no demo class for lesson09: expected classes/lesson09/students.yml "
-                                          r"\(lessons with one: lesson05\)"):
+    with pytest.raises(
+        CourseError,
+        match=r"no demo class for lesson09: expected classes/lesson09/students.yml "
+        r"\(lessons with one: lesson05\)",
+    ):
         run_cycle(tmp_path, "lesson09")
 
 
@@ -109,8 +123,10 @@ def test_the_demo_leaves_a_live_course_alone(tmp_path, capsys):
     assert main(["demo", "lesson05", "--root", str(project)]) == 0  # what `make`'s demo target runs
     out = capsys.readouterr().out
     assert course_files(course) == before and gradebook_rows(url) == rows  # not a byte of the course changed
-    assert ("autograder/ (the course) left alone: release lesson05, 1 submitted notebook(s), gradebook "
-            f"sqlite:///{course / 'gradebook.db'} with 1 student(s), veto records and reports untouched") in out
+    assert (
+        "autograder/ (the course) left alone: release lesson05, 1 submitted notebook(s), gradebook "
+        f"sqlite:///{course / 'gradebook.db'} with 1 student(s), veto records and reports untouched"
+    ) in out
 
 
 def test_the_live_course_is_said_to_have_no_gradebook_or_one_that_cannot_be_read(tmp_path, monkeypatch):

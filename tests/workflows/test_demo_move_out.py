@@ -41,7 +41,10 @@ def test_the_demo_students_move_out_and_every_real_grade_comment_and_veto_stays(
     project = demo_project(tmp_path)
     demo = project / "demo" / "classes" / "lesson05"
     # the course as `make` left it before the demo had its own: the demo class graded beside the real students
-    notebooks = {s: demo / s / "lesson05.ipynb" for s in DEMO_CLASS} | {"2026001": full_marks(), "2026002": full_marks()}
+    notebooks = {s: demo / s / "lesson05.ipynb" for s in DEMO_CLASS} | {
+        "2026001": full_marks(),
+        "2026002": full_marks(),
+    }
     points = {"Q1": 2, "Q2": 1.5, "Q3": 2}
     course = grade_class(project, notebooks, {s: points for s in notebooks})
     url = configured_gradebook(course).url
@@ -56,8 +59,10 @@ def test_the_demo_students_move_out_and_every_real_grade_comment_and_veto_stays(
     kept = {s: student_state(url, s) for s in ("2026001", "2026002", "lisi")}
     from course.workflows.demo_cycle import left_alone
 
-    assert ("autograder/'s gradebook holds demo students from an older `make` (wangwu, zhangsan, zhaoliu): "
-            "`course demo --move-out` moves them out, nothing else") in left_alone(course, project / "demo")
+    assert (
+        "autograder/'s gradebook holds demo students from an older `make` (wangwu, zhangsan, zhaoliu): "
+        "`course demo --move-out` moves them out, nothing else"
+    ) in left_alone(course, project / "demo")
 
     assert main(["demo", "--move-out", "--root", str(project)]) == 0
     out = capsys.readouterr().out

@@ -65,8 +65,12 @@ def _ensure(project: Path) -> list[str]:
 def test_lesson5_declares_its_figures_and_the_lab_with_their_inputs_relative_to_the_project():
     outputs = {spec.output: spec.inputs for spec in lesson5_figures(REPO)}
     assert set(outputs) == {PNG, SVG, LAB}
-    assert outputs[PNG] == ("solutions/lesson05.py", "lessons/lesson05/zero_memory.py", "src/course/figures/render.py",
-                            "lessons/lesson05/figures.py")
+    assert outputs[PNG] == (
+        "solutions/lesson05.py",
+        "lessons/lesson05/zero_memory.py",
+        "src/course/figures/render.py",
+        "lessons/lesson05/figures.py",
+    )
     assert outputs[SVG] == ("lessons/lesson05/zero3_comm_flow.py", "lessons/lesson05/figures.py")
     assert "src/course/lab/run_lab.py" in outputs[LAB] and outputs[LAB][-1] == "lessons/lesson05/figures.py"
     assert all((REPO / i).is_file() for inputs in outputs.values() for i in inputs)
@@ -77,8 +81,12 @@ def test_a_copy_of_the_project_names_lesson5s_inputs_as_the_project_does(project
     the chart code from this checkout's package: named by their place in the package, they hash as the project's
     own do, so the copied cache holds and nothing is measured or drawn again."""
     ours = {spec.output: inputs_digest(REPO, spec) for spec in lesson5_figures(REPO)}
-    assert any(not Path(i).is_relative_to(project) for spec in lesson5_figures(project) for i in spec.inputs
-               if Path(i).is_absolute())  # the copy's lab sources are this checkout's files
+    assert any(
+        not Path(i).is_relative_to(project)
+        for spec in lesson5_figures(project)
+        for i in spec.inputs
+        if Path(i).is_absolute()
+    )  # the copy's lab sources are this checkout's files
     assert {spec.output: inputs_digest(project, spec) for spec in lesson5_figures(project)} == ours
 
 
@@ -91,10 +99,14 @@ def lesson_with_figures(root: Path, text: str) -> Path:
 
 
 def test_any_lessons_figures_are_discovered_and_drawn_from_its_figures_file(tmp_path):
-    lesson_with_figures(tmp_path, (
-        "from pathlib import Path\nfrom course.figures.declare import FigureSpec\n"
-        "def draw(out, root):\n    out.parent.mkdir(parents=True, exist_ok=True)\n    out.write_text('seven')\n"
-        "    return out\nFIGURES = (FigureSpec('assets/figs/seven.txt', draw, ()),)\n"))
+    lesson_with_figures(
+        tmp_path,
+        (
+            "from pathlib import Path\nfrom course.figures.declare import FigureSpec\n"
+            "def draw(out, root):\n    out.parent.mkdir(parents=True, exist_ok=True)\n    out.write_text('seven')\n"
+            "    return out\nFIGURES = (FigureSpec('assets/figs/seven.txt', draw, ()),)\n"
+        ),
+    )
     assert [f.output for f in lesson_figures(tmp_path)] == ["assets/figs/seven.txt"]
     assert ensure_figures(tmp_path) == [tmp_path / "assets" / "figs" / "seven.txt"]
     assert ensure_figures(tmp_path) == []
@@ -105,8 +117,11 @@ def test_any_lessons_figures_are_discovered_and_drawn_from_its_figures_file(tmp_
 
 def test_a_figures_file_without_figures_is_named(tmp_path):
     lesson_with_figures(tmp_path, "FIGURES = ['not a spec']\n")
-    with pytest.raises(CourseError, match=r"expected FIGURES = \(FigureSpec\(...\), ...\) built with "
-                                          r"course\.figures\.declare") as error:
+    with pytest.raises(
+        CourseError,
+        match=r"expected FIGURES = \(FigureSpec\(...\), ...\) built with "
+        r"course\.figures\.declare",
+    ) as error:
         lesson_figures(tmp_path)
     assert str(error.value.where) == "lessons/lesson07/figures.py"
 
@@ -151,13 +166,20 @@ def test_editing_the_lessons_drawing_module_redraws_that_figure_from_the_edited_
 
 
 def test_a_lessons_drawing_code_beside_its_figures_file_is_an_input(tmp_path):
-    lesson_with_figures(tmp_path, (
-        "from pathlib import Path\nfrom course.figures.declare import FigureSpec\n"
-        "def draw(out, root):\n    from .chart import draw\n    return draw(out)\n"
-        "FIGURES = (FigureSpec('assets/figs/seven.txt', draw, (Path(__file__).parent / 'chart.py',)),)\n"))
+    lesson_with_figures(
+        tmp_path,
+        (
+            "from pathlib import Path\nfrom course.figures.declare import FigureSpec\n"
+            "def draw(out, root):\n    from .chart import draw\n    return draw(out)\n"
+            "FIGURES = (FigureSpec('assets/figs/seven.txt', draw, (Path(__file__).parent / 'chart.py',)),)\n"
+        ),
+    )
     chart = tmp_path / "lessons" / "lesson07" / "chart.py"
-    chart.write_text("def draw(out):\n    out.parent.mkdir(parents=True, exist_ok=True)\n"
-                     "    out.write_text('seven')\n    return out\n", "utf-8")
+    chart.write_text(
+        "def draw(out):\n    out.parent.mkdir(parents=True, exist_ok=True)\n"
+        "    out.write_text('seven')\n    return out\n",
+        "utf-8",
+    )
     [spec] = lesson_figures(tmp_path)
     assert spec.inputs == ("lessons/lesson07/chart.py", "lessons/lesson07/figures.py")
     assert ensure_figures(tmp_path) == [tmp_path / "assets" / "figs" / "seven.txt"]

@@ -24,20 +24,26 @@ HAND_IN = "2026005"  # emailed lesson05.ipynb to the instructors
 
 def nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
     """A stock nbgrader command in the course root, its output kept."""
-    return subprocess.run([sys.executable, "-c", NBGRADER_MAIN, *args], cwd=root, env=nbgrader_env(),
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-c", NBGRADER_MAIN, *args], cwd=root, env=nbgrader_env(), capture_output=True, text=True
+    )
 
 
 def student_side(tmp: Path, student: str) -> list[str]:
     """The options that give a student their own home and nbgrader cache, as separate accounts would have."""
-    return [f"--student={student}", f"--Exchange.cache={tmp / 'cache' / student}",
-            f"--Exchange.assignment_dir={tmp / 'home' / student}"]
+    return [
+        f"--student={student}",
+        f"--Exchange.cache={tmp / 'cache' / student}",
+        f"--Exchange.assignment_dir={tmp / 'home' / student}",
+    ]
 
 
 def reading_notebook(path: Path) -> Path:
     """The lesson's reading notebook as the site gives it: prose, no assignment cells."""
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# 第 5 课：ZeRO 与 FSDP")],
-                                  metadata={"course": {"lesson": "lesson05", "notebook": "notes"}})
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_markdown_cell("# 第 5 课：ZeRO 与 FSDP")],
+        metadata={"course": {"lesson": "lesson05", "notebook": "notes"}},
+    )
     nbformat.write(nb, path)
     return path
 
@@ -89,10 +95,13 @@ def test_stock_release_feedback_reaches_all_five_and_says_how(course):
     assert generated.returncode == 0, generated.stderr
     run = nbgrader(root, "release_feedback", "lesson05")
     assert run.returncode == 0, run.stderr
-    assert ("feedback on lesson05: 4 of 5 student(s) through the exchange: 2026001, 2026002, 2026003, 2026004"
-            in run.stderr)
-    assert ("feedback on lesson05: 2026005 handed in files (no exchange submission): hand back "
-            "feedback/2026005/lesson05/lesson05.html") in run.stderr
+    assert (
+        "feedback on lesson05: 4 of 5 student(s) through the exchange: 2026001, 2026002, 2026003, 2026004" in run.stderr
+    )
+    assert (
+        "feedback on lesson05: 2026005 handed in files (no exchange submission): hand back "
+        "feedback/2026005/lesson05/lesson05.html"
+    ) in run.stderr
     assert "Traceback" not in run.stderr and "got no feedback" not in run.stderr
     for student in EXCHANGE:
         got = nbgrader(root, "fetch_feedback", "lesson05", *student_side(tmp, student))
@@ -118,8 +127,10 @@ def test_one_students_problem_never_stops_the_others(course, tmp_path):
     run = nbgrader(root, "release_feedback", "lesson05")
     assert run.returncode != 0
     assert "feedback on lesson05: 2 of 5 student(s) through the exchange: 2026003, 2026004" in run.stderr
-    assert ("feedback on lesson05: 2026001 got no feedback: feedback/2026001/lesson05 holds no page: run "
-            "`nbgrader generate_feedback lesson05 --force`") in run.stderr
+    assert (
+        "feedback on lesson05: 2026001 got no feedback: feedback/2026001/lesson05 holds no page: run "
+        "`nbgrader generate_feedback lesson05 --force`"
+    ) in run.stderr
     assert "feedback on lesson05: 2026002 got no feedback: IsADirectoryError" in run.stderr
     released = list((root / "exchange" / "llm-scale-course" / "feedback").glob("*.html"))
     assert len(released) == 3  # 2026003's page, and 2026004's under both notebook names
@@ -136,7 +147,8 @@ def test_course_feedback_makes_and_releases_every_page_into_a_missing_exchange(c
     assert done.lines == [
         "feedback on lesson05: 4 of 5 student(s) through the exchange: 2026001, 2026002, 2026003, 2026004",
         "feedback on lesson05: 2026005 handed in files (no exchange submission): hand back "
-        "feedback/2026005/lesson05/lesson05.html"]
+        "feedback/2026005/lesson05/lesson05.html",
+    ]
     assert (root / "exchange").stat().st_mode & 0o777 == 0o777
 
 

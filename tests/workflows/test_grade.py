@@ -34,8 +34,11 @@ def test_each_sample_scores_what_its_name_says(graded, name):
     result = graded.student(name)
     kernel = {item: scores[item] for item in scores}
     kernel.update({c.item: c.kernel_score for c in result.changes if c.kernel_score is not None})
-    assert kernel == EXPECTED[name].get("kernel", EXPECTED[name]["scores"]) or "file" in EXPECTED[name] \
+    assert (
+        kernel == EXPECTED[name].get("kernel", EXPECTED[name]["scores"])
+        or "file" in EXPECTED[name]
         or name == "invalid-json"
+    )
     assert flagged == result.flagged == ("kernel" in EXPECTED[name] or "problem" in EXPECTED[name])
     if "problem" in EXPECTED[name]:
         assert any(EXPECTED[name]["problem"] in str(p) for p in result.problems), result.problems
@@ -70,7 +73,9 @@ def test_nbgrader_commands_run_stock_nbgrader_without_the_iri_checker_or_an_alem
     unused IRI checker is not imported, and a new gradebook is stamped with the head read in process."""
     (tmp_path / "nbgrader_config.py").write_text(
         "import sys, nbgrader.api\nprint('iri checker:', sys.modules.get('rfc3987_syntax', 'absent'))\n"
-        "print('head from:', nbgrader.api.get_alembic_version.__name__)\n", "utf-8")
+        "print('head from:', nbgrader.api.get_alembic_version.__name__)\n",
+        "utf-8",
+    )
     proc = run_nbgrader(tmp_path, "db", "student", "list")
     assert "iri checker: None" in proc.stdout and "rfc3987_syntax" not in proc.stdout
     assert "head from: alembic_head" in proc.stdout

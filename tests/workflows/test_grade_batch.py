@@ -29,8 +29,12 @@ SMALL = Limits(cell_timeout_s=4, submission_timeout_s=30, memory_bytes=768 * 2**
 def scores(root: Path) -> dict:
     """Every grade nbgrader stored: (student, grade cell) → (score, needs manual grading)."""
     with Gradebook(configured_gradebook(root).url) as gb:
-        return {(g.student.id, g.name): (g.score, g.needs_manual_grade)
-                for s in gb.assignment_submissions("lesson05") for nb in s.notebooks for g in nb.grades}
+        return {
+            (g.student.id, g.name): (g.score, g.needs_manual_grade)
+            for s in gb.assignment_submissions("lesson05")
+            for nb in s.notebooks
+            for g in nb.grades
+        }
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +82,7 @@ def test_a_batch_killed_with_sigkill_resumes_and_ends_with_the_same_gradebook(re
 def hostile_batch(released, tmp_path_factory):
     """The correct answer, every attack and every damaged file, graded in one batch with small limits."""
     where = tmp_path_factory.mktemp("hostile")
-    notebooks = {"reference": SAMPLES / "reference.ipynb",
-                 **{p.stem: p for p in sorted(BATCH.glob("*.ipynb"))}}
+    notebooks = {"reference": SAMPLES / "reference.ipynb", **{p.stem: p for p in sorted(BATCH.glob("*.ipynb"))}}
     root = course_with_class(released, where, notebooks)
     huge = root / "submitted" / "huge-output" / "lesson05"
     huge.mkdir(parents=True)
@@ -111,14 +114,17 @@ def test_the_batch_finishes_and_the_correct_answer_is_untouched(hostile_batch):
     assert len(run.students) == 1 + len(list(BATCH.glob("*.ipynb"))) + 1
 
 
-@pytest.mark.parametrize("student, expected", [
-    ("hostile-infinite-loop-in-function", [1, 1, 0, 1]),
-    ("hostile-os-exit", [0, 0, 0, 0]),
-    ("hostile-kill-parent", [1, 1, 1, 1]),  # pid 1 of its namespace: the signals find no target
-    ("reordered-test-cells", [1, 1, 1, 1]),
-    ("extra-cells", [1, 1, 1, 1]),
-    ("nbformat-v3", [1, 1, 1, 1]),
-])
+@pytest.mark.parametrize(
+    "student, expected",
+    [
+        ("hostile-infinite-loop-in-function", [1, 1, 0, 1]),
+        ("hostile-os-exit", [0, 0, 0, 0]),
+        ("hostile-kill-parent", [1, 1, 1, 1]),  # pid 1 of its namespace: the signals find no target
+        ("reordered-test-cells", [1, 1, 1, 1]),
+        ("extra-cells", [1, 1, 1, 1]),
+        ("nbformat-v3", [1, 1, 1, 1]),
+    ],
+)
 def test_each_case_gets_what_the_sandbox_allows(hostile_batch, student, expected):
     root, run, _ = hostile_batch
     assert code_points(root, student) == expected
@@ -129,9 +135,18 @@ def test_each_case_gets_what_the_sandbox_allows(hostile_batch, student, expected
             assert grade.verdicts[item].reason  # every lost point says why
 
 
-@pytest.mark.parametrize("student", ["hostile-fork-bomb", "hostile-memory-bomb", "hostile-sys-exit",
-                                     "hostile-write-outside", "hostile-read-source", "hostile-patch-modules",
-                                     "hostile-huge-print"])
+@pytest.mark.parametrize(
+    "student",
+    [
+        "hostile-fork-bomb",
+        "hostile-memory-bomb",
+        "hostile-sys-exit",
+        "hostile-write-outside",
+        "hostile-read-source",
+        "hostile-patch-modules",
+        "hostile-huge-print",
+    ],
+)
 def test_attacks_after_a_correct_answer_change_nothing_outside_the_sandbox(hostile_batch, student):
     root, run, _ = hostile_batch
     table = scores(root)
@@ -142,10 +157,13 @@ def test_attacks_after_a_correct_answer_change_nothing_outside_the_sandbox(hosti
     assert "BEGIN HIDDEN TESTS" not in printed and "SQLite format" not in printed  # no source, no gradebook
 
 
-@pytest.mark.parametrize("student, message", [
-    ("not-utf8", "not UTF-8"),
-    ("huge-output", "over the 20 MB limit"),
-])
+@pytest.mark.parametrize(
+    "student, message",
+    [
+        ("not-utf8", "not UTF-8"),
+        ("huge-output", "over the 20 MB limit"),
+    ],
+)
 def test_damaged_files_get_a_clear_row_and_zero(hostile_batch, student, message):
     root, run, _ = hostile_batch
     assert any(message in str(p) for p in run.student(student).problems)
@@ -154,18 +172,22 @@ def test_damaged_files_get_a_clear_row_and_zero(hostile_batch, student, message)
 
 def test_the_workers_get_ready_while_the_batch_is_still_prepared(released, tmp_path):
     root = course_with_class(released, tmp_path, {})
-    script = ("import gc, os, sys\n"
-              "from pathlib import Path\n"
-              "from course.workflows.grade_batch import worker_pool\n"
-              "from course.workflows.grade_worker import course_config\n"
-              "def ready():\n"
-              "    return 'IPython' in sys.modules, gc.get_freeze_count() > 0, os.getpid()\n"
-              f"root = Path({str(root)!r})\n"
-              "print('IPython' in sys.modules)\n"
-              "with worker_pool(root, 'lesson05', course_config(root, {}), 2) as pool:\n"
-              "    for here in [pool.submit(ready).result() for _ in range(4)]:\n"
-              "        print(*here[:2], here[2] != os.getpid())\n")
-    lines = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.splitlines()
+    script = (
+        "import gc, os, sys\n"
+        "from pathlib import Path\n"
+        "from course.workflows.grade_batch import worker_pool\n"
+        "from course.workflows.grade_worker import course_config\n"
+        "def ready():\n"
+        "    return 'IPython' in sys.modules, gc.get_freeze_count() > 0, os.getpid()\n"
+        f"root = Path({str(root)!r})\n"
+        "print('IPython' in sys.modules)\n"
+        "with worker_pool(root, 'lesson05', course_config(root, {}), 2) as pool:\n"
+        "    for here in [pool.submit(ready).result() for _ in range(4)]:\n"
+        "        print(*here[:2], here[2] != os.getpid())\n"
+    )
+    lines = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
     # the grading process has not imported IPython; before its first student, every worker has looked up the kernel
     # (which imports it) and frozen its heap (course.nbgrader_hooks.speedups)
     assert lines == ["False"] + ["True True True"] * 4

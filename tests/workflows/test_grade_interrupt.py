@@ -31,15 +31,24 @@ def course(released, tmp_path):
 
 def grade(root, *args: str) -> subprocess.CompletedProcess:
     """`course grade lesson05 ARGS` run to the end."""
-    return subprocess.run([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root), *args],
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def interrupt(root, *args: str, after: int = 2) -> tuple[int, str]:
     """Start `course grade lesson05 --jobs 1 ARGS`, press Ctrl-C once AFTER students are graded; (status, stderr)."""
-    proc = subprocess.Popen([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root),
-                             "--jobs", "1", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root), "--jobs", "1", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     lines = []
     try:
         while len([line for line in lines if re.match(r"\[#* *\] \d+/", line)]) < after:
@@ -68,8 +77,9 @@ def test_ctrl_c_says_where_it_stopped_exits_130_and_the_rerun_resumes(course):
     assert status == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     [said] = [line for line in err.splitlines() if "interrupted" in line]
-    done = int(re.fullmatch(rf"course grade: interrupted after (\d+) of {CLASS}; `course grade lesson05` resumes",
-                            said)[1])
+    done = int(
+        re.fullmatch(rf"course grade: interrupted after (\d+) of {CLASS}; `course grade lesson05` resumes", said)[1]
+    )
     assert 2 <= done < CLASS and err.rstrip().endswith(said)  # the last word, after the progress lines
     rerun = grade(course)
     assert rerun.returncode == 0, rerun.stderr
@@ -90,9 +100,14 @@ def test_an_interrupted_force_run_is_finished_by_the_next_run(course):
 
 
 def test_ctrl_c_in_the_first_moment_says_so_too(course):
-    proc = subprocess.Popen([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(course)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(course)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         assert proc.stdout.readline().startswith("course grade: the nbgrader course root")  # it has started
         os.killpg(proc.pid, signal.SIGINT)
@@ -102,5 +117,9 @@ def test_ctrl_c_in_the_first_moment_says_so_too(course):
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, err
     assert "Traceback" not in err, err
-    assert re.search(r"^course grade: interrupted (before anyone was graded; `course grade lesson05` starts it again"
-                     rf"|after 0 of {CLASS}; `course grade lesson05` resumes)$", err, re.M), err
+    assert re.search(
+        r"^course grade: interrupted (before anyone was graded; `course grade lesson05` starts it again"
+        rf"|after 0 of {CLASS}; `course grade lesson05` resumes)$",
+        err,
+        re.M,
+    ), err

@@ -89,8 +89,12 @@ def graded_class(released, tmp_path_factory):
     work = tmp_path_factory.mktemp("readable")
     syntax = variant(work, "syntax", broken)
     slow = variant(work, "slow", lambda s: s + SLOW)
-    students = {"syntax": syntax, "slow": slow, "cheat": OUT / "cheat-replaced-checker.ipynb",
-                "reference": OUT / "reference.ipynb"}
+    students = {
+        "syntax": syntax,
+        "slow": slow,
+        "cheat": OUT / "cheat-replaced-checker.ipynb",
+        "reference": OUT / "reference.ipynb",
+    }
     root = course_with_class(released, work, students, LONGER_CALLS)
     run = grade_assignment(root, "lesson05")
     return root, run, nbformat.read(syntax, as_version=4)
@@ -139,8 +143,12 @@ def test_a_student_who_left_leaves_the_grade_report_of_course_grade(graded_class
 def stock_graded(released, tmp_path_factory):
     """Stock `nbgrader autograde` over the slow function (longer calls configured) and the reference."""
     work = tmp_path_factory.mktemp("stock-readable")
-    root = course_with_class(released, work, {"slow": variant(work, "slow", lambda s: s + SLOW),
-                                        "reference": OUT / "reference.ipynb"}, LONGER_CALLS)
+    root = course_with_class(
+        released,
+        work,
+        {"slow": variant(work, "slow", lambda s: s + SLOW), "reference": OUT / "reference.ipynb"},
+        LONGER_CALLS,
+    )
     run_nbgrader(root, "autograde", "lesson05")
     return root
 

@@ -54,11 +54,21 @@ def test_a_worker_reads_the_gradebook_and_hands_back_what_autograde_wrote(releas
 
 def test_a_worker_dies_with_the_grading_process(tmp_path):
     ready = tmp_path / "ready"
-    child = ("from course.workflows.grade_worker import die_with_parent\n"
-             f"die_with_parent(); open({str(ready)!r}, 'w').close()\nimport time; time.sleep(120)\n")
-    parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\n"
-                               f"p = subprocess.Popen([sys.executable, '-c', {child!r}]); print(p.pid, flush=True)\n"
-                               "time.sleep(120)\n"], stdout=subprocess.PIPE, text=True)
+    child = (
+        "from course.workflows.grade_worker import die_with_parent\n"
+        f"die_with_parent(); open({str(ready)!r}, 'w').close()\nimport time; time.sleep(120)\n"
+    )
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys, time\n"
+            f"p = subprocess.Popen([sys.executable, '-c', {child!r}]); print(p.pid, flush=True)\n"
+            "time.sleep(120)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     pid = int(parent.stdout.readline())
     deadline = time.monotonic() + 30
     while not ready.exists() and time.monotonic() < deadline:

@@ -16,7 +16,6 @@ from course.errors import CourseError
 from course.grading.gradebook import configured_gradebook, gradebook
 from course.grading.report import make_report
 from course.workflows.grade import GradeOptions, grade_assignment, run_nbgrader
-
 from tests import gradebooks
 from tests.classes import course_with_class, submit
 from tests.gradebooks import hub_config
@@ -47,8 +46,12 @@ def save_grade_as_formgrader(db_url: str, student: str, grade_id: str, points: f
 def scores(db_url: str) -> dict:
     """(student, grade cell) → (auto score, manual score) as the gradebook holds them."""
     with gradebook(db_url) as gb:
-        return {(s.student.id, g.name): (g.auto_score, g.manual_score)
-                for s in gb.assignment_submissions("lesson05") for nb in s.notebooks for g in nb.grades}
+        return {
+            (s.student.id, g.name): (g.auto_score, g.manual_score)
+            for s in gb.assignment_submissions("lesson05")
+            for nb in s.notebooks
+            for g in nb.grades
+        }
 
 
 def digest(path: Path) -> str:
@@ -71,7 +74,9 @@ def test_every_command_reads_and_writes_the_configured_gradebook(released, grade
 
     run_nbgrader(root, "autograde", "lesson05", "--student", "release")  # stock nbgrader, the course config
     assert {s for s, _ in scores(url)} == {"release"}
-    run = grade_assignment(root, "lesson05", GradeOptions(jobs=2))  # what stock autograde graded for this version is kept
+    run = grade_assignment(
+        root, "lesson05", GradeOptions(jobs=2)
+    )  # what stock autograde graded for this version is kept
     assert run.stats.students == 1 and run.stats.skipped == 1
     graded = scores(url)
     assert graded[("reference", "test-formulas")] == (1.0, None) and graded[("release", "test-formulas")] == (0.0, None)
@@ -111,8 +116,12 @@ def test_a_grader_saving_in_formgrader_while_course_grade_runs_loses_no_write(re
     grade_assignment(root, "lesson05", GradeOptions(jobs=1))  # reference is autograded; a grader starts on its answers
     for student in students[1:]:
         submit(root, student, SAMPLES / f"{student}.ipynb")
-    proc = subprocess.Popen([sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root),
-                             "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root), "--jobs", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     saved, points = 0, 0.0
     while proc.poll() is None:
         points = [0.5, 1.0, 1.5, 2.0][saved % 4]

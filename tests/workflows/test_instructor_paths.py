@@ -28,10 +28,12 @@ HAND_IN = "2026005"
 def blocks() -> list[list[str]]:
     """The section's bash blocks, each as its command lines (comments dropped)."""
     text = (ROOT / "docs" / "instructors.md").read_text("utf-8")
-    section = text[text.index(SECTION):]
-    section = section[:section.index("\n## ", len(SECTION))]
-    return [[line.split(" #")[0].strip() for line in block.splitlines() if line.strip() and not line.startswith("#")]
-            for block in re.findall(r"```bash\n(.*?)```", section, re.S)]
+    section = text[text.index(SECTION) :]
+    section = section[: section.index("\n## ", len(SECTION))]
+    return [
+        [line.split(" #")[0].strip() for line in block.splitlines() if line.strip() and not line.startswith("#")]
+        for block in re.findall(r"```bash\n(.*?)```", section, re.S)
+    ]
 
 
 def run(line: str, cwd: Path, env: dict, student: str | None = None) -> subprocess.CompletedProcess:
@@ -49,8 +51,12 @@ def test_the_documented_exchange_and_hand_in_paths_run_as_written(released, tmp_
     (project / "pyproject.toml").write_text('[project]\nname = "course"\n\n[tool.course]\n', "utf-8")
     root = project / "autograder"
     shutil.copytree(released, root, ignore=shutil.ignore_patterns("release", "release-history", "gradebook.db"))
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-           "EXCHANGE": str(root / "exchange"), "HOME": str(tmp_path / "instructor")}
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "EXCHANGE": str(root / "exchange"),
+        "HOME": str(tmp_path / "instructor"),
+    }
     for line in release:
         run(line, root, env)
     assert (root / "exchange").stat().st_mode & 0o777 == 0o777
@@ -67,13 +73,17 @@ def test_the_documented_exchange_and_hand_in_paths_run_as_written(released, tmp_
     shutil.copyfile(OUT / "reference.ipynb", tmp_path / "instructor" / "Downloads" / "lesson05.ipynb")
     [take_in] = hand_in
     said = run(take_in, root, env).stdout
-    assert f"course hand-in: lesson05.ipynb → autograder/submitted/{HAND_IN}/lesson05/, received 2026-12-01 09:00:00 UTC" in said
+    assert (
+        f"course hand-in: lesson05.ipynb → autograder/submitted/{HAND_IN}/lesson05/, received 2026-12-01 09:00:00 UTC"
+        in said
+    )
     outputs = [run(line, root, env).stdout for line in instructor]
     assert sorted(p.name for p in (root / "submitted").iterdir()) == sorted([*STUDENTS, HAND_IN])
-    assert (f"course feedback on lesson05: 2 of 3 student(s) through the exchange: {', '.join(STUDENTS)}"
-            in outputs[-1])
-    assert (f"course feedback on lesson05: {HAND_IN} handed in files (no exchange submission): hand back "
-            f"feedback/{HAND_IN}/lesson05/lesson05.html") in outputs[-1]
+    assert f"course feedback on lesson05: 2 of 3 student(s) through the exchange: {', '.join(STUDENTS)}" in outputs[-1]
+    assert (
+        f"course feedback on lesson05: {HAND_IN} handed in files (no exchange submission): hand back "
+        f"feedback/{HAND_IN}/lesson05/lesson05.html"
+    ) in outputs[-1]
     for student, home in homes.items():
         [fetch_feedback] = student_feedback
         run(fetch_feedback, home, {**env, "HOME": str(home)}, student)

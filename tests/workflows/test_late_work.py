@@ -17,8 +17,10 @@ from tests.workflows.live_course import demo_project, full_marks
 
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 DUE = dt.datetime(2026, 12, 1, 15, 59)  # UTC: 23:59 in Beijing, as declared below
-ROSTER = "id,name,email,lms_user_id\n2026001,张三,zhangsan@example.edu,501\n2026002,李四,lisi@example.edu,502\n" \
-         "2026003,欧阳娜娜,ouyang@example.edu,503\n"
+ROSTER = (
+    "id,name,email,lms_user_id\n2026001,张三,zhangsan@example.edu,501\n2026002,李四,lisi@example.edu,502\n"
+    "2026003,欧阳娜娜,ouyang@example.edu,503\n"
+)
 
 
 def handed_in(course, student: str, at: dt.datetime, notebook=None) -> None:
@@ -40,8 +42,10 @@ def late_course(tmp_path):
     with open(project / "pyproject.toml", "a", encoding="utf-8") as f:
         f.write("\n[tool.course.due_dates]\nlesson05 = 2026-12-01T23:59:00+08:00\n")
     with open(project / "autograder" / "nbgrader_config.py", "a", encoding="utf-8") as f:
-        f.write("c = get_config()  # noqa: F821\nc.CourseLatePenalty.points_per_hour = 1\n"
-                "c.CourseLatePenalty.max_points = 3\n")
+        f.write(
+            "c = get_config()  # noqa: F821\nc.CourseLatePenalty.points_per_hour = 1\n"
+            "c.CourseLatePenalty.max_points = 3\n"
+        )
     (tmp_path / "roster.csv").write_text(ROSTER, "utf-8")
     assert main(["roster", "import", str(tmp_path / "roster.csv"), "--root", str(project)]) == 0
     write_assignment_sources(make_plan(project), None)
@@ -68,7 +72,8 @@ def answered(tmp_path, name: str, *, code_items: int) -> Path:
 
 
 def test_two_hours_late_costs_exactly_the_declared_penalty_and_an_extension_moves_one_due_date(
-        tmp_path, gradebook_db, capsys):
+    tmp_path, gradebook_db, capsys
+):
     from course.cli import main
     from course.grading.gradebook import configured_gradebook, gradebook
     from course.grading.report import make_report
@@ -93,8 +98,11 @@ def test_two_hours_late_costs_exactly_the_declared_penalty_and_an_extension_move
 
     run_nbgrader(course, "autograde", "lesson05")  # stock nbgrader, with the course's config
     stock = penalties()
-    assert stock == {"2026001": (0.0, DUE, 4.0), "2026002": (2.0, DUE, 4.0),
-                     "2026003": (0.0, DUE + dt.timedelta(hours=3), 4.0)}
+    assert stock == {
+        "2026001": (0.0, DUE, 4.0),
+        "2026002": (2.0, DUE, 4.0),
+        "2026003": (0.0, DUE + dt.timedelta(hours=3), 4.0),
+    }
     with gradebook(url) as gb:  # forget stock autograde's penalties: `course grade` must find them itself
         for sub in gb.find_assignment("lesson05").submissions:
             for nb in sub.notebooks:
@@ -113,9 +121,14 @@ def test_two_hours_late_costs_exactly_the_declared_penalty_and_an_extension_move
     report = make_report(project, "lesson05")
     decided = {s.submission.student: s for s in report.students}
     assert {s: (r.submission.total, r.result) for s, r in decided.items()} == {
-        "2026001": (10, "PASS"), "2026002": (8, "PASS"), "2026003": (10, "PASS")}
-    reason = ("迟交 2 小时 0 分（截止 2026-12-01 15:59 UTC，提交于 2026-12-01 17:59 UTC）：按迟交规则"
-              "（每迟交一小时（不足一小时按一小时计）扣 1 分，最多扣 3 分）扣 2 分")
+        "2026001": (10, "PASS"),
+        "2026002": (8, "PASS"),
+        "2026003": (10, "PASS"),
+    }
+    reason = (
+        "迟交 2 小时 0 分（截止 2026-12-01 15:59 UTC，提交于 2026-12-01 17:59 UTC）：按迟交规则"
+        "（每迟交一小时（不足一小时按一小时计）扣 1 分，最多扣 3 分）扣 2 分"
+    )
     assert decided["2026002"].reasons[-1] == reason
     assert reason in report.html.read_text("utf-8")
     with open(report.csv, encoding="utf-8") as f:
@@ -126,8 +139,11 @@ def test_two_hours_late_costs_exactly_the_declared_penalty_and_an_extension_move
     run_nbgrader(course, "export")  # nbgrader's own export carries the penalty as its own column
     with open(course / "reports" / "grades.csv", encoding="utf-8") as f:
         exported = {r["student_id"]: r for r in csv.DictReader(f)}
-    assert (exported["2026002"]["raw_score"], exported["2026002"]["late_submission_penalty"],
-            exported["2026002"]["score"]) == ("10.0", "2.0", "8.0")
+    assert (
+        exported["2026002"]["raw_score"],
+        exported["2026002"]["late_submission_penalty"],
+        exported["2026002"]["score"],
+    ) == ("10.0", "2.0", "8.0")
     semester = make_semester_report(project)
     with open(semester.csv, encoding="utf-8") as f:
         flags = {r["student"]: r["lesson05_flags"] for r in csv.DictReader(f)}
@@ -143,7 +159,8 @@ def test_two_hours_late_costs_exactly_the_declared_penalty_and_an_extension_move
 
 
 def test_the_penalty_comes_off_the_whole_total_the_same_everywhere_and_course_report_follows_changes(
-        tmp_path, gradebook_db, capsys):
+    tmp_path, gradebook_db, capsys
+):
     from course.cli import main
     from course.grading.gradebook import configured_gradebook, gradebook
     from course.workflows.grade import grade_assignment, run_nbgrader
@@ -159,8 +176,9 @@ def test_the_penalty_comes_off_the_whole_total_the_same_everywhere_and_course_re
 
     def stored() -> dict:
         with gradebook(url) as gb:
-            return {s.student.id: (s.score, s.late_submission_penalty)
-                    for s in gb.find_assignment("lesson05").submissions}
+            return {
+                s.student.id: (s.score, s.late_submission_penalty) for s in gb.find_assignment("lesson05").submissions
+            }
 
     assert stored() == {"2026001": (1.0, 1.0), "2026002": (4.0, 3.0), "2026003": (4.0, 0.0)}  # nbgrader: code only
 
@@ -172,7 +190,10 @@ def test_the_penalty_comes_off_the_whole_total_the_same_everywhere_and_course_re
     assert main(["report", "lesson05", "--root", str(project)]) == 0
     report = rows(course / "reports" / "lesson05.csv", "student")
     assert (report["2026001"]["result"], report["2026001"]["total"], report["2026001"]["late_penalty"]) == (
-        "INCOMPLETE", "1", "3")
+        "INCOMPLETE",
+        "1",
+        "3",
+    )
     assert "暂定扣 3 分" in report["2026001"]["late"] and "暂定扣 3 分" in report["2026002"]["late"]
     exported = tmp_path / "exported" / "early.csv"
     run_nbgrader(course, "export", "--to", str(exported))
@@ -192,7 +213,10 @@ def test_the_penalty_comes_off_the_whole_total_the_same_everywhere_and_course_re
         gb.db.commit()
     run_nbgrader(course, "export", "--to", str(exported))  # before any `course report`: the same numbers
     assert {s: r["score"] for s, r in rows(exported, "student_id").items()} == {
-        "2026001": "4.0", "2026002": "1.0", "2026003": "10.0"}
+        "2026001": "4.0",
+        "2026002": "1.0",
+        "2026003": "10.0",
+    }
     assert not (course / "reports" / "grades.csv").exists()  # --to wins over the course's default file
     run_nbgrader(course, "generate_feedback", "lesson05", "--force")
     for student, score in (("2026001", "4.0"), ("2026002", "1.0"), ("2026003", "10.0")):
@@ -206,9 +230,14 @@ def test_the_penalty_comes_off_the_whole_total_the_same_everywhere_and_course_re
     assert "2026002: late penalty" not in out and "2026003" not in out  # already right, or on time
     report = rows(course / "reports" / "lesson05.csv", "student")
     assert {s: (r["total"], r["late_penalty"], r["result"]) for s, r in report.items()} == {
-        "2026001": ("4", "3", "FAIL"), "2026002": ("1", "3", "FAIL"), "2026003": ("10", "", "PASS")}
-    assert report["2026001"]["late"] == ("迟交 2 小时 59 分（截止 2026-12-01 15:59 UTC，提交于 2026-12-01 18:58 UTC）："
-                                         "按迟交规则（每迟交一小时（不足一小时按一小时计）扣 1 分，最多扣 3 分）扣 3 分")
+        "2026001": ("4", "3", "FAIL"),
+        "2026002": ("1", "3", "FAIL"),
+        "2026003": ("10", "", "PASS"),
+    }
+    assert report["2026001"]["late"] == (
+        "迟交 2 小时 59 分（截止 2026-12-01 15:59 UTC，提交于 2026-12-01 18:58 UTC）："
+        "按迟交规则（每迟交一小时（不足一小时按一小时计）扣 1 分，最多扣 3 分）扣 3 分"
+    )
     assert stored() == {"2026001": (7.0, 3.0), "2026002": (4.0, 3.0), "2026003": (10.0, 0.0)}
     assert main(["report", "--root", str(project)]) == 0
     with open(course / "reports" / "canvas.csv", encoding="utf-8") as f:

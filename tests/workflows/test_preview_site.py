@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-import yaml
 
 from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.site.plan import make_plan
@@ -43,9 +42,13 @@ class Preview:
         self.port = free_port()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "course", "preview", "--root", str(project), "--port", str(self.port), *args],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            bufsize=1,
             # as from a terminal: a pytest-xdist worker ignores SIGINT, and a child would inherit that
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
         self.lines: list[str] = []
         self._reader = threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True)
         self._reader.start()
@@ -77,7 +80,7 @@ class Preview:
         self._reader.join(timeout=5)  # the log up to its last line
         return status
 
-    def __enter__(self) -> "Preview":
+    def __enter__(self) -> Preview:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -88,8 +91,11 @@ class Preview:
 
 def files_of(site: Path) -> dict[str, tuple[int, int]]:
     """Every file of a site with its inode and modification time: rewritten files change either."""
-    return {p.relative_to(site).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
-            for p in sorted(site.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(site).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in sorted(site.rglob("*"))
+        if p.is_file()
+    }
 
 
 def edit(qmd: Path, old: str, new: str) -> str:
@@ -198,7 +204,12 @@ def test_only_build_inputs_start_a_build_not_generated_assets_or_half_written_fi
     assert project_root / "lessons" in watched_paths(plan) and project_root / "_site" not in watched_paths(plan)
     for path in ("lessons/lesson05.qmd", "lessons/lesson05/checks.yml", "solutions/lesson05.py", "pyproject.toml"):
         assert starts(Change.modified, str(project_root / path)), path
-    for path in ("assets/figs/train_zero_memory.png", "assets/zero3_comm_flow.svg", "assets/lab/zero_measured.json",
-                 "assets/.zero3_comm_flow.svg.k2j3h4.tmp", "lessons/lesson05/__pycache__/figures.cpython-311.pyc",
-                 "lessons/.lesson05.qmd.swp"):
+    for path in (
+        "assets/figs/train_zero_memory.png",
+        "assets/zero3_comm_flow.svg",
+        "assets/lab/zero_measured.json",
+        "assets/.zero3_comm_flow.svg.k2j3h4.tmp",
+        "lessons/lesson05/__pycache__/figures.cpython-311.pyc",
+        "lessons/.lesson05.qmd.swp",
+    ):
         assert not starts(Change.added, str(project_root / path)), path

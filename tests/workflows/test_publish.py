@@ -40,7 +40,10 @@ def test_each_variant_lands_on_its_branch_and_nothing_else_moves(repo):
     assert git(repo, "show", "student:index.html") == "<p>student</p>"
     assert git(repo, "show", "answer:index.html") == "<p>answer</p>"
     assert sorted(git(repo, "ls-tree", "-r", "--name-only", "student").split()) == [
-        ".nojekyll", "index.html", "site_libs/course.css"]
+        ".nojekyll",
+        "index.html",
+        "site_libs/course.css",
+    ]
     assert git(repo, "rev-parse", "HEAD") == head and git(repo, "symbolic-ref", "HEAD") == "refs/heads/main"
     assert git(repo, "status", "--porcelain") == status
 

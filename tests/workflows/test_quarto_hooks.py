@@ -37,8 +37,17 @@ def test_the_lessons_rendered_are_those_quarto_names_and_all_of_them_on_a_whole_
     assert rendered_before(lessons, plan.root, {}) == {"lesson05"}  # run by hand: every lesson
     listing = tmp_path / "inputs.txt"
     listing.write_text("index.qmd\n", "utf-8")  # QUARTO_USE_FILE_FOR_…: the list in a file, for long lists
-    assert rendered_before(lessons, plan.root, {"QUARTO_PROJECT_INPUT_FILES": "lessons/lesson05.qmd",
-                                                "QUARTO_USE_FILE_FOR_PROJECT_INPUT_FILES": str(listing)}) == set()
+    assert (
+        rendered_before(
+            lessons,
+            plan.root,
+            {
+                "QUARTO_PROJECT_INPUT_FILES": "lessons/lesson05.qmd",
+                "QUARTO_USE_FILE_FOR_PROJECT_INPUT_FILES": str(listing),
+            },
+        )
+        == set()
+    )
     made = {"QUARTO_PROJECT_OUTPUT_FILES": "_site/student/lessons/lesson05.html"}
     assert rendered_after(lessons, plan.root, out, "lessons", made) == {"lesson05"}
     index_only = {"QUARTO_PROJECT_OUTPUT_FILES": "_site/student/index.html"}

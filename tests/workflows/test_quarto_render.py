@@ -33,27 +33,36 @@ from pathlib import Path
 
 import pytest
 
+from course.lesson.departures import load_departures
 from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.lesson.parse_qmd import parse_lesson
-from course.lesson.departures import load_departures
 from course.site.check_leaks import script_leaks, solution_leaks
 from course.site.departures_page import pandoc_page
 from course.site.plan import make_plan
 from tests.offline_page import keep_offline
 from tests.project_copy import ADDED, ADDED_SENTENCE, copy_built, with_added_lesson
 from tests.site.answer_leaks import answer_only_snippets, lite_shipped
-from tests.site.page_checks import (CAPTION_STYLES, DIAGRAM_COUNT, SNIPPET_SOURCE, figures, mermaid_problems,
-                                     nested_links, opens_full_size)
+from tests.site.page_checks import (
+    CAPTION_STYLES,
+    DIAGRAM_COUNT,
+    SNIPPET_SOURCE,
+    figures,
+    mermaid_problems,
+    nested_links,
+    opens_full_size,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(300)]
 
 ROOT_LESSON5 = Path(__file__).resolve().parents[2] / "lessons" / "lesson05.qmd"
 VARIANTS = ("student", "answer")
 KINDS = ("quarto render", "course build --renderer quarto")
-NOT_FOUND = ("Quarto not found: these tests render the course with a real Quarto 1.7 or later. `make test` installs "
-             "one from ../shared/tools/quarto/setup.sh when that script is there (CI has it); or set "
-             "COURSE_TEST_QUARTO=$(../shared/tools/quarto/setup.sh), or put Quarto (quarto.org) on PATH")
-PLOT_EXERCISE = '''
+NOT_FOUND = (
+    "Quarto not found: these tests render the course with a real Quarto 1.7 or later. `make test` installs "
+    "one from ../shared/tools/quarto/setup.sh when that script is there (CI has it); or set "
+    "COURSE_TEST_QUARTO=$(../shared/tools/quarto/setup.sh), or put Quarto (quarto.org) on PATH"
+)
+PLOT_EXERCISE = """
 ## 画图练习
 
 ```{python}
@@ -75,7 +84,7 @@ plt.plot([1, 2, 3], [2 * v + 17 for v in [1, 2, 3]])
 plt.show()
 ```
 :::
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -157,8 +166,9 @@ def headings(page: Path) -> list[str]:
 def captions(page: Path) -> list[str]:
     """The course's numbered figure captions ("图 5-3：…") a reader sees: figcaptions, and the pandoc page's caption
     under a cell's figure (div.figure-caption), whose figcaption repeats the image's alt text instead."""
-    found = re.findall(r'<figcaption[^>]*>(.*?)</figcaption>|<div class="figure-caption">(.*?)</div>',
-                       main_html(page), re.S)
+    found = re.findall(
+        r'<figcaption[^>]*>(.*?)</figcaption>|<div class="figure-caption">(.*?)</div>', main_html(page), re.S
+    )
     return [text for a, b in found if re.match(r"图 ?\d+-\d+", text := text_of(a or b))]
 
 
@@ -172,8 +182,10 @@ def lesson_stems(project: Path) -> list[str]:
 
 def with_departures(project: Path) -> dict[str, list]:
     """The lessons with departures from their original, and those departures."""
-    found = {stem: load_departures(parse_lesson(project / "lessons" / f"{stem}.qmd"), project)
-             for stem in lesson_stems(project)}
+    found = {
+        stem: load_departures(parse_lesson(project / "lessons" / f"{stem}.qmd"), project)
+        for stem in lesson_stems(project)
+    }
     return {stem: entries for stem, entries in found.items() if entries}
 
 
@@ -181,8 +193,11 @@ def with_departures(project: Path) -> dict[str, list]:
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_only_the_course_lessons_and_the_index_are_rendered(project, sites, kind, variant):
     site = sites[kind] / variant
-    pages = sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
-                   if p.relative_to(site).parts[0] not in ("site_libs", "lite"))  # Quarto's pages (lite/: JupyterLite's)
+    pages = sorted(
+        p.relative_to(site).as_posix()
+        for p in site.rglob("*.html")
+        if p.relative_to(site).parts[0] not in ("site_libs", "lite")
+    )  # Quarto's pages (lite/: JupyterLite's)
     departures = [pandoc_page(stem) for stem in with_departures(project)] if variant == "answer" else []
     assert pages == sorted(["index.html", *departures] + [f"lessons/{stem}.html" for stem in lesson_stems(project)])
     notebooks = sorted(p.name for p in (site / "lessons").glob("*.ipynb"))
@@ -197,13 +212,15 @@ def test_only_the_course_lessons_and_the_index_are_rendered(project, sites, kind
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_each_page_has_the_pandoc_pages_headings_captions_and_formulas(project, sites, kind, variant):
     for stem in lesson_stems(project):
-        quarto_page, pandoc_page = sites[kind] / variant / "lessons" / f"{stem}.html", \
-            project.parent / "pandoc" / variant / f"{stem}.html"
+        quarto_page, pandoc_page = (
+            sites[kind] / variant / "lessons" / f"{stem}.html",
+            project.parent / "pandoc" / variant / f"{stem}.html",
+        )
         assert headings(quarto_page) == headings(pandoc_page) and len(headings(pandoc_page)) > 3
         assert captions(quarto_page) == captions(pandoc_page) and captions(pandoc_page)
         assert formulas(quarto_page) == formulas(pandoc_page) > 0
         card_alts = re.findall(r'<img\b[^>]*\balt="([^"]+)"', main_html(pandoc_page))
-        for alt in card_alts[:2 if stem == "lesson05" else 1]:  # the .img-card and ![…](…) figures
+        for alt in card_alts[: 2 if stem == "lesson05" else 1]:  # the .img-card and ![…](…) figures
             assert f'alt="{alt}"' in main_html(quarto_page), f"{stem}: figure lost its alt text {alt[:30]}"
 
 
@@ -293,7 +310,8 @@ def test_each_lesson_runs_in_the_browser_exactly_as_on_the_pandoc_site(project, 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_answer_site_has_each_lessons_departures_page_linked_from_its_page_and_the_index_the_student_site_none(
-        project, sites, kind):
+    project, sites, kind
+):
     """Each departure at a heading links to that section of Quarto's answer page (Quarto's own anchor, not the
     pandoc site's); the student site has no such page and no link to one."""
     departures = with_departures(project)
@@ -337,8 +355,11 @@ def test_lesson5s_calculator_on_quartos_page_shows_the_lessons_numbers(sites, br
     rng = random.Random(kind + variant)
     for _ in range(10):
         setting = random_setting(rng)
-        page.evaluate("hash => new Promise(done => { addEventListener('hashchange', done, {once: true}); "
-                      "location.hash = hash; })", fragment(setting))
+        page.evaluate(
+            "hash => new Promise(done => { addEventListener('hashchange', done, {once: true}); "
+            "location.hash = hash; })",
+            fragment(setting),
+        )
         assert_shows(page, setting)
     assert remote == [] and errors == []
     page.close()
@@ -349,8 +370,7 @@ def test_the_student_sites_in_browser_notebooks_hold_no_solution(project, sites,
     shipped = lite_shipped(sites[kind] / "student")
     lessons = [parse_lesson(project / "lessons" / f"{stem}.qmd") for stem in lesson_stems(project)]
     assert [p.name for p in shipped if p.suffix == ".ipynb"] and any(p.name == "all.json" for p in shipped)
-    leaks = [f"{p.name}: {lesson.stem}" for p in shipped for lesson in lessons
-             if solution_leaks(lesson, shown_text(p))]
+    leaks = [f"{p.name}: {lesson.stem}" for p in shipped for lesson in lessons if solution_leaks(lesson, shown_text(p))]
     assert leaks == []
     answer = shown_text(sites[kind] / "answer" / "lite" / "files" / "lesson05.ipynb")
     assert solution_leaks(lessons[0], answer), "the check finds lesson 5's solution where it belongs"
@@ -366,7 +386,8 @@ def test_quarto_search_index_has_the_chinese_text_of_every_lesson(project, sites
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_in_chromium_offline_every_formula_is_typeset_nothing_is_fetched_and_nothing_scrolls_at_390px(
-        project, sites, browser, kind, variant):
+    project, sites, browser, kind, variant
+):
     site = sites[kind] / variant
     for path in [site / "index.html"] + [site / "lessons" / f"{s}.html" for s in lesson_stems(project)]:
         page = browser.new_page()
@@ -397,8 +418,10 @@ def test_opened_from_disk_a_student_lesson_page_says_its_notebook_needs_a_web_ad
     note.wait_for(timeout=10_000)
     assert note.is_visible() and "网址" in note.inner_text() and "course preview" in note.inner_text()
     assert note.count() == 1 and remote == []
-    path, release = page.evaluate("() => { const b = document.querySelector('.lite-launch');"
-                                  " return [b.dataset.litePath, liteFile(b, b.dataset.litePath)]; }")
+    path, release = page.evaluate(
+        "() => { const b = document.querySelector('.lite-launch');"
+        " return [b.dataset.litePath, liteFile(b, b.dataset.litePath)]; }"
+    )
     assert release == (site / "lite" / "files" / path).as_uri() and (site / "lite" / "files" / path).is_file()
     page.close()
 
@@ -432,8 +455,10 @@ def _drawn(browser, path: Path, width: int):
     remote = keep_offline(page)
     page.goto(path.as_uri())
     page.wait_for_load_state("load")
-    page.wait_for_function("() => document.querySelectorAll('pre.mermaid').length === "
-                           "document.querySelectorAll('pre.mermaid svg').length", timeout=20000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('pre.mermaid').length === document.querySelectorAll('pre.mermaid svg').length",
+        timeout=20000,
+    )
     return page, remote
 
 
@@ -501,7 +526,10 @@ def test_a_cell_shown_but_not_run_carries_the_pandoc_pages_note(project, sites, 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_figure_a_cell_draws_has_its_authors_alt_text_on_both_renderers(project, sites, kind):
     """The answer page's plot (solution-plot) carries its fig-alt, on Quarto's page as on pandoc's."""
-    for page in (sites[kind] / "answer" / "lessons" / f"{ADDED}.html", project.parent / "pandoc" / "answer" / f"{ADDED}.html"):
+    for page in (
+        sites[kind] / "answer" / "lessons" / f"{ADDED}.html",
+        project.parent / "pandoc" / "answer" / f"{ADDED}.html",
+    ):
         cell = re.search(r'id="(?:cell-)?solution-plot".*?(<img\b[^>]*>)', main_html(page), re.S)
         assert cell and 'alt="折线图：三个点沿一条直线上升"' in cell.group(1), page
 
@@ -555,16 +583,25 @@ def test_a_single_page_render_restages_only_its_lesson(project, sites, quarto, t
     root = tmp_path / "project"
     shutil.copytree(project, root, symlinks=True, ignore=shutil.ignore_patterns("answer"))
     staged, site = root / ".course-cache" / "quarto" / "student" / "lessons", root / "_site" / "student"
-    files = [*staged.glob("*.ipynb"), *(site / "lessons").glob("*.ipynb"), site / "lessons" / "lesson05.html",
-             site / "index.html", root / ".course-cache" / "lite" / "student" / ".key"]
+    files = [
+        *staged.glob("*.ipynb"),
+        *(site / "lessons").glob("*.ipynb"),
+        site / "lessons" / "lesson05.html",
+        site / "index.html",
+        root / ".course-cache" / "lite" / "student" / ".key",
+    ]
     before = {path: path.stat().st_mtime_ns for path in files}
     assert {p.name for p in staged.glob("*.ipynb")} == {notes_notebook(s) for s in ("lesson05", ADDED)} | {
-        assignment_notebook(s) for s in ("lesson05", ADDED)}
+        assignment_notebook(s) for s in ("lesson05", ADDED)
+    }
     start = time.perf_counter()
     run([quarto, "render", f"lessons/{ADDED}.qmd", "--profile", "student"], root)
     print(f"single-page render: {time.perf_counter() - start:.1f} s")
     changed = {path.relative_to(root).as_posix() for path in files if path.stat().st_mtime_ns != before[path]}
-    mine = {f"{folder}/{name(ADDED)}" for folder in (".course-cache/quarto/student/lessons", "_site/student/lessons")
-            for name in (notes_notebook, assignment_notebook)}
+    mine = {
+        f"{folder}/{name(ADDED)}"
+        for folder in (".course-cache/quarto/student/lessons", "_site/student/lessons")
+        for name in (notes_notebook, assignment_notebook)
+    }
     assert changed == mine
     assert (site / "lessons" / f"{ADDED}.html").stat().st_mtime_ns > before[site / "lessons" / "lesson05.html"]

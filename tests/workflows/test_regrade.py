@@ -31,9 +31,11 @@ from tests.assignment.make_submissions import ANSWER, FIXTURES, ROOT
 pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 STUDENTS = {"s-right": "reference", "s-floor": "floor-division", "s-extra": "forgot-extra"}
-ANSWERS = {"Q1": "激活取决于每卡的 micro-batch，ZeRO 只分片模型状态。",
-           "Q2": "2Ψ 对 2Ψ，3Ψ 多一次 all-gather。",
-           "Q3": "预取把 all-gather 藏在计算后面。"}
+ANSWERS = {
+    "Q1": "激活取决于每卡的 micro-batch，ZeRO 只分片模型状态。",
+    "Q2": "2Ψ 对 2Ψ，3Ψ 多一次 all-gather。",
+    "Q3": "预取把 all-gather 藏在计算后面。",
+}
 MANUAL = {"answer-Q1": 2.0, "answer-Q2": 1.5, "answer-Q3": 2.0}
 MOVED = "zero_communication_volume(7_000_000_000, 3) == 21_000_000_000"
 
@@ -56,8 +58,9 @@ def checks_file(where: Path, *, tight: bool) -> Path:
 def build_source(root: Path, checks: Path) -> None:
     """`course build`'s source notebook and checks for lesson05, made with CHECKS."""
     spec = load_checks(checks, lesson="lesson05")
-    made = make_assignment_source(parse_lesson(ROOT / "lessons" / "lesson05.qmd"), project_root=ROOT,
-                                  course_root=root, spec=spec)
+    made = make_assignment_source(
+        parse_lesson(ROOT / "lessons" / "lesson05.qmd"), project_root=ROOT, course_root=root, spec=spec
+    )
     write_source(root, made)
 
 
@@ -65,8 +68,12 @@ def gradebook(root: Path) -> dict:
     """(student, grade id) → (auto score, manual score, needs manual grade), and the flagged students."""
     with Gradebook(configured_gradebook(root).url) as gb:
         subs = gb.assignment_submissions("lesson05")
-        grades = {(s.student.id, g.name): (g.auto_score, g.manual_score, g.needs_manual_grade)
-                  for s in subs for nb in s.notebooks for g in nb.grades}
+        grades = {
+            (s.student.id, g.name): (g.auto_score, g.manual_score, g.needs_manual_grade)
+            for s in subs
+            for nb in s.notebooks
+            for g in nb.grades
+        }
         flagged = {s.student.id for s in subs for nb in s.notebooks if nb.flagged}
     return {"grades": grades, "flagged": flagged}
 

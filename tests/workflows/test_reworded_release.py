@@ -40,8 +40,9 @@ def test_a_reworded_sentence_reaches_release_and_the_exchange(released, tmp_path
     root = shutil.copytree(released, tmp_path / "autograder")
 
     def nbgrader(*args):
-        return subprocess.run([sys.executable, "-c", NBGRADER_MAIN, *args], cwd=root, env=nbgrader_env(),
-                              capture_output=True, text=True)
+        return subprocess.run(
+            [sys.executable, "-c", NBGRADER_MAIN, *args], cwd=root, env=nbgrader_env(), capture_output=True, text=True
+        )
 
     assert nbgrader("release_assignment", "lesson05").returncode == 0
     submit(root, "2026001", OUT / "reference.ipynb")
@@ -52,10 +53,13 @@ def test_a_reworded_sentence_reaches_release_and_the_exchange(released, tmp_path
     assert assignment_version(root, "lesson05") != before  # prose is part of what students see
     run = grade_assignment(root, "lesson05")
     outbound = root / "exchange" / "llm-scale-course" / "outbound" / "lesson05"
-    assert run.stats.released.startswith(f"released lesson05 again: the source notebook (its text included) or "
-                                            f"checks changed since version {before}")
-    assert ("the exchange has it too (`nbgrader release_assignment lesson05 --force`, "
-            f"{outbound}): a student who fetched the old one moves their lesson05/ folder aside") in run.stats.released
+    assert run.stats.released.startswith(
+        f"released lesson05 again: the source notebook (its text included) or checks changed since version {before}"
+    )
+    assert (
+        "the exchange has it too (`nbgrader release_assignment lesson05 --force`, "
+        f"{outbound}): a student who fetched the old one moves their lesson05/ folder aside"
+    ) in run.stats.released
     assert NEW in text(root / "release" / "lesson05" / "lesson05.ipynb")
     assert NEW in text(outbound / "lesson05.ipynb") and OLD not in text(outbound / "lesson05.ipynb")
     fetched = nbgrader("fetch_assignment", "lesson05", "--student=2026002", f"--Exchange.assignment_dir={tmp_path}")
@@ -69,6 +73,5 @@ def test_without_an_exchange_the_re_release_says_where_students_get_it(released,
     root = course_with_class(released, tmp_path, {"2026001": OUT / "reference.ipynb"})
     reword(root / "source" / "lesson05" / "lesson05.ipynb")
     run = grade_assignment(root, "lesson05")
-    assert run.stats.released.endswith("students get it from release/lesson05/ (the student site after "
-                                          "`course build`)")
+    assert run.stats.released.endswith("students get it from release/lesson05/ (the student site after `course build`)")
     assert NEW in text(root / "release" / "lesson05" / "lesson05.ipynb") and not (root / "exchange").exists()

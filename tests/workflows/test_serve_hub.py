@@ -40,8 +40,9 @@ def project():
     course_root.mkdir()
     (course_root / "nbgrader_config.py").touch()
     home.chmod(0o700)
-    (project / "roster.yml").write_text("version: 1\ninstructors: [daemon]\ngraders: [bin]\nstudents: [sys]\n"
-                                        "grading_account: root\n", "utf-8")
+    (project / "roster.yml").write_text(
+        "version: 1\ninstructors: [daemon]\ngraders: [bin]\nstudents: [sys]\ngrading_account: root\n", "utf-8"
+    )
     yield project, course_root, (python,)
     shutil.rmtree(base)
 
@@ -68,9 +69,11 @@ def test_an_ordinary_account_reaches_the_project_once_opened_and_cannot_start_th
     name = f"ch{uuid.uuid4().hex[:8]}"
     subprocess.run(["useradd", "--no-create-home", "--shell", "/bin/sh", name], check=True)
     try:
+
         def as_user(*argv: str) -> subprocess.CompletedProcess:
-            return subprocess.run(in_open_view(["runuser", "-u", name, "--", *argv], reach_this_python),
-                                  capture_output=True, text=True)
+            return subprocess.run(
+                in_open_view(["runuser", "-u", name, "--", *argv], reach_this_python), capture_output=True, text=True
+            )
 
         assert as_user("test", "-d", str(root / "src")).returncode != 0  # the wall a student's server hit
         open_folders(root, course_root, python)

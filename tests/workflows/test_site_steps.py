@@ -22,9 +22,20 @@ from course.workflows.site_steps import STEPS, check_pages
 WORKFLOWS = Path(site_steps.__file__).parent
 # What the steps do, by the library functions they call: the notebooks, the in-browser blocks and the index's list,
 # the page assets, the web assets, lite/, the leak and markup checks, the departures found, the released assignments.
-STEP_CALLS = {"write_notebooks", "browser_runs", "page_markdown", "index_markdown", "copy_assets", "locate_web_assets",
-              "lite_notebooks", "build_lite", "solution_leaks", "leftover_in_html", "departures_by_lesson",
-              "released_assignments"}
+STEP_CALLS = {
+    "write_notebooks",
+    "browser_runs",
+    "page_markdown",
+    "index_markdown",
+    "copy_assets",
+    "locate_web_assets",
+    "lite_notebooks",
+    "build_lite",
+    "solution_leaks",
+    "leftover_in_html",
+    "departures_by_lesson",
+    "released_assignments",
+}
 POLYFILL = '  <script src="https://cdnjs.cloudflare.com/polyfill/v3/polyfill.min.js?features=es6"></script>\n'
 
 
@@ -96,8 +107,11 @@ def test_a_solution_line_on_a_student_page_stops_the_render_and_not_on_the_answe
     highlighted = "<span class='kw'>" + line.replace(" ", "</span> <span>", 1) + "</span>"
     out = site(tmp_path, f"<html><main><pre><code>{highlighted}</code></pre></main></html>")
     check(course, "answer", out)
-    with pytest.raises(CourseError, match=r"lesson05.qmd: student/lessons/lesson05.html shows solution code of "
-                                          r"lesson05"):
+    with pytest.raises(
+        CourseError,
+        match=r"lesson05.qmd: student/lessons/lesson05.html shows solution code of "
+        r"lesson05",
+    ):
         check(course, "student", out)
 
 
@@ -105,6 +119,9 @@ def test_a_departures_page_in_the_student_site_stops_the_render_and_not_in_the_a
     out = site(tmp_path, "<html><main><p>正文</p></main></html>")
     (out / "lesson05-departures.html").write_text("<html><main><p>原稿</p></main></html>", "utf-8")
     check(course, "answer", out)
-    with pytest.raises(CourseError, match=r"student/lesson05-departures.html: a page of departures from the original "
-                                          r"is for the answer site only"):
+    with pytest.raises(
+        CourseError,
+        match=r"student/lesson05-departures.html: a page of departures from the original "
+        r"is for the answer site only",
+    ):
         check(course, "student", out)

@@ -32,8 +32,10 @@ def answer_cell(lesson: Lesson, pair: ExercisePair) -> AnswerCell:
     """Wrap every differing run of lines in solution markers; every run must replace a blank."""
     extra = _extra_names(pair)
     if extra:
-        raise CourseError(f"expected the solution to fill the exercise's blanks only, but {how_to_fix(pair)}",
-                          Location(lesson.path, pair.exercise.line, pair.exercise.label))
+        raise CourseError(
+            f"expected the solution to fill the exercise's blanks only, but {how_to_fix(pair)}",
+            Location(lesson.path, pair.exercise.line, pair.exercise.label),
+        )
     exercise, solution = pair.exercise.source.splitlines(), pair.solution.source.splitlines()
     matcher = difflib.SequenceMatcher(a=exercise, b=solution, autojunk=False)
     lines: list[str] = []
@@ -47,15 +49,20 @@ def answer_cell(lesson: Lesson, pair: ExercisePair) -> AnswerCell:
         if plain is not None:
             where = Location(lesson.path, pair.exercise.line, pair.exercise.label)
             shown = "\n".join(solution[j1:j2] or ["(nothing)"])
-            raise CourseError(f"exercise line {plain + 1} differs from the solution outside a blank {BLANK}: "
-                              f"expected the solution to fill blanks only; solution has:\n{shown}\n"
-                              f"{how_to_fix(pair)}", where)
+            raise CourseError(
+                f"exercise line {plain + 1} differs from the solution outside a blank {BLANK}: "
+                f"expected the solution to fill blanks only; solution has:\n{shown}\n"
+                f"{how_to_fix(pair)}",
+                where,
+            )
         indent = re.match(r"[ \t]*", (solution[j1:j2] or stub)[0]).group(0)
         lines += [indent + BEGIN, *solution[j1:j2], indent + END]
         stubs.append("\n".join(stub))
     if not stubs:
-        raise CourseError(f"the exercise has no blank {BLANK}; expected at least one line for students to complete",
-                          Location(lesson.path, pair.exercise.line, pair.exercise.label))
+        raise CourseError(
+            f"the exercise has no blank {BLANK}; expected at least one line for students to complete",
+            Location(lesson.path, pair.exercise.line, pair.exercise.label),
+        )
     return AnswerCell("\n".join(lines), tuple(stubs))
 
 
@@ -71,12 +78,18 @@ def how_to_fix(pair: ExercisePair) -> str:
     extra = _extra_names(pair)
     if extra and "course_defs" not in pair.solution.options:
         ours = top_level_names(pair.exercise.source)
-        return (f"{label} defines {', '.join(extra)}, which {pair.exercise.label} does not. Fix: if one "
-                f"solutions module backs several exercises, keep its whole-file include and add the line "
-                f"`#| course_defs: [{', '.join(ours)}]` to {label}, so it takes only this exercise's definitions "
-                f"(each other exercise's solution cell names its own).")
+        return (
+            f"{label} defines {', '.join(extra)}, which {pair.exercise.label} does not. Fix: if one "
+            f"solutions module backs several exercises, keep its whole-file include and add the line "
+            f"`#| course_defs: [{', '.join(ours)}]` to {label}, so it takes only this exercise's definitions "
+            f"(each other exercise's solution cell names its own)."
+        )
     if extra:
-        return (f"{label} defines {', '.join(extra)}, which {pair.exercise.label} does not. Fix: leave them out of "
-                f"the course_defs of {label}, or add them to {pair.exercise.label}.")
-    return (f"Fix: make this line of {pair.exercise.label} the same as in {label} (its solutions module), or put "
-            f"{BLANK} where students write.")
+        return (
+            f"{label} defines {', '.join(extra)}, which {pair.exercise.label} does not. Fix: leave them out of "
+            f"the course_defs of {label}, or add them to {pair.exercise.label}."
+        )
+    return (
+        f"Fix: make this line of {pair.exercise.label} the same as in {label} (its solutions module), or put "
+        f"{BLANK} where students write."
+    )

@@ -20,8 +20,12 @@ INTRO = """# {title} · 作业
 
 def intro_markdown(lesson: Lesson, rubric) -> str:
     """The first cell's markdown for LESSON, its points from RUBRIC."""
-    return INTRO.format(title=lesson.title, questions="、".join(q.id for q in rubric.questions),
-                        notebook=assignment_notebook(lesson.stem),
-                        code=format_points(sum(c.points for c in rubric.code_items)),
-                        answers=format_points(sum(q.points for q in rubric.questions)),
-                        total=format_points(rubric.total), pass_line=format_points(rubric.pass_line))
+    return INTRO.format(
+        title=lesson.title,
+        questions="、".join(q.id for q in rubric.questions),
+        notebook=assignment_notebook(lesson.stem),
+        code=format_points(sum(c.points for c in rubric.code_items)),
+        answers=format_points(sum(q.points for q in rubric.questions)),
+        total=format_points(rubric.total),
+        pass_line=format_points(rubric.pass_line),
+    )

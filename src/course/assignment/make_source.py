@@ -50,10 +50,14 @@ def write_assignment_sources(plan: BuildPlan, parsed: list[Lesson] | None) -> li
             return []
         from course.lesson.parse_qmd import parse_lesson
 
-        parsed = [parse_lesson(f.qmd) for f in discover_lessons(plan.root / plan.config.lessons_dir)
-                  if f.stem in graded]
-    made = [make_assignment_source(lesson, project_root=plan.root, course_root=course_root)
-            for lesson in parsed if lesson.stem in graded]
+        parsed = [
+            parse_lesson(f.qmd) for f in discover_lessons(plan.root / plan.config.lessons_dir) if f.stem in graded
+        ]
+    made = [
+        make_assignment_source(lesson, project_root=plan.root, course_root=course_root)
+        for lesson in parsed
+        if lesson.stem in graded
+    ]
     written = [write_source(course_root, source) for source in made]
     write_atomic(stamps, stamp)
     return written
@@ -67,14 +71,19 @@ def graded_lessons(lessons_dir: Path, course_root: Path) -> list[str]:
     graded = [f.stem for f in discover_lessons(lessons_dir) if f.checks is not None]
     for stem in graded:
         if not rubric_path(course_root, stem).is_file():
-            raise CourseError(f"{stem} has checks but no rubric: expected autograder/rubrics/{stem}.yml with its "
-                              f"code items, questions and pass line", Location(f"{stem}/checks.yml"))
+            raise CourseError(
+                f"{stem} has checks but no rubric: expected autograder/rubrics/{stem}.yml with its "
+                f"code items, questions and pass line",
+                Location(f"{stem}/checks.yml"),
+            )
     rubrics = Path(course_root) / RUBRICS_DIR
     for rubric in sorted(rubrics.glob("lesson*.yml")) if rubrics.is_dir() else ():
         if rubric.stem not in graded:
-            raise CourseError(f"a rubric without checks: expected {Path(lessons_dir).name}/{rubric.stem}/checks.yml "
-                              f"with the checks of its code items (and {rubric.stem}.qmd)",
-                              Location(f"rubrics/{rubric.name}"))
+            raise CourseError(
+                f"a rubric without checks: expected {Path(lessons_dir).name}/{rubric.stem}/checks.yml "
+                f"with the checks of its code items (and {rubric.stem}.qmd)",
+                Location(f"rubrics/{rubric.name}"),
+            )
     return graded
 
 
@@ -125,8 +134,9 @@ def write_assignment_source(lesson: Lesson, *, project_root: Path, course_root: 
     return write_source(course_root, made)
 
 
-def make_assignment_source(lesson: Lesson, *, project_root: Path, course_root: Path, rubric=None,
-                           spec: AssignmentSpec | None = None) -> AssignmentSource:
+def make_assignment_source(
+    lesson: Lesson, *, project_root: Path, course_root: Path, rubric=None, spec: AssignmentSpec | None = None
+) -> AssignmentSource:
     """The source notebook of one lesson, its checks validated and proved against the solution."""
     import nbformat
 
@@ -140,8 +150,9 @@ def make_assignment_source(lesson: Lesson, *, project_root: Path, course_root: P
     rubric = rubric or load_rubric(rubric_path(course_root, lesson.stem))
     view, images = resolve_resources(select_variant(lesson, STUDENT), project_root)
     nb = source_notebook_node(lesson, view, spec, rubric, outputs=_student_outputs(view, project_root))
-    return AssignmentSource(lesson.stem, nbformat.writes(nb), tuple(str(i.project_path) for i in images),
-                            Path(project_root), checks_text)
+    return AssignmentSource(
+        lesson.stem, nbformat.writes(nb), tuple(str(i.project_path) for i in images), Path(project_root), checks_text
+    )
 
 
 def write_source(course_root: Path, made: AssignmentSource) -> Path:
@@ -165,8 +176,9 @@ def _student_outputs(view: Lesson, project_root: Path) -> dict:
     from course.site.execute_cells import execute_cells
 
     config = load_config(project_root)
-    return execute_cells(view, cache_dir=Path(project_root) / config.cache_dir, kernel=config.kernel,
-                         timeout=config.cell_timeout)
+    return execute_cells(
+        view, cache_dir=Path(project_root) / config.cache_dir, kernel=config.kernel, timeout=config.cell_timeout
+    )
 
 
 def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rubric, *, outputs: dict | None = None):
@@ -199,13 +211,18 @@ def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rub
         else:
             cells.append(cell)
     ids = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in cells]
-    expected = {**{label: label for label in pairs}, **{question_grade_id(q.id): f"### {q.id}" for q in rubric.questions}}
+    expected = {
+        **{label: label for label in pairs},
+        **{question_grade_id(q.id): f"### {q.id}" for q in rubric.questions},
+    }
     missing = [shown for grade_id, shown in expected.items() if ids.count(grade_id) != 1]
     if missing:
-        raise CourseError(f"expected the student variant to show each graded exercise cell and one heading per "
-                          f"rubric question exactly once; not found once: {', '.join(missing)} (a question's heading "
-                          f"is its rubric id, alone or followed by a title: `### Q1` or `### Q1：…`)",
-                          Location(lesson.path))
+        raise CourseError(
+            f"expected the student variant to show each graded exercise cell and one heading per "
+            f"rubric question exactly once; not found once: {', '.join(missing)} (a question's heading "
+            f"is its rubric id, alone or followed by a title: `### Q1` or `### Q1：…`)",
+            Location(lesson.path),
+        )
     check_questions_ask(rubric, cells, lesson.path)
     for i, cell in enumerate(cells):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -230,22 +247,33 @@ def prove(lesson: Lesson, pairs: dict, spec: AssignmentSpec, rubric) -> None:
             cell = getattr(pairs[spec.items[wrong[0]].exercise], role)
             expected = "pass every check" if should_pass else "fail every check while its blanks are empty"
             reasons = "; ".join(f"{item}: {verdicts[item].reason}" for item in wrong)
-            raise CourseError(f"expected the {cell.role} to {expected}; it does not: {reasons}",
-                              Location(lesson.path, cell.line, cell.label))
+            raise CourseError(
+                f"expected the {cell.role} to {expected}; it does not: {reasons}",
+                Location(lesson.path, cell.line, cell.label),
+            )
     calls = [c for m in spec.misconceptions for check in m.checks for c in check.calls]
     results = run_calls([p.solution.source for p in pairs.values()], list(dict.fromkeys(calls)), unsafe=True)
     for n, wrong in enumerate(spec.misconceptions):
         if not isinstance(results, str) and wrong.holds(results):
-            raise spec.source.error(("misconceptions", n, "when"), f"the reference solution matches this known wrong "
-                                    f"answer ({wrong.id}); expected checks only a wrong answer satisfies")
+            raise spec.source.error(
+                ("misconceptions", n, "when"),
+                f"the reference solution matches this known wrong "
+                f"answer ({wrong.id}); expected checks only a wrong answer satisfies",
+            )
 
 
 def nbgrader_cell(kind: str, source: str, grade_id: str, *, grade=False, solution=False, locked=False, points=None):
     """A cell with nbgrader's metadata, as nbgrader's own cell toolbar writes it."""
     import nbformat
 
-    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution,
-            "task": False}
+    meta = {
+        "grade": grade,
+        "grade_id": grade_id,
+        "locked": locked,
+        "schema_version": 3,
+        "solution": solution,
+        "task": False,
+    }
     if grade:
         meta["points"] = points
     make = nbformat.v4.new_code_cell if kind == "code" else nbformat.v4.new_markdown_cell
@@ -273,9 +301,18 @@ def exercise_cells(lesson: Lesson, pair, spec: AssignmentSpec, rubric, *, helper
     cell = nbgrader_cell("code", answer.source, label, solution=True)
     cell.metadata["course"] = {"stubs": list(answer.stubs)}
     items = rubric.code_items
-    tests = [nbgrader_cell("code", test_cell_source(item, spec.items[item.id].checks, n, len(items)),
-                           code_grade_id(item.id), grade=True, locked=True, points=item.points)
-             for n, item in enumerate(items, start=1) if spec.items[item.id].exercise == label]
+    tests = [
+        nbgrader_cell(
+            "code",
+            test_cell_source(item, spec.items[item.id].checks, n, len(items)),
+            code_grade_id(item.id),
+            grade=True,
+            locked=True,
+            points=item.points,
+        )
+        for n, item in enumerate(items, start=1)
+        if spec.items[item.id].exercise == label
+    ]
     shared = [nbgrader_cell("code", HELPERS_SOURCE, HELPERS_ID, locked=True)] if helpers else []
     for helper in shared:  # JupyterLab and JupyterLite show the cell with its source hidden (a click shows it)
         helper.metadata["jupyter"] = {"source_hidden": True}
@@ -294,13 +331,12 @@ def question_cells(text: str, questions) -> list:
         q = next((q for q in questions if question_heading(q.id).match(title)), None)
         if q is None:
             continue
-        end = next((p for p, lv, _ in headings[n + 1:] if lv <= level), len(text))
+        end = next((p for p, lv, _ in headings[n + 1 :] if lv <= level), len(text))
         if text[start:pos].strip():
             cells.append(nbformat.v4.new_markdown_cell(text[start:pos].strip()))
         prompt = f"{text[pos:end].strip()}\n\n{ANSWER_HINT}"
         cells.append(nbgrader_cell("markdown", prompt, f"question-{q.id}", locked=True))
-        cells.append(nbgrader_cell("markdown", "", question_grade_id(q.id), grade=True, solution=True,
-                                   points=q.points))
+        cells.append(nbgrader_cell("markdown", "", question_grade_id(q.id), grade=True, solution=True, points=q.points))
         start = end
     if text[start:].strip():
         cells.append(nbformat.v4.new_markdown_cell(text[start:].strip()))
@@ -323,13 +359,19 @@ def check_questions_ask(rubric, cells, lesson_path: Path) -> None:
     from course.lesson.validate import display_path
 
     prompts = question_prompts(cells)
-    problems = [(q.asked_by_lines[i], f"{q.id} key point {i + 1} asked_by {q.asked_by[i]!r}")
-                for q in rubric.questions for i in unasked_key_points(q, prompts.get(q.id, ""))]
+    problems = [
+        (q.asked_by_lines[i], f"{q.id} key point {i + 1} asked_by {q.asked_by[i]!r}")
+        for q in rubric.questions
+        for i in unasked_key_points(q, prompts.get(q.id, ""))
+    ]
     if problems:
-        raise CourseError(f"expected each key point's asked_by words in its question as {Path(lesson_path).name} prints "
-                          f"it (a full answer needs every key point, so the question must ask for it); not found: "
-                          f"{'; '.join(p for _, p in problems)}. Reword the question, or the key point and its "
-                          f"asked_by", Location(display_path(rubric.path), problems[0][0]))
+        raise CourseError(
+            f"expected each key point's asked_by words in its question as {Path(lesson_path).name} prints "
+            f"it (a full answer needs every key point, so the question must ask for it); not found: "
+            f"{'; '.join(p for _, p in problems)}. Reword the question, or the key point and its "
+            f"asked_by",
+            Location(display_path(rubric.path), problems[0][0]),
+        )
 
 
 def question_heading(qid: str) -> re.Pattern:

@@ -41,8 +41,9 @@ class Preflight:
     problems: tuple[Problem, ...]
 
 
-def preflight(folder: Path, notebook_name: str, source_cells: list, *, shown_as: str,
-              released: list[dict[str, str]] = ()) -> Preflight:
+def preflight(
+    folder: Path, notebook_name: str, source_cells: list, *, shown_as: str, released: list[dict[str, str]] = ()
+) -> Preflight:
     """Check FOLDER/NOTEBOOK_NAME against the source notebook's cells; SHOWN_AS prefixes paths in messages.
 
     RELEASED: the read-only cells of every earlier release (course.assignment.versions.released_texts), so a
@@ -52,33 +53,45 @@ def preflight(folder: Path, notebook_name: str, source_cells: list, *, shown_as:
     if not path.is_file():
         others = sorted(p.name for p in Path(folder).glob("*.ipynb"))
         if others:
-            return _unreadable(where, f"expected {notebook_name}, found {', '.join(others)}; rename it to "
-                                      f"{notebook_name} and grade again (scored 0 until then)",
-                               f"hand it in named {notebook_name}")
+            return _unreadable(
+                where,
+                f"expected {notebook_name}, found {', '.join(others)}; rename it to "
+                f"{notebook_name} and grade again (scored 0 until then)",
+                f"hand it in named {notebook_name}",
+            )
         return _unreadable(where, f"no {notebook_name} submitted; scored 0", f"hand in {notebook_name}")
     return preflight_file(path, notebook_name.removesuffix(".ipynb"), source_cells, where=where, released=released)
 
 
-def preflight_file(path: Path, assignment: str, source_cells: list, *, where: Location,
-                   released: list[dict[str, str]] = ()) -> Preflight:
+def preflight_file(
+    path: Path, assignment: str, source_cells: list, *, where: Location, released: list[dict[str, str]] = ()
+) -> Preflight:
     """Check the notebook at PATH, whatever its name, as ASSIGNMENT's submission (WHERE: how messages name it)."""
     size = path.stat().st_size
     if size > MAX_NOTEBOOK_BYTES:
-        return _unreadable(where, f"the notebook is {size / 2**20:.0f} MB, over the {MAX_NOTEBOOK_BYTES // 2**20} MB "
-                                  "limit (usually a huge output: clear the outputs and submit again); scored 0",
-                           "Edit → Clear Outputs of All Cells, save, and hand it in again")
+        return _unreadable(
+            where,
+            f"the notebook is {size / 2**20:.0f} MB, over the {MAX_NOTEBOOK_BYTES // 2**20} MB "
+            "limit (usually a huge output: clear the outputs and submit again); scored 0",
+            "Edit → Clear Outputs of All Cells, save, and hand it in again",
+        )
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return _unreadable(where, f"not UTF-8 text (byte {exc.start}); save the notebook from Jupyter and submit "
-                                  "again; scored 0", "save the notebook from Jupyter")
+        return _unreadable(
+            where,
+            f"not UTF-8 text (byte {exc.start}); save the notebook from Jupyter and submit again; scored 0",
+            "save the notebook from Jupyter",
+        )
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
-        return _unreadable(Location(where.path, exc.lineno), f"not valid JSON ({exc.msg}, column {exc.colno}); "
-                                                             "the file is damaged: scored 0",
-                           "save the notebook from Jupyter again (File → Save) and check the copy you hand in")
+        return _unreadable(
+            Location(where.path, exc.lineno),
+            f"not valid JSON ({exc.msg}, column {exc.colno}); the file is damaged: scored 0",
+            "save the notebook from Jupyter again (File → Save) and check the copy you hand in",
+        )
     try:
         import nbformat
 
@@ -86,8 +99,11 @@ def preflight_file(path: Path, assignment: str, source_cells: list, *, where: Lo
         nbformat.validate(nb)
     except Exception as exc:  # nbformat raises several kinds; all mean "not a notebook we can grade"
         first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
-        return _unreadable(where, f"not a valid Jupyter notebook ({first}); scored 0",
-                           "save the notebook from Jupyter again (File → Save)")
+        return _unreadable(
+            where,
+            f"not a valid Jupyter notebook ({first}); scored 0",
+            "save the notebook from Jupyter again (File → Save)",
+        )
     match = match_cells(nb.cells, source_cells, released)
     wrong = not_the_assignment(nb, assignment, source_cells, match)
     if wrong:
@@ -106,15 +122,22 @@ def not_the_assignment(nb, assignment: str, source_cells: list, match: CellMatch
     course = course if isinstance(course, dict) else {}
     lesson = course.get("lesson")
     if lesson and lesson != assignment:
-        return (f"this is {lesson}'s notebook, not {assignment}'s; scored 0 until {assignment}'s assignment is "
-                "handed in", f"hand in your {name} of {assignment} (its assignment notebook)")
+        return (
+            f"this is {lesson}'s notebook, not {assignment}'s; scored 0 until {assignment}'s assignment is handed in",
+            f"hand in your {name} of {assignment} (its assignment notebook)",
+        )
     graded = [grade_id for c in source_cells if (grade_id := nbgrader_meta(c).get("grade_id"))]
     if course.get("notebook") == "notes" or (graded and not match.index):  # stripped metadata still matches by text
-        what = (f"the lesson's reading notebook ({notes_notebook(assignment)})" if course.get("notebook") == "notes"
-                else "a notebook with none of the assignment's graded cells (its answer, test and question cells)")
-        return (f"not the assignment notebook: this is {what}; scored 0 until the assignment is handed in",
-                f"download the assignment {name} (the 作业 notebook on the course site, or fetch {assignment} on the "
-                "hub), copy your answers into its answer cells and hand that in")
+        what = (
+            f"the lesson's reading notebook ({notes_notebook(assignment)})"
+            if course.get("notebook") == "notes"
+            else "a notebook with none of the assignment's graded cells (its answer, test and question cells)"
+        )
+        return (
+            f"not the assignment notebook: this is {what}; scored 0 until the assignment is handed in",
+            f"download the assignment {name} (the 作业 notebook on the course site, or fetch {assignment} on the "
+            "hub), copy your answers into its answer cells and hand that in",
+        )
     return None
 
 
@@ -128,12 +151,22 @@ def cell_problems(match: CellMatch, source_cells: list, where: Location) -> list
     meta = {nbgrader_meta(c).get("grade_id"): nbgrader_meta(c) for c in source_cells}
     problems = []
     for name in match.by_cell_id + match.by_text:
-        problems.append(Problem(Location(where.path, cell=name), "nbgrader metadata was missing; recognised the cell "
-                                                                 "and restored it, graded normally", harmless=True))
+        problems.append(
+            Problem(
+                Location(where.path, cell=name),
+                "nbgrader metadata was missing; recognised the cell and restored it, graded normally",
+                harmless=True,
+            )
+        )
     for name in match.edited:
-        problems.append(Problem(Location(where.path, cell=name), "read-only cell was edited; graded with the original",
-                                "undo your change to this read-only cell (copy it from a fresh download of the "
-                                "assignment): grading runs the original, not your edit"))
+        problems.append(
+            Problem(
+                Location(where.path, cell=name),
+                "read-only cell was edited; graded with the original",
+                "undo your change to this read-only cell (copy it from a fresh download of the "
+                "assignment): grading runs the original, not your edit",
+            )
+        )
     for name in match.missing:
         m = meta[name]
         if m.get("grade") and m.get("solution"):
@@ -142,6 +175,11 @@ def cell_problems(match: CellMatch, source_cells: list, where: Location) -> list
             what = "cell was deleted; re-inserted from the source and graded"
         else:
             what = "answer cell was deleted; graded the notebook's other code cells"
-        problems.append(Problem(Location(where.path, cell=name), what,
-                                "put the cell back (copy it, with its place, from a fresh download of the assignment)"))
+        problems.append(
+            Problem(
+                Location(where.path, cell=name),
+                what,
+                "put the cell back (copy it, with its place, from a fresh download of the assignment)",
+            )
+        )
     return problems

@@ -7,7 +7,7 @@ this, so each sample is the release plus a small, named edit.
 from __future__ import annotations
 
 import copy
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from course.assignment.answer_cell import BLANK
 from course.grading.cells import grade_id
@@ -30,8 +30,14 @@ def fill_blanks(source: str, fills: Sequence[str]) -> str:
     return "".join(p + f for p, f in zip(parts, [*fills, ""]))
 
 
-def submission(release, answer_cell: str, fills: Sequence[str] | None, *, prepend: str = "",
-               answers: Mapping[str, str] | None = None):
+def submission(
+    release,
+    answer_cell: str,
+    fills: Sequence[str] | None,
+    *,
+    prepend: str = "",
+    answers: Mapping[str, str] | None = None,
+):
     """A copy of RELEASE with the blanks of ANSWER_CELL filled, PREPEND put in front of it, written answers typed in."""
     nb = copy.deepcopy(release)
     cell = cell_by_grade_id(nb, answer_cell)

@@ -106,8 +106,10 @@ def check_line(check: Check) -> str:
 def test_cell_source(item: CodeItem, checks: tuple[Check, ...], number: int, total: int) -> str:
     """Visible checks in the open, hidden ones between nbgrader's markers, then a success line."""
     note = render_text(item.description, "line") if item.for_students else ""
-    lines = [f"# 测试 {number}/{total}：{render_text(item.title, 'line')}（{format_points(item.points)} 分）。{note}",
-             "# 可见检查用课文中的数值；评分时还会用其他输入运行隐藏检查。"]
+    lines = [
+        f"# 测试 {number}/{total}：{render_text(item.title, 'line')}（{format_points(item.points)} 分）。{note}",
+        "# 可见检查用课文中的数值；评分时还会用其他输入运行隐藏检查。",
+    ]
     lines += [check_line(c) for c in checks if not c.hidden]
     hidden = [check_line(c) for c in checks if c.hidden]
     if hidden:

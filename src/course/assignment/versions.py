@@ -89,10 +89,16 @@ def archive_release(course_root: Path, assignment: str) -> str | None:
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copytree(release, target, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     versions = [v for v in released_versions(course_root, assignment) if v != version] + [version]
-    write_atomic(history_dir(course_root, assignment) / INDEX,
-                 json.dumps({"versions": versions, "released_at": {**_times(course_root, assignment),
-                                                                   version: time.strftime("%Y-%m-%dT%H:%M:%S%z")}},
-                            indent=1))
+    write_atomic(
+        history_dir(course_root, assignment) / INDEX,
+        json.dumps(
+            {
+                "versions": versions,
+                "released_at": {**_times(course_root, assignment), version: time.strftime("%Y-%m-%dT%H:%M:%S%z")},
+            },
+            indent=1,
+        ),
+    )
     return version
 
 
@@ -121,8 +127,11 @@ def released_texts(course_root: Path, assignment: str) -> list[dict[str, str]]:
 def _locked_texts(path: str, mtime_ns: int, size: int) -> dict[str, str]:
     """The read-only cells of one archived release (read once per process while the file is unchanged)."""
     cells = json.loads(Path(path).read_text("utf-8")).get("cells", [])
-    return {meta["grade_id"]: _text(c).strip() for c in cells
-            if (meta := c.get("metadata", {}).get("nbgrader") or {}).get("locked") and meta.get("grade_id")}
+    return {
+        meta["grade_id"]: _text(c).strip()
+        for c in cells
+        if (meta := c.get("metadata", {}).get("nbgrader") or {}).get("locked") and meta.get("grade_id")
+    }
 
 
 def _text(cell) -> str:

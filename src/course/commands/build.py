@@ -15,11 +15,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from course.lesson.variants import VARIANTS
 
     parser.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
-    parser.add_argument("--variant", action="append", choices=list(VARIANTS),
-                        help="build only this variant (repeatable; default: every one [tool.course] variants lists)")
-    parser.add_argument("--renderer", choices=["quarto", "pandoc", "auto"],
-                        help="what renders the pages (default: [tool.course] renderer, auto: Quarto when a Quarto "
-                             ">= 1.7 is found, else pandoc)")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        choices=list(VARIANTS),
+        help="build only this variant (repeatable; default: every one [tool.course] variants lists)",
+    )
+    parser.add_argument(
+        "--renderer",
+        choices=["quarto", "pandoc", "auto"],
+        help="what renders the pages (default: [tool.course] renderer, auto: Quarto when a Quarto "
+        ">= 1.7 is found, else pandoc)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,8 +40,11 @@ def run(args: argparse.Namespace) -> int:
     for page in result.pages:
         print(f"  wrote {page.relative_to(result.plan.root)}")
     count = len({stem for stems in result.rebuilt.values() for stem in stems})
-    which = "; ".join(f"{variant}: {', '.join(stems) or 'site-wide steps only'}"
-                      for variant, stems in result.rebuilt.items())
-    print(f"course build: {count} of {len(result.lessons)} lesson(s) rebuilt ({which}) in "
-          f"{time.perf_counter() - start:.2f} s")
+    which = "; ".join(
+        f"{variant}: {', '.join(stems) or 'site-wide steps only'}" for variant, stems in result.rebuilt.items()
+    )
+    print(
+        f"course build: {count} of {len(result.lessons)} lesson(s) rebuilt ({which}) in "
+        f"{time.perf_counter() - start:.2f} s"
+    )
     return 0

@@ -12,13 +12,17 @@ from course.errors import CourseError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `course demo`."""
-    parser.add_argument("assignment", nargs="?", help="the lesson whose demo class (demo/classes/<lesson>/) to "
-                                                      "run, e.g. lesson05")
+    parser.add_argument(
+        "assignment", nargs="?", help="the lesson whose demo class (demo/classes/<lesson>/) to run, e.g. lesson05"
+    )
     parser.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
     parser.add_argument("--unsafe", action="store_true", help="re-check without the bubblewrap sandbox")
-    parser.add_argument("--move-out", action="store_true",
-                        help="instead: take the demo students (those of demo/classes/*/students.yml) out of the "
-                             "real course's gradebook, veto records and folders, leaving everything else as it was")
+    parser.add_argument(
+        "--move-out",
+        action="store_true",
+        help="instead: take the demo students (those of demo/classes/*/students.yml) out of the "
+        "real course's gradebook, veto records and folders, leaving everything else as it was",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

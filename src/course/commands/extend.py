@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from course.commands.where import ROOT_HELP, course_root
-
 from course.errors import CourseError
 
 
@@ -33,12 +32,18 @@ def run(args: argparse.Namespace) -> int:
     autograder = root / load_config(root).autograder_dir
     require_assignment(autograder, args.assignment)
     where = configured_gradebook(autograder)
-    check_gradebook(where, f"release {args.assignment} first (`nbgrader generate_assignment {args.assignment}`) "
-                           "and import the class (`course roster import FILE.csv`)")
+    check_gradebook(
+        where,
+        f"release {args.assignment} first (`nbgrader generate_assignment {args.assignment}`) "
+        "and import the class (`course roster import FILE.csv`)",
+    )
     apply_due_date(autograder, where.url, args.assignment)  # the date the extension moves
     done = grant_extension(where.url, args.assignment, args.student, hours=args.hours, days=args.days)
-    due = f"due {done.due:%Y-%m-%d %H:%M} UTC" if done.due else \
-        "the lesson has no due date yet ([tool.course] due_dates)"
-    print(f"course extend: {done.student} on {done.assignment}: extension {done.extension or 'none'}; {due}; "
-          f"`course report {done.assignment}` takes it into the late penalty")
+    due = (
+        f"due {done.due:%Y-%m-%d %H:%M} UTC" if done.due else "the lesson has no due date yet ([tool.course] due_dates)"
+    )
+    print(
+        f"course extend: {done.student} on {done.assignment}: extension {done.extension or 'none'}; {due}; "
+        f"`course report {done.assignment}` takes it into the late penalty"
+    )
     return 0

@@ -15,7 +15,11 @@ DEFAULT_OUT = Path("assets/lab/zero_measured.json")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `course lab`."""
     parser.add_argument(
-        "--ranks", type=int, nargs="+", metavar="N", help="data-parallel sizes to run (default: 2 4; 8 and 16 need the cores)"
+        "--ranks",
+        type=int,
+        nargs="+",
+        metavar="N",
+        help="data-parallel sizes to run (default: 2 4; 8 and 16 need the cores)",
     )
     parser.add_argument(
         "--torchrun",
@@ -23,8 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="be one rank started by `torchrun --standalone --nproc-per-node=N -m course lab --torchrun` "
         "(N from torchrun; NCCL with a GPU per rank, else gloo; rank 0 writes --out)",
     )
-    parser.add_argument("--out", type=Path, default=None,
-                        help=f"report file (default: {DEFAULT_OUT} of the course the current folder is in)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help=f"report file (default: {DEFAULT_OUT} of the course the current folder is in)",
+    )
     parser.add_argument("--steps", type=int, default=4, help="training steps per run, warm-up included (default: 4)")
     parser.add_argument("--warmup", type=int, default=2, help="first steps left out of the measurement (default: 2)")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one N's ranks (default: 120)")
@@ -37,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         if exc.name != "torch":
             raise
-        raise ToolMissing("the lab needs torch: pip install '.[lab]' (torch>=2.4; `make` pins torch==2.13.0, the CPU wheel)") from exc
+        raise ToolMissing(
+            "the lab needs torch: pip install '.[lab]' (torch>=2.4; `make` pins torch==2.13.0, the CPU wheel)"
+        ) from exc
     if args.out is None:
         from course.config import find_course
 
@@ -62,8 +72,10 @@ def _print_report(report: dict, out: Path) -> int:
         print(line)
     failed = [c for c in report["checks"] if not c["ok"]]
     verdict = "all checks passed" if not failed else f"{len(failed)} check(s) FAILED"
-    print(f"wrote {out} ({report['backend']}, {report['launcher']}, torch "
-          f"{report['torch']}, {report['wall_seconds']} s): {verdict}")
+    print(
+        f"wrote {out} ({report['backend']}, {report['launcher']}, torch "
+        f"{report['torch']}, {report['wall_seconds']} s): {verdict}"
+    )
     return 0 if not failed else 1
 
 

@@ -22,6 +22,8 @@ def run(args: argparse.Namespace) -> int:
 
     for path in scaffold_lesson(args.root, args.lesson, args.title):
         print(f"  wrote {path}")
-    print(f"course new: next `course build`, then `course demo {args.lesson}` grades the demo class; "
-          f"edit {args.lesson}.qmd, its checks.yml, the solution and the rubric together")
+    print(
+        f"course new: next `course build`, then `course demo {args.lesson}` grades the demo class; "
+        f"edit {args.lesson}.qmd, its checks.yml, the solution and the rubric together"
+    )
     return 0

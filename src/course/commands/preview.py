@@ -13,10 +13,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from course.lesson.variants import VARIANTS
 
     parser.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
-    parser.add_argument("--variant", choices=list(VARIANTS),
-                        help="the site to serve (default: the first of [tool.course] variants)")
-    parser.add_argument("--port", type=int, default=8000,
-                        help="port on 127.0.0.1 (default: 8000; 0 picks a free one)")
+    parser.add_argument(
+        "--variant", choices=list(VARIANTS), help="the site to serve (default: the first of [tool.course] variants)"
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default: 8000; 0 picks a free one)")
 
 
 def run(args: argparse.Namespace) -> int:

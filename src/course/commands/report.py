@@ -12,13 +12,21 @@ from course.errors import CourseError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of `course report`."""
-    parser.add_argument("assignment", nargs="?", help="lesson / nbgrader assignment, e.g. lesson05; without one, "
-                        "the semester report (reports/semester.csv, semester.html, canvas.csv, moodle.csv)")
+    parser.add_argument(
+        "assignment",
+        nargs="?",
+        help="lesson / nbgrader assignment, e.g. lesson05; without one, "
+        "the semester report (reports/semester.csv, semester.html, canvas.csv, moodle.csv)",
+    )
     parser.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
-    parser.add_argument("--veto", nargs=3, metavar=("STUDENT", "ITEM", "VETO_ID"),
-                        help="first record a veto (一票否决) for STUDENT's answer to a question (ITEM: a question "
-                             "id of the lesson's rubric, e.g. Q1) or their code (ITEM: a code item id), then write "
-                             "the report")
+    parser.add_argument(
+        "--veto",
+        nargs=3,
+        metavar=("STUDENT", "ITEM", "VETO_ID"),
+        help="first record a veto (一票否决) for STUDENT's answer to a question (ITEM: a question "
+        "id of the lesson's rubric, e.g. Q1) or their code (ITEM: a code item id), then write "
+        "the report",
+    )
     parser.add_argument("--note", help="with --veto: what the student wrote that triggers it (required)")
 
 
@@ -35,16 +43,19 @@ def run(args: argparse.Namespace) -> int:
     require_assignment(args.root / load_config(args.root).autograder_dir, args.assignment)
     if args.veto:
         if not args.note:
-            raise CourseError("--veto needs --note \"…\" saying what the student wrote that triggers it")
+            raise CourseError('--veto needs --note "…" saying what the student wrote that triggers it')
         student, question, veto = args.veto
-        record = record_veto(args.root, args.assignment, student=student, question=question, veto=veto,
-                             note=args.note)
+        record = record_veto(args.root, args.assignment, student=student, question=question, veto=veto, note=args.note)
         print(f"  recorded veto {record.veto} on {record.question} of {record.student} (line {record.line})")
     from course.grading.item_render import lesson_section
     from course.workflows.similarity_report import similarity_for_report
 
-    result = make_report(args.root, args.assignment, similarity=similarity_for_report(args.root, args.assignment),
-                         item_analysis=lesson_section(args.root, args.assignment))
+    result = make_report(
+        args.root,
+        args.assignment,
+        similarity=similarity_for_report(args.root, args.assignment),
+        item_analysis=lesson_section(args.root, args.assignment),
+    )
     for change in result.changes:
         print(f"  changed {change}")
     for path in (result.csv, result.html):
@@ -66,8 +77,11 @@ def semester(args: argparse.Namespace) -> int:
     for path in (result.csv, result.html, result.canvas, result.moodle):
         print(f"  wrote {path}")
     for lesson in result.lessons:
-        print(f"  {lesson.name}: {len(lesson.students)} submissions in the gradebook" if lesson.counted
-              else f"  {lesson.name}: not graded yet")
+        print(
+            f"  {lesson.name}: {len(lesson.students)} submissions in the gradebook"
+            if lesson.counted
+            else f"  {lesson.name}: not graded yet"
+        )
     counts = {r: sum(s.result == r for _, _, s in result.rows) for r in ("PASS", "FAIL", "INCOMPLETE")}
     print("course report (semester): " + ", ".join(f"{n} {r}" for r, n in counts.items()))
     return 0

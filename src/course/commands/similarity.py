@@ -25,6 +25,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"  #{i} {pair.a} ↔ {pair.b}  score {pair.score:.2f}: {pair.reasons}")
     for path in (result.csv, result.html):
         print(f"  wrote {path}")
-    print(f"course similarity: {len(result.pairs)} pairs among {result.students} submissions "
-          "(evidence for a grader to look at, not a decision)")
+    print(
+        f"course similarity: {len(result.pairs)} pairs among {result.students} submissions "
+        "(evidence for a grader to look at, not a decision)"
+    )
     return 0

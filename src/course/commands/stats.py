@@ -25,8 +25,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"  wrote {path}")
     a = result.analysis
     alpha = "—" if a.test.alpha is None else f"{a.test.alpha:.3f}"
-    print(f"course stats: {a.test.n} graded submissions, alpha {alpha}"
-          + (" (fewer than 10 students: unreliable)" if a.unreliable else ""))
+    print(
+        f"course stats: {a.test.n} graded submissions, alpha {alpha}"
+        + (" (fewer than 10 students: unreliable)" if a.unreliable else "")
+    )
     for row in a.rows:
         flags = [f for f in row.flags if f.code != "unreliable"]
         if flags and row.kind in ("code", "question"):

@@ -13,8 +13,10 @@ def course_root(given: Path | None, command: str) -> Path:
 
     root = Path(given).resolve() if given is not None else find_course(Path.cwd())
     if root is None:
-        raise CourseError(f"no course here or above ({Path.cwd()}: no pyproject.toml with [tool.course] in it or a "
-                          "folder above it); use `--root` to name the course repository")
+        raise CourseError(
+            f"no course here or above ({Path.cwd()}: no pyproject.toml with [tool.course] in it or a "
+            "folder above it); use `--root` to name the course repository"
+        )
     print(f"course {command}: the course at {root}", flush=True)
     return root
 

@@ -29,8 +29,9 @@ class FigureSpec:
 
 def load_solution(project_root: Path, relative: str) -> ModuleType:
     """Load a reference solution from this project's file (not whatever `solutions` is on sys.path)."""
-    return load_file(Path(project_root) / relative, relative, "reference solution not found; the figures are "
-                                                              "computed from it")
+    return load_file(
+        Path(project_root) / relative, relative, "reference solution not found; the figures are computed from it"
+    )
 
 
 def package_file(module: str) -> str:

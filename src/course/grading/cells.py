@@ -64,8 +64,11 @@ def match_cells(cells: list, source_cells: list, released: list[dict[str, str]] 
     unlabelled = [i for i, cell in enumerate(cells) if grade_id(cell) is None]
     by_id = {cells[i].get("id"): i for i in unlabelled}
     by_text = {(cells[i].get("cell_type"), _text(cells[i]).strip()): i for i in unlabelled}
-    current = {grade_id(c): released_text(_text(c)).strip() for c in source_cells
-               if grade_id(c) and nbgrader_meta(c).get("locked")}
+    current = {
+        grade_id(c): released_text(_text(c)).strip()
+        for c in source_cells
+        if grade_id(c) and nbgrader_meta(c).get("locked")
+    }
     versions = [current, *released]
     locked = []
     for source in source_cells:

@@ -22,15 +22,20 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Mapping
+from typing import Any
 
 REL_TOL = 1e-9
 KINDS = ("equals", "difference", "same", "raises")
 RAISES = re.compile(r"^(?P<call>.+)\s+raises\s+(?P<error>[A-Za-z_]\w*)$", re.S)
-NUMBER_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-              ast.Div: lambda a, b: a / b}
+NUMBER_OPS = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+}
 
 
 @dataclass(frozen=True)
@@ -80,8 +85,11 @@ class Check:
     rel_tol: float = REL_TOL
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS or (self.want is None and self.kind == "difference") or \
-                (self.kind == "raises" and not isinstance(self.want, str)):
+        if (
+            self.kind not in KINDS
+            or (self.want is None and self.kind == "difference")
+            or (self.kind == "raises" and not isinstance(self.want, str))
+        ):
             raise ValueError(f"malformed check {self.kind} {self.calls} want={self.want}")
 
     def describe(self) -> str:
@@ -236,8 +244,16 @@ def tagged(value: Any) -> list:
     """A literal as [type name, payload], the form the re-check sends values in both directions."""
     if isinstance(value, Fraction):
         value = value.numerator if value.denominator == 1 else float(value)
-    name = {bool: "bool", int: "int", float: "float", str: "str", type(None): "none", list: "list", tuple: "tuple",
-            dict: "dict"}[type(value)]
+    name = {
+        bool: "bool",
+        int: "int",
+        float: "float",
+        str: "str",
+        type(None): "none",
+        list: "list",
+        tuple: "tuple",
+        dict: "dict",
+    }[type(value)]
     if name in ("list", "tuple"):
         return [name, [tagged(v) for v in value]]
     if name == "dict":
@@ -252,13 +268,15 @@ class CheckSyntaxError(ValueError):
     """A check line that is not one of the four forms."""
 
 
-FORMS = ("expected `call(...) == value`, `call(...) - call(...) == number`, `call(...) == call(...) == …` or "
-         "`call(...) raises ValueError`")
+FORMS = (
+    "expected `call(...) == value`, `call(...) - call(...) == number`, `call(...) == call(...) == …` or "
+    "`call(...) raises ValueError`"
+)
 
 
 def parse_check(text: str, *, hidden: bool = False, rel_tol: float = REL_TOL) -> Check:
     """'f(1) == 2', 'f(1) - f(2) == 3', 'f(1) == f(2) == …' or 'f(-1) raises ValueError' as a Check."""
-    if (m := RAISES.match(text.strip())):
+    if m := RAISES.match(text.strip()):
         return Check("raises", (_raising_call(m["call"]),), _builtin_error(m["error"]), hidden, rel_tol)
     try:
         tree = ast.parse(text.strip(), mode="eval").body
@@ -272,8 +290,12 @@ def parse_check(text: str, *, hidden: bool = False, rel_tol: float = REL_TOL) ->
     if len(parts) != 2:
         raise CheckSyntaxError("expected one `==` between the calls and the value")
     left, right = parts
-    difference = isinstance(left, ast.BinOp) and isinstance(left.op, ast.Sub) and \
-        isinstance(left.left, ast.Call) and isinstance(left.right, ast.Call)
+    difference = (
+        isinstance(left, ast.BinOp)
+        and isinstance(left.op, ast.Sub)
+        and isinstance(left.left, ast.Call)
+        and isinstance(left.right, ast.Call)
+    )
     if not (difference or isinstance(left, ast.Call)):
         raise CheckSyntaxError("expected a call of the student's function left of `==`")
     want = value_of(right)
@@ -309,8 +331,9 @@ def _call(node: ast.Call) -> Call:
         raise CheckSyntaxError(f"expected a plain function name, got {ast.unparse(node.func)}")
     if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
         raise CheckSyntaxError("expected literal arguments, not *args or **kwargs")
-    return Call(node.func.id, tuple(value_of(a) for a in node.args),
-                tuple((k.arg, value_of(k.value)) for k in node.keywords))
+    return Call(
+        node.func.id, tuple(value_of(a) for a in node.args), tuple((k.arg, value_of(k.value)) for k in node.keywords)
+    )
 
 
 def value_of(node: ast.AST) -> Any:

@@ -29,17 +29,25 @@ def due_dates(project_root: Path) -> dict[str, dt.datetime]:
     dates = {}
     for lesson, value in config.due_dates.items():
         if lesson not in lessons:
-            raise setting_error(root, "due_dates", f"expected a lesson of this course ({', '.join(lessons) or 'none'})"
-                                f", got {lesson!r}", lesson)
+            raise setting_error(
+                root,
+                "due_dates",
+                f"expected a lesson of this course ({', '.join(lessons) or 'none'}), got {lesson!r}",
+                lesson,
+            )
         if isinstance(value, str):
             try:
                 value = dt.datetime.fromisoformat(value)
             except ValueError:
                 value = None
         if not isinstance(value, dt.datetime) or value.tzinfo is None:
-            raise setting_error(root, "due_dates", f"expected a date-time with its UTC offset, e.g. "
-                                f"2026-12-01T23:59:00+08:00, got {value!r}", lesson)
-        dates[lesson] = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            raise setting_error(
+                root,
+                "due_dates",
+                f"expected a date-time with its UTC offset, e.g. 2026-12-01T23:59:00+08:00, got {value!r}",
+                lesson,
+            )
+        dates[lesson] = value.astimezone(dt.UTC).replace(tzinfo=None)
     return dates
 
 
@@ -103,8 +111,11 @@ def grant_extension(db_url: str, assignment: str, student: str, *, hours: float 
             try:
                 find(name)
             except MissingEntry:
-                fix = "`course roster import FILE.csv` first" if kind == "student" else \
-                    f"release it first (`nbgrader generate_assignment {assignment}`)"
+                fix = (
+                    "`course roster import FILE.csv` first"
+                    if kind == "student"
+                    else f"release it first (`nbgrader generate_assignment {assignment}`)"
+                )
                 raise CourseError(f"no {kind} {name!r} in the gradebook: {fix}") from None
         gb.update_or_create_submission(assignment, student)  # where nbgrader keeps it, before they hand in too
         gb.grant_extension(assignment, student, hours=hours, days=days)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from course.errors import CourseError, Location, NoGradebook
 
@@ -51,8 +51,9 @@ def inherited_config_files(*, strict: bool = False, skip: Path | None = None) ->
                     loaded.append((path, loader(name + ext, path=folder).load_config()))
                 except Exception as exc:  # nbgrader itself skips a broken file with a warning
                     if strict:
-                        raise CourseError(f"nbgrader cannot load this config file: {exc}",
-                                          Location(str(path))) from None
+                        raise CourseError(
+                            f"nbgrader cannot load this config file: {exc}", Location(str(path))
+                        ) from None
     return loaded
 
 
@@ -129,10 +130,15 @@ def check_gradebook(where: GradebookAt, missing_fix: str) -> None:
     try:
         url = make_url(where.url)
     except Exception as exc:
-        raise where.error(f"not a database URL ({exc}); expected e.g. sqlite:////path/gradebook.db or "
-                          "postgresql://user:password@host/dbname") from None
-    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:") \
-            and not Path(url.database).is_file():
+        raise where.error(
+            f"not a database URL ({exc}); expected e.g. sqlite:////path/gradebook.db or "
+            "postgresql://user:password@host/dbname"
+        ) from None
+    if (
+        url.get_backend_name() == "sqlite"
+        and url.database not in (None, "", ":memory:")
+        and not Path(url.database).is_file()
+    ):
         raise where.error(f"no gradebook: {missing_fix}", NoGradebook)
     try:
         engine = sqlalchemy.create_engine(url, poolclass=NullPool)
@@ -142,8 +148,11 @@ def check_gradebook(where: GradebookAt, missing_fix: str) -> None:
             engine.dispose()
     except Exception as exc:
         reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
-        check = "that the file is nbgrader's gradebook" if url.get_backend_name() == "sqlite" else \
-            "that the database server is running and that db_url names it"
+        check = (
+            "that the file is nbgrader's gradebook"
+            if url.get_backend_name() == "sqlite"
+            else "that the database server is running and that db_url names it"
+        )
         raise where.error(f"cannot read the gradebook: {reason}; check {check}") from None
     if not tables:
         raise where.error(f"no gradebook: the database is empty; {missing_fix}", NoGradebook)
@@ -170,7 +179,6 @@ def course_gradebook(course_root: Path, missing_fix: str, config=None) -> Iterat
     check_gradebook(where, missing_fix)
     with gradebook(where.url) as gb:
         yield gb
-
 
 
 def gradebook_engine(db_url: str):

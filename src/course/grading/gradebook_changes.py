@@ -66,10 +66,14 @@ def assignment_rows(conn, assignment: str) -> Rows:
 def student_rows(conn, assignment_ids, student: str) -> Rows:
     """The student's row and everything of their submission of the assignment (ASSIGNMENT_IDS), read on CONN."""
     rows = {"student": _select(conn, "student", "id", [student])}
-    rows["submitted_assignment"] = [r for r in _select(conn, "submitted_assignment", "student_id", [student])
-                                    if r["assignment_id"] in set(assignment_ids)]
-    rows["submitted_notebook"] = _select(conn, "submitted_notebook", "assignment_id",
-                                         [r["id"] for r in rows["submitted_assignment"]])
+    rows["submitted_assignment"] = [
+        r
+        for r in _select(conn, "submitted_assignment", "student_id", [student])
+        if r["assignment_id"] in set(assignment_ids)
+    ]
+    rows["submitted_notebook"] = _select(
+        conn, "submitted_notebook", "assignment_id", [r["id"] for r in rows["submitted_assignment"]]
+    )
     notebooks = [r["id"] for r in rows["submitted_notebook"]]
     rows["grade"] = _select(conn, "grade", "notebook_id", notebooks)
     rows["comment"] = _select(conn, "comment", "notebook_id", notebooks)
@@ -78,8 +82,7 @@ def student_rows(conn, assignment_ids, student: str) -> Rows:
 
 def all_rows(conn) -> Rows:
     """Every row of every nbgrader table on CONN (a private copy: one assignment, one student)."""
-    return {name: {r.id: dict(r._mapping) for r in conn.execute(sqlalchemy.select(t))}
-            for name, t in tables().items()}
+    return {name: {r.id: dict(r._mapping) for r in conn.execute(sqlalchemy.select(t))} for name, t in tables().items()}
 
 
 def insert_rows(conn, rows: Rows) -> None:

@@ -18,13 +18,22 @@ import numpy as np
 
 from course.config import load_config
 from course.grading.item_data import ClassScores, read_class
-from course.grading.item_stats import (LOW_DISCRIMINATION, RELIABLE_N, ItemFigures, TestFigures, describe_item,
-                                       describe_test, fails_only_with)
+from course.grading.item_stats import (
+    LOW_DISCRIMINATION,
+    RELIABLE_N,
+    ItemFigures,
+    TestFigures,
+    describe_item,
+    describe_test,
+    fails_only_with,
+)
 from course.grading.load_checks import HEADING
 
-NO_VARIANCE = {"every student scored the same on this item": "人人得分相同，这一项没有差异",
-               "every student scored the same on the rest of the test": "其余部分人人得分相同，没有差异",
-               "fewer than two students": "不足两名学生"}
+NO_VARIANCE = {
+    "every student scored the same on this item": "人人得分相同，这一项没有差异",
+    "every student scored the same on the rest of the test": "其余部分人人得分相同，没有差异",
+    "fewer than two students": "不足两名学生",
+}
 
 
 @dataclass(frozen=True)
@@ -94,8 +103,9 @@ class ItemFiles:
     analysis: Analysis
 
 
-def analyse_lesson(course_root: Path, lesson: str, *, autograder: Path | None = None,
-                   out_dir: Path | None = None) -> Analysis:
+def analyse_lesson(
+    course_root: Path, lesson: str, *, autograder: Path | None = None, out_dir: Path | None = None
+) -> Analysis:
     """Read the lesson's class and analyse it (OUT_DIR: where the reports go, for the section links)."""
     root = Path(course_root)
     config = load_config(root)
@@ -125,11 +135,17 @@ def analyse(data: ClassScores, sections: dict[str, tuple[str, str]], answer_page
 def _subset(data: ClassScores, mask: np.ndarray) -> ClassScores:
     """The class restricted to the rows MASK selects."""
     kept = [i for i, m in enumerate(mask) if m]
-    return replace(data, students=tuple(data.students[i] for i in kept), scores=data.scores[mask],
-                   totals=data.totals[mask], check_outcomes=data.check_outcomes[mask],
-                   vetoed={k: v[mask] for k, v in data.vetoed.items()},
-                   mistakes=tuple((kept.index(r), m) for r, m in data.mistakes if r in kept),
-                   versions=tuple(data.versions[i] for i in kept), handed_in=tuple(data.handed_in[i] for i in kept))
+    return replace(
+        data,
+        students=tuple(data.students[i] for i in kept),
+        scores=data.scores[mask],
+        totals=data.totals[mask],
+        check_outcomes=data.check_outcomes[mask],
+        vetoed={k: v[mask] for k, v in data.vetoed.items()},
+        mistakes=tuple((kept.index(r), m) for r, m in data.mistakes if r in kept),
+        versions=tuple(data.versions[i] for i in kept),
+        handed_in=tuple(data.handed_in[i] for i in kept),
+    )
 
 
 def _rows(data: ClassScores) -> tuple[TestFigures, tuple[ItemRow, ...]]:
@@ -140,8 +156,11 @@ def _rows(data: ClassScores) -> tuple[TestFigures, tuple[ItemRow, ...]]:
     titles = {c.id: c.title for c in data.rubric.code_items} | {q.id: q.title for q in data.rubric.questions}
     redundant = {}  # within one code item: a check that fails only together with a sibling adds nothing
     for item, _, _ in data.items:
-        redundant.update(fails_only_with({c.text: data.check_outcomes[:, j] == 0
-                                          for j, c in enumerate(data.checks) if c.item == item}))
+        redundant.update(
+            fails_only_with(
+                {c.text: data.check_outcomes[:, j] == 0 for j, c in enumerate(data.checks) if c.item == item}
+            )
+        )
     rows = []
     for j, (item, kind, _) in enumerate(data.items):
         rows.append(ItemRow(item, kind, titles[item], figures[j], _flags(figures[j], test.n)))
@@ -151,10 +170,12 @@ def _rows(data: ClassScores) -> tuple[TestFigures, tuple[ItemRow, ...]]:
             if check.item != item or not known.any():  # no re-check outcome of this check (graded before they
                 continue  # were kept): no row rather than an empty one
             fig = describe_item(held[known], 1.0, (sums - data.scores[:, j])[known], sums[known])
-            extra = (Flag("redundant", f"只和另一项检查一起失败（多余）：{redundant[check.text]}"),) \
-                if check.text in redundant else ()
-            rows.append(ItemRow(check.text, "check", check.text, fig, _flags(fig, test.n) + extra, item,
-                                check.hidden))
+            extra = (
+                (Flag("redundant", f"只和另一项检查一起失败（多余）：{redundant[check.text]}"),)
+                if check.text in redundant
+                else ()
+            )
+            rows.append(ItemRow(check.text, "check", check.text, fig, _flags(fig, test.n) + extra, item, check.hidden))
     for veto in data.rubric.vetoes:
         kept = (~data.vetoed[veto.id]).astype(float)
         fig = describe_item(kept, 1.0, sums, sums)
@@ -181,8 +202,9 @@ def _flags(f: ItemFigures, class_n: int) -> tuple[Flag, ...]:
     return tuple(flags)
 
 
-def _misconceptions(data: ClassScores, sections: dict[str, tuple[str, str]], answer_page: str
-                    ) -> tuple[Misconception, ...]:
+def _misconceptions(
+    data: ClassScores, sections: dict[str, tuple[str, str]], answer_page: str
+) -> tuple[Misconception, ...]:
     """Each misconception and veto hint across the class, reteach first (most students, then most points lost)."""
     column = {item: j for j, (item, _, _) in enumerate(data.items)}
     maxima = {item: points for item, _, points in data.items}
@@ -195,12 +217,29 @@ def _misconceptions(data: ClassScores, sections: dict[str, tuple[str, str]], ans
         items = tuple(dict.fromkeys(i for _, m in entries for i in m.items))
         lost = sum(maxima[i] - data.scores[r, column[i]] for r in rows for i in items if i in column)
         first = entries[0][1]
-        key = f"heading:{first.section}" if first.section else \
-            (items[0] if kind == "veto-hint" else f"label:{data.exercises.get(items[0], '')}") if items else ""
+        key = (
+            f"heading:{first.section}"
+            if first.section
+            else (items[0] if kind == "veto-hint" else f"label:{data.exercises.get(items[0], '')}")
+            if items
+            else ""
+        )
         heading, anchor = sections.get(key, ("", ""))
-        found.append(Misconception(kind, mistake_id, first.name, len(rows), len(rows) / max(len(data.students), 1),
-                                   items, float(lost), heading, f"{answer_page}#{anchor}" if anchor else "",
-                                   first.example, first.veto))
+        found.append(
+            Misconception(
+                kind,
+                mistake_id,
+                first.name,
+                len(rows),
+                len(rows) / max(len(data.students), 1),
+                items,
+                float(lost),
+                heading,
+                f"{answer_page}#{anchor}" if anchor else "",
+                first.example,
+                first.veto,
+            )
+        )
     return tuple(sorted(found, key=lambda m: (-m.students, -m.points_lost, m.id)))
 
 
@@ -227,7 +266,7 @@ def lesson_sections(lesson_file: Path) -> dict[str, tuple[str, str]]:
     current, fence = ("", ""), None
     lines = Path(lesson_file).read_text("utf-8").splitlines()
     if lines and lines[0].strip() == "---":  # the YAML front matter: its comments are no headings
-        lines = lines[next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0) + 1:]
+        lines = lines[next((i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"), 0) + 1 :]
     for line in lines:
         marker = re.match(r"^(`{3,}|~{3,})", line)
         if marker and (fence is None or marker[1][0] == fence[0] and len(marker[1]) >= len(fence)):

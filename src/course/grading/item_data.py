@@ -22,6 +22,7 @@ from course.grading.report_evidence import grader_hints, read_grade_report
 from course.grading.report_model import CoursePaths, StudentReport, course_paths
 from course.grading.rubric import Rubric
 
+
 class NothingToAnalyse(CourseError):
     """The lesson has no graded submission that item analysis can use."""
 
@@ -93,38 +94,54 @@ def read_class(course_root: Path, lesson: str, *, autograder: Path | None = None
     if not rows:
         raise no_graded_submission(lesson, decided, left_out, paths)
     spec = checks_for_course(paths.rubric.parent.parent, lesson)
-    checks = tuple(Check(item.id, c.describe(), c.hidden) for item in rubric.code_items
-                   for c in spec.checks(item.id))
+    checks = tuple(Check(item.id, c.describe(), c.hidden) for item in rubric.code_items for c in spec.checks(item.id))
     vocabulary = lesson_vocabulary(root / load_config(root).lessons_dir, lesson)
     names, handed_in = _people(paths, lesson, [r.submission.student for r in rows])
     sections = {m.id: m.section for m in spec.misconceptions}
-    mistakes = tuple((i, m) for i, r in enumerate(rows)
-                     for m in _mistakes(r, outcomes.get(r.submission.student, {}), rubric, vocabulary,
-                                        names[r.submission.student], sections))
+    mistakes = tuple(
+        (i, m)
+        for i, r in enumerate(rows)
+        for m in _mistakes(
+            r, outcomes.get(r.submission.student, {}), rubric, vocabulary, names[r.submission.student], sections
+        )
+    )
     return ClassScores(
-        lesson, rubric, tuple(r.submission.student for r in rows),
+        lesson,
+        rubric,
+        tuple(r.submission.student for r in rows),
         tuple((c.id, "code", c.points) for c in rubric.code_items)
         + tuple((q.id, "question", q.points) for q in rubric.questions),
         np.array([[i.score for i in r.submission.code + r.submission.questions] for r in rows], dtype=float),
         np.array([r.submission.total for r in rows], dtype=float),
-        checks, np.array([[_held(outcomes.get(r.submission.student, {}), c) for c in checks] for r in rows],
-                         dtype=float).reshape(len(rows), len(checks)),
+        checks,
+        np.array(
+            [[_held(outcomes.get(r.submission.student, {}), c) for c in checks] for r in rows], dtype=float
+        ).reshape(len(rows), len(checks)),
         {v.id: np.array([any(x.veto == v.id for x in r.vetoes) for r in rows]) for v in rubric.vetoes},
-        mistakes, tuple(str(outcomes.get(r.submission.student, {}).get("version") or "") for r in rows),
-        {item.id: item.exercise for item in spec.items.values()}, handed_in,
-        {reason: n for reason, n in left_out.items() if n})
+        mistakes,
+        tuple(str(outcomes.get(r.submission.student, {}).get("version") or "") for r in rows),
+        {item.id: item.exercise for item in spec.items.values()},
+        handed_in,
+        {reason: n for reason, n in left_out.items() if n},
+    )
 
 
-def no_graded_submission(lesson: str, decided: tuple[StudentReport, ...], left_out: dict[str, int],
-                         paths: CoursePaths) -> NothingToAnalyse:
+def no_graded_submission(
+    lesson: str, decided: tuple[StudentReport, ...], left_out: dict[str, int], paths: CoursePaths
+) -> NothingToAnalyse:
     """Why there is nothing to analyse yet, and what to do."""
     if not decided:
-        return NothingToAnalyse(f"no graded submission of {lesson} yet: nothing to analyse; hand in and grade the "
-                                f"class first (`course grade {lesson}`)", paths.gradebook.location())
+        return NothingToAnalyse(
+            f"no graded submission of {lesson} yet: nothing to analyse; hand in and grade the "
+            f"class first (`course grade {lesson}`)",
+            paths.gradebook.location(),
+        )
     why = ", ".join(f"{n} {WHY_LEFT_OUT[reason]}" for reason, n in left_out.items() if n)
-    return NothingToAnalyse(f"no graded submission of {lesson} can be analysed yet ({why}): enter the remaining "
-                            f"scores in formgrader, or have the files grading could not take handed in again",
-                            paths.gradebook.location())
+    return NothingToAnalyse(
+        f"no graded submission of {lesson} can be analysed yet ({why}): enter the remaining "
+        f"scores in formgrader, or have the files grading could not take handed in again",
+        paths.gradebook.location(),
+    )
 
 
 def _held(outcome: dict, check: Check) -> float:
@@ -133,18 +150,22 @@ def _held(outcome: dict, check: Check) -> float:
     return float("nan") if held is None else float(bool(held))
 
 
-def _people(paths: CoursePaths, lesson: str, students: list[str]
-            ) -> tuple[dict[str, tuple[str, ...]], tuple[float, ...]]:
+def _people(
+    paths: CoursePaths, lesson: str, students: list[str]
+) -> tuple[dict[str, tuple[str, ...]], tuple[float, ...]]:
     """Student → what identifies them (id, first and last name, LMS id), to remove from examples; and when each
     handed in (nbgrader's submission timestamp)."""
     from course.grading.gradebook import gradebook
 
     with gradebook(paths.gradebook.url) as gb:
         found = {s.id: (s.id, s.first_name, s.last_name, s.lms_user_id) for s in gb.students}
-        stamps = {s.student.id: s.timestamp.timestamp() if s.timestamp else 0.0
-                  for s in gb.assignment_submissions(lesson)}
-    return ({s: tuple(part for part in found.get(s, (s,)) if part) for s in students},
-            tuple(stamps.get(s, 0.0) for s in students))
+        stamps = {
+            s.student.id: s.timestamp.timestamp() if s.timestamp else 0.0 for s in gb.assignment_submissions(lesson)
+        }
+    return (
+        {s: tuple(part for part in found.get(s, (s,)) if part) for s in students},
+        tuple(stamps.get(s, 0.0) for s in students),
+    )
 
 
 def anonymise(text: str, names: tuple[str, ...]) -> str:
@@ -154,8 +175,14 @@ def anonymise(text: str, names: tuple[str, ...]) -> str:
     return text
 
 
-def _mistakes(report: StudentReport, outcome: dict, rubric: Rubric, vocabulary, names: tuple[str, ...],
-              sections: dict[str, str | None]) -> list[Mistake]:
+def _mistakes(
+    report: StudentReport,
+    outcome: dict,
+    rubric: Rubric,
+    vocabulary,
+    names: tuple[str, ...],
+    sections: dict[str, str | None],
+) -> list[Mistake]:
     """One student's diagnosed misconceptions (per failed code item, SECTIONS: misconception id → the heading its
     checks.yml names) and veto hints (per answer sentence)."""
     found = []
@@ -163,15 +190,30 @@ def _mistakes(report: StudentReport, outcome: dict, rubric: Rubric, vocabulary, 
         if verdict.get("passed"):
             continue
         for d in verdict.get("diagnoses", ()):
-            found.append(Mistake("misconception", d["id"], d["name"], (item,),
-                                 anonymise(str(verdict.get("reason", "")), names), d.get("veto"),
-                                 sections.get(d["id"])))
+            found.append(
+                Mistake(
+                    "misconception",
+                    d["id"],
+                    d["name"],
+                    (item,),
+                    anonymise(str(verdict.get("reason", "")), names),
+                    d.get("veto"),
+                    sections.get(d["id"]),
+                )
+            )
     hints: dict[str, list] = {}
     for hint in grader_hints(report.submission, vocabulary):
         hints.setdefault(hint.veto_id, []).append(hint)
     for veto_id, same in hints.items():
         veto = rubric.veto(veto_id)
-        found.append(Mistake("veto-hint", veto_id, veto.text if veto else veto_id,
-                             tuple(dict.fromkeys(h.question for h in same if h.question)),
-                             anonymise(same[0].sentence, names), veto_id))
+        found.append(
+            Mistake(
+                "veto-hint",
+                veto_id,
+                veto.text if veto else veto_id,
+                tuple(dict.fromkeys(h.question for h in same if h.question)),
+                anonymise(same[0].sentence, names),
+                veto_id,
+            )
+        )
     return found

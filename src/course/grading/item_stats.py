@@ -9,8 +9,8 @@ reports say why, never NaN.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy import stats
@@ -101,8 +101,9 @@ def group_weights(totals: np.ndarray, share: float = UPPER_LOWER_SHARE) -> tuple
     return weights(True), weights(False), float(g)
 
 
-def upper_lower(item: np.ndarray, totals: np.ndarray, max_points: float,
-                share: float = UPPER_LOWER_SHARE) -> float | None:
+def upper_lower(
+    item: np.ndarray, totals: np.ndarray, max_points: float, share: float = UPPER_LOWER_SHARE
+) -> float | None:
     """(mean item score of the top group − that of the bottom group) / max points; None without two groups."""
     upper, lower, g = group_weights(totals, share)
     if g == 0 or max_points <= 0:
@@ -112,19 +113,30 @@ def upper_lower(item: np.ndarray, totals: np.ndarray, max_points: float,
     return index if abs(index) > 1e-12 else 0.0  # shared places leave rounding dust where the groups score alike
 
 
-def describe_item(item: Sequence[float], max_points: float, rest: Sequence[float],
-                  totals: Sequence[float]) -> ItemFigures:
+def describe_item(
+    item: Sequence[float], max_points: float, rest: Sequence[float], totals: Sequence[float]
+) -> ItemFigures:
     """An item's figures: REST is what it is correlated with (the total without it), TOTALS rank the groups."""
     item, rest, totals = (np.asarray(v, dtype=float) for v in (item, rest, totals))
     n = len(item)
     mean = float(item.mean()) if n else None
     r, why = correlation(item, rest)
-    return ItemFigures(n, max_points, mean, None if mean is None or max_points <= 0 else mean / max_points,
-                       sample_sd(item), r, upper_lower(item, totals, max_points) if n else None, None, why)
+    return ItemFigures(
+        n,
+        max_points,
+        mean,
+        None if mean is None or max_points <= 0 else mean / max_points,
+        sample_sd(item),
+        r,
+        upper_lower(item, totals, max_points) if n else None,
+        None,
+        why,
+    )
 
 
-def describe_test(scores: np.ndarray, max_points: Sequence[float], pass_line: float,
-                  totals: Sequence[float] | None = None) -> tuple[TestFigures, list[ItemFigures]]:
+def describe_test(
+    scores: np.ndarray, max_points: Sequence[float], pass_line: float, totals: Sequence[float] | None = None
+) -> tuple[TestFigures, list[ItemFigures]]:
     """The test's figures and each scored item's (with alpha if deleted) over a complete matrix.
 
     TOTALS default to the row sums; the pass rate uses them.
@@ -141,8 +153,17 @@ def describe_test(scores: np.ndarray, max_points: Sequence[float], pass_line: fl
     alpha = cronbach_alpha(scores)
     sd = sample_sd(sums)
     sem = None if alpha is None or sd is None else sd * math.sqrt(max(0.0, 1 - alpha))
-    return TestFigures(n, k, float(sum(max_points)), float(sums.mean()) if n else None, sd, alpha, sem, pass_line,
-                       float((totals >= pass_line - 1e-9).mean()) if n else None), items
+    return TestFigures(
+        n,
+        k,
+        float(sum(max_points)),
+        float(sums.mean()) if n else None,
+        sd,
+        alpha,
+        sem,
+        pass_line,
+        float((totals >= pass_line - 1e-9).mean()) if n else None,
+    ), items
 
 
 def fails_only_with(failures: dict[str, np.ndarray]) -> dict[str, str]:

@@ -24,10 +24,13 @@ class LatePolicy:
     """Points lost per started hour late (after a grace period), at most max_points."""
 
     points_per_hour: float = policy_field(0.0, "Points taken off for each started hour a notebook is late.")
-    grace_minutes: float = policy_field(0.0, "Minutes after the due date that cost nothing; later, every hour "
-                                             "counts from the due date itself.")
-    max_points: float | None = policy_field(None, "The most points lateness can cost (None: no limit but the "
-                                                  "lesson's total, which a penalty never exceeds).")
+    grace_minutes: float = policy_field(
+        0.0, "Minutes after the due date that cost nothing; later, every hour counts from the due date itself."
+    )
+    max_points: float | None = policy_field(
+        None,
+        "The most points lateness can cost (None: no limit but the lesson's total, which a penalty never exceeds).",
+    )
 
     @classmethod
     def settings(cls) -> dict[str, tuple[object, str]]:

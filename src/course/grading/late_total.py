@@ -39,10 +39,16 @@ class Late:
         """The penalty explained, as the reports, exports and feedback show it."""
         hours, rest = divmod(round(self.seconds), 3600)
         moved = f"（含延期 {_span(self.extension.total_seconds())}）" if self.extension else ""
-        points = (f"暂定扣 {format_points(self.penalty)} 分（还有待评分的项目：全部评完、总分确定后从总分中扣除，"
-                  f"最多扣到 0 分）" if self.provisional else f"扣 {format_points(self.penalty)} 分")
-        return (f"迟交 {hours} 小时 {rest // 60} 分（截止 {self.due:%Y-%m-%d %H:%M} UTC{moved}，提交于 "
-                f"{self.submitted:%Y-%m-%d %H:%M} UTC）：按迟交规则（{policy}）{points}")
+        points = (
+            f"暂定扣 {format_points(self.penalty)} 分（还有待评分的项目：全部评完、总分确定后从总分中扣除，"
+            f"最多扣到 0 分）"
+            if self.provisional
+            else f"扣 {format_points(self.penalty)} 分"
+        )
+        return (
+            f"迟交 {hours} 小时 {rest // 60} 分（截止 {self.due:%Y-%m-%d %H:%M} UTC{moved}，提交于 "
+            f"{self.submitted:%Y-%m-%d %H:%M} UTC）：按迟交规则（{policy}）{points}"
+        )
 
     @property
     def taken(self) -> float:
@@ -53,8 +59,19 @@ class Late:
 def _span(seconds: float) -> str:
     """A duration in words: 2 天 3 小时."""
     days, rest = divmod(round(seconds), 86400)
-    return " ".join(filter(None, [days and f"{days} 天", rest // 3600 and f"{rest // 3600} 小时",
-                                  rest % 3600 // 60 and f"{rest % 3600 // 60} 分"])) or "0 分"
+    return (
+        " ".join(
+            filter(
+                None,
+                [
+                    days and f"{days} 天",
+                    rest // 3600 and f"{rest // 3600} 小时",
+                    rest % 3600 // 60 and f"{rest % 3600 // 60} 分",
+                ],
+            )
+        )
+        or "0 分"
+    )
 
 
 def late_plugin(config):
@@ -74,8 +91,14 @@ def lesson_late(submission, plugin) -> Late | None:
     provisional = bool(submission.needs_manual_grade)
     total = submission.max_score if provisional else submission.score
     points = plugin.late_submission_penalty(submission.student.id, total, seconds) or 0.0
-    return Late(seconds, min(max(points, 0.0), total), submission.duedate, submission.timestamp,
-                submission.extension, provisional)
+    return Late(
+        seconds,
+        min(max(points, 0.0), total),
+        submission.duedate,
+        submission.timestamp,
+        submission.extension,
+        provisional,
+    )
 
 
 def notebook_shares(late: Late | None, scores: dict[str, float]) -> dict[str, float]:
@@ -99,11 +122,17 @@ class PenaltyChange:
 
     def describe(self, assignment: str) -> str:
         """One line for the command's output."""
-        why = "not late" if self.late is None else \
-            f"provisional {format_points(self.late.penalty)}: items wait for a grader" if self.late.provisional else \
-            "the policy on the whole total"
-        return (f"{assignment} {self.student}: late penalty {format_points(self.before)} → "
-                f"{format_points(self.after)} in the gradebook ({why})")
+        why = (
+            "not late"
+            if self.late is None
+            else f"provisional {format_points(self.late.penalty)}: items wait for a grader"
+            if self.late.provisional
+            else "the policy on the whole total"
+        )
+        return (
+            f"{assignment} {self.student}: late penalty {format_points(self.before)} → "
+            f"{format_points(self.after)} in the gradebook ({why})"
+        )
 
 
 def record_penalties(db_url: str, assignment: str, lates: dict[str, Late | None]) -> tuple[PenaltyChange, ...]:

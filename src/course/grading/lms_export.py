@@ -76,32 +76,52 @@ Row = tuple[Person, dict[str, Mark], Standing]  # a student, their counted lesso
 
 def load_identity(root: Path, config: CourseConfig, lessons: list[str]) -> Identity:
     """The LMS identity settings of CONFIG; a bad one names its line of pyproject.toml."""
+
     def field(key: str, value, entry: str | None = None) -> str:
         if value not in STUDENT_FIELDS:
-            raise setting_error(root, key, f"expected an nbgrader Student field ({', '.join(STUDENT_FIELDS)}), "
-                                f"got {value!r}", entry)
+            raise setting_error(
+                root, key, f"expected an nbgrader Student field ({', '.join(STUDENT_FIELDS)}), got {value!r}", entry
+            )
         return value
 
     for column in config.canvas_identity:
         if column not in CANVAS_IDENTITY:
-            raise setting_error(root, "canvas_identity", f"expected a Canvas identity column "
-                                f"({', '.join(CANVAS_IDENTITY)}), got {column!r}", column)
+            raise setting_error(
+                root,
+                "canvas_identity",
+                f"expected a Canvas identity column ({', '.join(CANVAS_IDENTITY)}), got {column!r}",
+                column,
+            )
     canvas = {column: field("canvas_identity", value, column) for column, value in config.canvas_identity.items()}
     if not canvas:
         raise setting_error(root, "canvas_identity", f"expected at least one of {', '.join(CANVAS_IDENTITY)}")
     ids = {}
     for lesson, number in config.canvas_assignment_ids.items():
         if lesson not in lessons:
-            raise setting_error(root, "canvas_assignment_ids", f"expected a graded lesson of this course "
-                                f"({', '.join(lessons) or 'none yet'}), got {lesson!r}", lesson)
-        if not (isinstance(number, int) and not isinstance(number, bool) and number > 0
-                or isinstance(number, str) and number.isdigit()):
-            raise setting_error(root, "canvas_assignment_ids", f"expected Canvas's numeric assignment id, got "
-                                f"{number!r}", lesson)
+            raise setting_error(
+                root,
+                "canvas_assignment_ids",
+                f"expected a graded lesson of this course ({', '.join(lessons) or 'none yet'}), got {lesson!r}",
+                lesson,
+            )
+        if not (
+            isinstance(number, int)
+            and not isinstance(number, bool)
+            and number > 0
+            or isinstance(number, str)
+            and number.isdigit()
+        ):
+            raise setting_error(
+                root, "canvas_assignment_ids", f"expected Canvas's numeric assignment id, got {number!r}", lesson
+            )
         ids[lesson] = str(number)
     if config.moodle_id_column not in MOODLE_COLUMNS:
-        raise setting_error(root, "moodle_id_column", f"expected a Moodle user field the import maps to "
-                            f"({', '.join(MOODLE_COLUMNS)}), got {config.moodle_id_column!r}")
+        raise setting_error(
+            root,
+            "moodle_id_column",
+            f"expected a Moodle user field the import maps to "
+            f"({', '.join(MOODLE_COLUMNS)}), got {config.moodle_id_column!r}",
+        )
     return Identity(canvas, ids, config.moodle_id_column, field("moodle_id_field", config.moodle_id_field))
 
 
@@ -120,26 +140,33 @@ def semester_value(standing: Standing) -> str:
     return format_points(round(standing.percent, 2))
 
 
-def canvas_csv(identity: Identity, lessons: dict[str, float], rows: list[Row], missing: str,
-               where: GradebookAt) -> str:
+def canvas_csv(identity: Identity, lessons: dict[str, float], rows: list[Row], missing: str, where: GradebookAt) -> str:
     """Canvas's gradebook import: identity columns, a Points Possible row, one column per lesson, the semester."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    names = [f"{lesson} ({identity.canvas_assignment_ids[lesson]})" if lesson in identity.canvas_assignment_ids
-             else lesson for lesson in lessons]
+    names = [
+        f"{lesson} ({identity.canvas_assignment_ids[lesson]})" if lesson in identity.canvas_assignment_ids else lesson
+        for lesson in lessons
+    ]
     writer.writerow([*CANVAS_HEADER, *names, SEMESTER_COLUMN])
     writer.writerow(["Points Possible", "", "", "", "", *(format_points(p) for p in lessons.values()), "100"])
     for person, marks, standing in rows:
         ids = {column: person.field(name) for column, name in identity.canvas.items()}
         if not any(ids.values()):
             raise _no_identity(where, person, list(identity.canvas.values()), "canvas_identity")
-        writer.writerow([person.sortable_name, *(ids.get(c, "") for c in CANVAS_IDENTITY), "",
-                         *(exported(marks.get(lesson), missing) for lesson in lessons), semester_value(standing)])
+        writer.writerow(
+            [
+                person.sortable_name,
+                *(ids.get(c, "") for c in CANVAS_IDENTITY),
+                "",
+                *(exported(marks.get(lesson), missing) for lesson in lessons),
+                semester_value(standing),
+            ]
+        )
     return out.getvalue()
 
 
-def moodle_csv(identity: Identity, lessons: dict[str, float], rows: list[Row], missing: str,
-               where: GradebookAt) -> str:
+def moodle_csv(identity: Identity, lessons: dict[str, float], rows: list[Row], missing: str, where: GradebookAt) -> str:
     """Moodle's CSV grade import: the identifier column, one column per lesson (followed by `lessonNN feedback`
     where a lesson's points carry a note, such as a late penalty's reason: the import maps it to the item's
     feedback), the semester."""
@@ -163,7 +190,9 @@ def moodle_csv(identity: Identity, lessons: dict[str, float], rows: list[Row], m
 def _no_identity(where: GradebookAt, person: Person, fields: list[str], key: str) -> CourseError:
     """A student the LMS could not find: which fields are empty and how to fill them."""
     fixes = "; ".join(f"`nbgrader db student add {person.id} {OPTION[f]} …`" for f in fields if f in OPTION)
-    return CourseError(f"student {person.id}: no {' or '.join(fields)} in nbgrader's Student table, so the LMS "
-                       f"cannot find them; fill it ({fixes or 'every student has an id'}; for the whole class, "
-                       f"`course roster import FILE.csv`) or choose other fields with [tool.course] {key}",
-                       where.location())
+    return CourseError(
+        f"student {person.id}: no {' or '.join(fields)} in nbgrader's Student table, so the LMS "
+        f"cannot find them; fill it ({fixes or 'every student has an id'}; for the whole class, "
+        f"`course roster import FILE.csv`) or choose other fields with [tool.course] {key}",
+        where.location(),
+    )

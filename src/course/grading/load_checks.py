@@ -28,8 +28,9 @@ def load_checks(path: Path, *, lesson: str | None = None) -> AssignmentSpec:
     except (InvalidYaml, SchemaMismatch) as exc:
         if isinstance(exc, SchemaMismatch) and not _a_dict_for_text(exc):
             raise
-        raise CourseError(f"{exc.message}; a check that holds ': ' (a dict) must be quoted: - 'f() == {{\"a\": 1}}'",
-                          exc.where) from None
+        raise CourseError(
+            f"{exc.message}; a check that holds ': ' (a dict) must be quoted: - 'f() == {{\"a\": 1}}'", exc.where
+        ) from None
     expected = lesson or Path(path).parent.name
     lesson = doc.data["lesson"]
     if lesson != expected:
@@ -38,18 +39,34 @@ def load_checks(path: Path, *, lesson: str | None = None) -> AssignmentSpec:
     items = {}
     for item_id, entry in doc.data["items"].items():
         tol = entry.get("rel_tol", default_tol)
-        checks = [_check(doc, ("items", item_id, part, i), text, hidden=part == "hidden", rel_tol=tol)
-                  for part in ("visible", "hidden") for i, text in enumerate(entry.get(part, ()))]
+        checks = [
+            _check(doc, ("items", item_id, part, i), text, hidden=part == "hidden", rel_tol=tol)
+            for part in ("visible", "hidden")
+            for i, text in enumerate(entry.get(part, ()))
+        ]
         items[item_id] = Item(item_id, entry["exercise"], tuple(checks))
     wrong = []
     for n, entry in enumerate(doc.data.get("misconceptions", ())):
         if entry["item"] not in items:
-            raise doc.error(("misconceptions", n, "item"), f"expected one of the items {', '.join(items)}, "
-                                                            f"got {entry['item']!r}")
-        checks = tuple(_check(doc, ("misconceptions", n, "when", i), text, rel_tol=default_tol)
-                       for i, text in enumerate(entry["when"]))
-        wrong.append(Misconception(entry["id"], entry["item"], entry["name"], entry["explanation"],
-                                   entry["evidence"], checks, entry.get("veto"), entry.get("section")))
+            raise doc.error(
+                ("misconceptions", n, "item"), f"expected one of the items {', '.join(items)}, got {entry['item']!r}"
+            )
+        checks = tuple(
+            _check(doc, ("misconceptions", n, "when", i), text, rel_tol=default_tol)
+            for i, text in enumerate(entry["when"])
+        )
+        wrong.append(
+            Misconception(
+                entry["id"],
+                entry["item"],
+                entry["name"],
+                entry["explanation"],
+                entry["evidence"],
+                checks,
+                entry.get("veto"),
+                entry.get("section"),
+            )
+        )
     _unique(doc, [m.id for m in wrong])
     return AssignmentSpec(lesson, items, tuple(wrong), source=doc)
 
@@ -72,8 +89,11 @@ def _unique(doc: YamlDocument, ids: list[str]) -> None:
     seen: dict[str, int] = {}
     for n, wrong_id in enumerate(ids):
         if wrong_id in seen:
-            raise doc.error(("misconceptions", n, "id"), f"expected a unique id; {wrong_id!r} is already "
-                                                          f"used at line {doc.line(('misconceptions', seen[wrong_id]))}")
+            raise doc.error(
+                ("misconceptions", n, "id"),
+                f"expected a unique id; {wrong_id!r} is already "
+                f"used at line {doc.line(('misconceptions', seen[wrong_id]))}",
+            )
         seen[wrong_id] = n
 
 
@@ -81,14 +101,19 @@ def check_against_rubric(spec: AssignmentSpec, rubric) -> None:
     """The rubric's code items are the checks' items; misconception vetoes are the rubric's vetoes."""
     ids = [c.id for c in rubric.code_items]
     if sorted(ids) != sorted(spec.items):
-        raise CourseError(f"code_items: expected the ids {', '.join(spec.items)} (the items of "
-                          f"{_where(spec)}), got {', '.join(ids) or 'none'}", Location(display_path(rubric.path),
-                                                                                        _rubric_line(rubric)))
+        raise CourseError(
+            f"code_items: expected the ids {', '.join(spec.items)} (the items of "
+            f"{_where(spec)}), got {', '.join(ids) or 'none'}",
+            Location(display_path(rubric.path), _rubric_line(rubric)),
+        )
     vetoes = [v.id for v in rubric.vetoes]
     for n, wrong in enumerate(spec.misconceptions):
         if wrong.veto is not None and wrong.veto not in vetoes:
-            raise spec.source.error(("misconceptions", n, "veto"), f"expected a veto id of "
-                                    f"{display_path(rubric.path)} ({', '.join(vetoes) or 'none'}), got {wrong.veto!r}")
+            raise spec.source.error(
+                ("misconceptions", n, "veto"),
+                f"expected a veto id of "
+                f"{display_path(rubric.path)} ({', '.join(vetoes) or 'none'}), got {wrong.veto!r}",
+            )
 
 
 def check_against_lesson(spec: AssignmentSpec, lesson) -> dict:
@@ -101,10 +126,16 @@ def check_against_lesson(spec: AssignmentSpec, lesson) -> dict:
     for item in spec.items.values():
         key = ("items", item.id, "exercise")
         if item.exercise not in pairs:
-            problem = (f"{lesson.path.name} has the exercise but no solution cell {solution_label(item.exercise)}"
-                       if item.exercise in labels else f"{lesson.path.name} has no exercise cell {item.exercise}")
-            raise spec.source.error(key, f"{problem}; expected an exercise labelled {item.exercise} followed by "
-                                         f"its solution {solution_label(item.exercise)}")
+            problem = (
+                f"{lesson.path.name} has the exercise but no solution cell {solution_label(item.exercise)}"
+                if item.exercise in labels
+                else f"{lesson.path.name} has no exercise cell {item.exercise}"
+            )
+            raise spec.source.error(
+                key,
+                f"{problem}; expected an exercise labelled {item.exercise} followed by "
+                f"its solution {solution_label(item.exercise)}",
+            )
         if item.exercise not in defined:
             defined[item.exercise] = _functions(pairs[item.exercise].exercise.source)
         for n, check in enumerate(item.checks):
@@ -117,9 +148,11 @@ def check_against_lesson(spec: AssignmentSpec, lesson) -> dict:
         for i, check in enumerate(wrong.checks):
             _calls_defined(spec, ("misconceptions", n, "when", i), check, exercise, defined[exercise])
         if wrong.section is not None and wrong.section not in headings:
-            raise spec.source.error(("misconceptions", n, "section"),
-                                    f"expected the text of a heading of {lesson.path.name} (without the #s), got "
-                                    f"{wrong.section!r}; its headings include {', '.join(headings[:4])}")
+            raise spec.source.error(
+                ("misconceptions", n, "section"),
+                f"expected the text of a heading of {lesson.path.name} (without the #s), got "
+                f"{wrong.section!r}; its headings include {', '.join(headings[:4])}",
+            )
     return {label: pairs[label] for label in spec.exercises}
 
 
@@ -137,8 +170,11 @@ def _calls_defined(spec: AssignmentSpec, key: tuple, check, exercise: str, names
     """A check may only call functions its exercise defines."""
     for call in check.calls:
         if call.func not in names:
-            raise spec.source.error(key, f"calls {call.func}(), which the exercise {exercise} does not define; "
-                                         f"expected one of {', '.join(sorted(names)) or '(no functions)'}")
+            raise spec.source.error(
+                key,
+                f"calls {call.func}(), which the exercise {exercise} does not define; "
+                f"expected one of {', '.join(sorted(names)) or '(no functions)'}",
+            )
 
 
 def _functions(source: str) -> set[str]:
@@ -184,8 +220,11 @@ def checks_for_course(course_root: Path, lesson: str) -> AssignmentSpec:
     except NoProject:  # a course root standing alone has only the copies made with its source notebooks
         path = None
     if path is None or not path.is_file():
-        raise CourseError(f"no checks for {lesson}: expected checks/{lesson}.yml in the course root (written by "
-                          f"`course build`) or {lesson}/checks.yml in the lessons folder", Location(copy))
+        raise CourseError(
+            f"no checks for {lesson}: expected checks/{lesson}.yml in the course root (written by "
+            f"`course build`) or {lesson}/checks.yml in the lessons folder",
+            Location(copy),
+        )
     return _checks_as_saved(path, None)
 
 

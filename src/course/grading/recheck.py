@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import math
 import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from course.grading.cells import grade_id, is_test, match_cells, nbgrader_meta
 from course.grading.checks import AssignmentSpec, Call, Misconception, Result
@@ -70,10 +71,12 @@ class ItemVerdict:
 
     def __post_init__(self) -> None:
         # read back from the grade report's JSON, diagnoses and errors arrive as mappings
-        object.__setattr__(self, "diagnoses", tuple(d if isinstance(d, Diagnosis) else Diagnosis(**d)
-                                                    for d in self.diagnoses))
-        object.__setattr__(self, "errors", tuple(e if isinstance(e, CellError) else CellError(**e)
-                                                 for e in self.errors))
+        object.__setattr__(
+            self, "diagnoses", tuple(d if isinstance(d, Diagnosis) else Diagnosis(**d) for d in self.diagnoses)
+        )
+        object.__setattr__(
+            self, "errors", tuple(e if isinstance(e, CellError) else CellError(**e) for e in self.errors)
+        )
 
 
 @dataclass(frozen=True)
@@ -100,21 +103,35 @@ def student_cells(nb, source_cells: list | None = None) -> list[tuple[str, str]]
 
     reference = source_cells if source_cells is not None else nb.cells
     match = match_cells(nb.cells, reference)
-    ours = {match.index[grade_id(c)] for c in reference
-            if grade_id(c) in match.index and (nbgrader_meta(c).get("locked") or is_test(c))}
+    ours = {
+        match.index[grade_id(c)]
+        for c in reference
+        if grade_id(c) in match.index and (nbgrader_meta(c).get("locked") or is_test(c))
+    }
     transform = TransformerManager().transform_cell
-    return [(f"cell {grade_id(cell) or i + 1}", transform(cell.source))
-            for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and i not in ours]
+    return [
+        (f"cell {grade_id(cell) or i + 1}", transform(cell.source))
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code" and i not in ours
+    ]
 
 
-def recheck_submission(notebook_path: Path, rubric, *, source_cells: list | None = None,
-                       spec: AssignmentSpec | None = None, hidden: bool = True, unsafe: bool = False,
-                       runner: Runner | None = None) -> dict[str, ItemVerdict]:
+def recheck_submission(
+    notebook_path: Path,
+    rubric,
+    *,
+    source_cells: list | None = None,
+    spec: AssignmentSpec | None = None,
+    hidden: bool = True,
+    unsafe: bool = False,
+    runner: Runner | None = None,
+) -> dict[str, ItemVerdict]:
     """Run a submission's code out of process and decide every rubric code item from the values it returns.
 
     SOURCE_CELLS (the source notebook's cells) identify the course's cells even when metadata was stripped;
     without them the submission's own metadata is used. SPEC defaults to the checks the course root keeps
-    (checks/<lesson>.yml, written with the source notebook), else the lesson's own checks.yml. HIDDEN False runs the visible checks only (`course check`); UNSAFE runs without bubblewrap
+    (checks/<lesson>.yml, written with the source notebook), else the lesson's own checks.yml. HIDDEN False runs the
+    visible checks only (`course check`); UNSAFE runs without bubblewrap
     (only where none can be had, on request).
     """
     import nbformat
@@ -124,13 +141,28 @@ def recheck_submission(notebook_path: Path, rubric, *, source_cells: list | None
     except Exception as exc:  # any unreadable file fails every item; the reason says why
         return all_failed(rubric, f"unreadable notebook: {exc}")
     cells = student_cells(nb, source_cells)
-    return recheck_code([code for _, code in cells], rubric, spec=spec, hidden=hidden, unsafe=unsafe, runner=runner,
-                        labels=[label for label, _ in cells])
+    return recheck_code(
+        [code for _, code in cells],
+        rubric,
+        spec=spec,
+        hidden=hidden,
+        unsafe=unsafe,
+        runner=runner,
+        labels=[label for label, _ in cells],
+    )
 
 
-def recheck_code(cells: list[str], rubric, *, spec: AssignmentSpec | None = None, hidden: bool = True,
-                 unsafe: bool = False, runner: Runner | None = None, labels: list[str] | None = None,
-                 call_seconds: float = CALL_SECONDS) -> dict[str, ItemVerdict]:
+def recheck_code(
+    cells: list[str],
+    rubric,
+    *,
+    spec: AssignmentSpec | None = None,
+    hidden: bool = True,
+    unsafe: bool = False,
+    runner: Runner | None = None,
+    labels: list[str] | None = None,
+    call_seconds: float = CALL_SECONDS,
+) -> dict[str, ItemVerdict]:
     """Run CELLS (Python sources, in order) in a fresh process and decide each code item from what its calls return.
 
     LABELS name the cells in errors (default "cell N"); CALL_SECONDS is the time each call of a student's function gets.
@@ -139,29 +171,41 @@ def recheck_code(cells: list[str], rubric, *, spec: AssignmentSpec | None = None
         from course.grading.load_checks import checks_for_course
 
         spec = checks_for_course(Path(rubric.path).parent.parent, rubric.lesson)
-    results, errors = run_cells(cells, spec.calls(hidden=hidden), unsafe=unsafe, runner=runner, labels=labels,
-                                call_seconds=call_seconds)
+    results, errors = run_cells(
+        cells, spec.calls(hidden=hidden), unsafe=unsafe, runner=runner, labels=labels, call_seconds=call_seconds
+    )
     if isinstance(results, str):
         return all_failed(rubric, results)
     return {item.id: _verdict(spec, item.id, results, hidden=hidden, errors=errors) for item in rubric.code_items}
 
 
-def run_calls(cells: list[str], calls: list[Call], *, unsafe: bool = False,
-              runner: Runner | None = None) -> dict[Call, Result] | str:
+def run_calls(
+    cells: list[str], calls: list[Call], *, unsafe: bool = False, runner: Runner | None = None
+) -> dict[Call, Result] | str:
     """What each call returns after CELLS ran in a fresh (sandboxed unless UNSAFE) process, or why there is nothing."""
     return run_cells(cells, calls, unsafe=unsafe, runner=runner)[0]
 
 
-def run_cells(cells: list[str], calls: list[Call], *, unsafe: bool = False, runner: Runner | None = None,
-              labels: list[str] | None = None, call_seconds: float = CALL_SECONDS
-              ) -> tuple[dict[Call, Result] | str, tuple[CellError, ...]]:
+def run_cells(
+    cells: list[str],
+    calls: list[Call],
+    *,
+    unsafe: bool = False,
+    runner: Runner | None = None,
+    labels: list[str] | None = None,
+    call_seconds: float = CALL_SECONDS,
+) -> tuple[dict[Call, Result] | str, tuple[CellError, ...]]:
     """run_calls, plus the exceptions the cells raised (a SyntaxError, a failing import), named by LABELS."""
     from course.sandbox.limits import Limits
 
     if runner is None:
         from course.sandbox.answer import run_python_sandboxed as runner
-    request = {"cells": cells, "calls": [c.payload() for c in calls], "cell_seconds": CELL_SECONDS,
-               "call_seconds": call_seconds}
+    request = {
+        "cells": cells,
+        "calls": [c.payload() for c in calls],
+        "cell_seconds": CELL_SECONDS,
+        "call_seconds": call_seconds,
+    }
     # the whole run's clock: the default, plus whatever more time per call a longer call timeout grants
     extra = max(0, math.ceil((call_seconds - CALL_SECONDS) * len(calls)))
     limits = Limits(cell_timeout_s=Limits().cell_timeout_s + extra)
@@ -179,9 +223,15 @@ def _cell_errors(output: dict, labels: list[str]) -> tuple[CellError, ...]:
     raw = output.get("cells")
     if not isinstance(raw, list) or len(raw) != len(labels):
         return ()
-    return tuple(CellError(label, entry[0][:80], entry[1], entry[2][:300]) for label, entry in zip(labels, raw)
-                 if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)
-                 and (entry[1] is None or type(entry[1]) is int) and isinstance(entry[2], str))
+    return tuple(
+        CellError(label, entry[0][:80], entry[1], entry[2][:300])
+        for label, entry in zip(labels, raw)
+        if isinstance(entry, list)
+        and len(entry) == 3
+        and isinstance(entry[0], str)
+        and (entry[1] is None or type(entry[1]) is int)
+        and isinstance(entry[2], str)
+    )
 
 
 def all_failed(rubric, reason: str) -> dict[str, ItemVerdict]:
@@ -240,8 +290,9 @@ def untag(entry: Any, depth: int = 0) -> Any:
     raise ValueError(f"malformed {name}")
 
 
-def _verdict(spec: AssignmentSpec, item: str, results: Mapping[Call, Result], *, hidden: bool,
-             errors: tuple[CellError, ...] = ()) -> ItemVerdict:
+def _verdict(
+    spec: AssignmentSpec, item: str, results: Mapping[Call, Result], *, hidden: bool, errors: tuple[CellError, ...] = ()
+) -> ItemVerdict:
     """Passed when every check holds; else the reason counts them, names the first failure, any error in the
     student's cells (a SyntaxError leaves the function undefined) and any known mistake."""
     checks = spec.checks(item, hidden=hidden)
@@ -254,8 +305,13 @@ def _verdict(spec: AssignmentSpec, item: str, results: Mapping[Call, Result], *,
     diagnoses = tuple(diagnosis(m) for m in spec.diagnose(item, results))
     raised = "".join(f"; while defining the code, {e.describe()}" for e in errors)
     named = "".join(f"; diagnosed: {d.id}" for d in diagnoses)
-    return ItemVerdict(False, f"{len(failed)} of {len(checks)} checks failed; first ({label}): {check.describe()}: "
-                              f"{why}{raised}{named}", diagnoses, errors, held)
+    return ItemVerdict(
+        False,
+        f"{len(failed)} of {len(checks)} checks failed; first ({label}): {check.describe()}: {why}{raised}{named}",
+        diagnoses,
+        errors,
+        held,
+    )
 
 
 def diagnosis(wrong: Misconception) -> Diagnosis:
@@ -264,8 +320,7 @@ def diagnosis(wrong: Misconception) -> Diagnosis:
     return Diagnosis(wrong.id, wrong.name, wrong.explanation, f"{wrong.evidence}（{calls}）", wrong.veto)
 
 
-def apply_rechecks(db_url: str, assignment: str, student: str,
-                   verdicts: Mapping[str, ItemVerdict]) -> list[Change]:
+def apply_rechecks(db_url: str, assignment: str, student: str, verdicts: Mapping[str, ItemVerdict]) -> list[Change]:
     """Write each verdict that differs from the kernel's score into the gradebook; flag the submission if any did."""
     from course.grading.rubric import code_grade_id
 

@@ -39,29 +39,35 @@ def read_roster_csv(path: Path) -> list[Person]:
     try:
         text = path.read_text("utf-8-sig")
     except FileNotFoundError:
-        raise CourseError("file not found: expected a CSV with a header row (id, first_name, last_name, email, "
-                          "lms_user_id or name)", Location(str(path))) from None
+        raise CourseError(
+            "file not found: expected a CSV with a header row (id, first_name, last_name, email, lms_user_id or name)",
+            Location(str(path)),
+        ) from None
     except UnicodeDecodeError as exc:
-        raise CourseError(f"not UTF-8 ({exc.reason} at byte {exc.start}): save the CSV as UTF-8",
-                          Location(str(path))) from None
+        raise CourseError(
+            f"not UTF-8 ({exc.reason} at byte {exc.start}): save the CSV as UTF-8", Location(str(path))
+        ) from None
     rows = csv.reader(io.StringIO(text, newline=""))
     header = [h.strip() for h in next(rows, [])]
     unknown = [h for h in header if h not in COLUMNS]
     if "id" not in header or unknown:
         got = f"; unknown: {', '.join(unknown)}" if unknown else ""
-        raise CourseError(f"expected a header row with id and any of {', '.join(COLUMNS[1:])}{got}",
-                          Location(str(path), 1))
+        raise CourseError(
+            f"expected a header row with id and any of {', '.join(COLUMNS[1:])}{got}", Location(str(path), 1)
+        )
     if "name" in header and {"first_name", "last_name"} & set(header):
-        raise CourseError("expected either name (the whole name) or first_name/last_name, not both",
-                          Location(str(path), 1))
+        raise CourseError(
+            "expected either name (the whole name) or first_name/last_name, not both", Location(str(path), 1)
+        )
     people, seen = [], {}
     for row in rows:
         line = rows.line_num
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(header):
-            raise CourseError(f"expected {len(header)} fields ({', '.join(header)}), got {len(row)}",
-                              Location(str(path), line))
+            raise CourseError(
+                f"expected {len(header)} fields ({', '.join(header)}), got {len(row)}", Location(str(path), line)
+            )
         fields = {h: cell.strip() or None for h, cell in zip(header, row)}
         problem = _problem(fields, seen)
         if problem:
@@ -80,8 +86,9 @@ def _problem(fields: dict, seen: dict[str, int]) -> tuple[str, str] | None:
     if not student:
         return "id", "expected the student's id (their nbgrader and JupyterHub user name)"
     if not ID.fullmatch(student):
-        return "id", (f"expected letters, digits, '.', '_', '-' or '@' (it names the student's folder), "
-                      f"got {student!r}")
+        return "id", (
+            f"expected letters, digits, '.', '_', '-' or '@' (it names the student's folder), got {student!r}"
+        )
     if student in seen:
         return "id", f"{student} is already on line {seen[student]}"
     if fields.get("email") and not EMAIL.fullmatch(fields["email"]):
@@ -97,8 +104,11 @@ def import_roster(db_url: str, people: list[Person]) -> Imported:
     with gradebook(db_url) as gb:
         known = {s.id for s in gb.students}
         for person in people:
-            given = {f: getattr(person, f) for f in ("first_name", "last_name", "email", "lms_user_id")
-                     if getattr(person, f) is not None}
+            given = {
+                f: getattr(person, f)
+                for f in ("first_name", "last_name", "email", "lms_user_id")
+                if getattr(person, f) is not None
+            }
             gb.update_or_create_student(person.id, **given)
             (updated if person.id in known else added).append(person.id)
     return Imported(tuple(added), tuple(updated))

@@ -141,8 +141,9 @@ def load_rubric(path: Path) -> Rubric:
     """Read and validate a lesson rubric (schema rubric.v1 plus the arithmetic the schema cannot state)."""
     doc = load_yaml(path)
     if not isinstance(doc.data, dict):
-        raise doc.error((), "expected a mapping with keys version, lesson, total, pass_line, code_items, "
-                            "questions, vetoes")
+        raise doc.error(
+            (), "expected a mapping with keys version, lesson, total, pass_line, code_items, questions, vetoes"
+        )
     validate_document(doc, "rubric.v1")
     rubric = _build(doc)
     _check_consistency(doc, rubric)
@@ -161,13 +162,22 @@ def _build(doc: YamlDocument) -> Rubric:
         lesson=d["lesson"],
         total=d["total"],
         pass_line=d["pass_line"],
-        code_items=tuple(CodeItem(c["id"], c["title"], c["points"], c["description"],
-                                  c.get("description_for_students", False)) for c in d["code_items"]),
-        questions=tuple(Question(q["id"], q["title"], q["points"], tuple(k["point"] for k in q["key_points"]),
-                                 q["partial_credit"], tuple(k["asked_by"] for k in q["key_points"]),
-                                 tuple(doc.line(("questions", i, "key_points", j, "asked_by"))
-                                       for j in range(len(q["key_points"]))))
-                        for i, q in enumerate(d["questions"])),
+        code_items=tuple(
+            CodeItem(c["id"], c["title"], c["points"], c["description"], c.get("description_for_students", False))
+            for c in d["code_items"]
+        ),
+        questions=tuple(
+            Question(
+                q["id"],
+                q["title"],
+                q["points"],
+                tuple(k["point"] for k in q["key_points"]),
+                q["partial_credit"],
+                tuple(k["asked_by"] for k in q["key_points"]),
+                tuple(doc.line(("questions", i, "key_points", j, "asked_by")) for j in range(len(q["key_points"]))),
+            )
+            for i, q in enumerate(d["questions"])
+        ),
         vetoes=tuple(Veto(v["id"], v["text"], tuple(v["questions"])) for v in d["vetoes"]),
     )
 
@@ -176,23 +186,32 @@ def _check_consistency(doc: YamlDocument, rubric: Rubric) -> None:
     """Unique ids, points summing to the total, a reachable pass line, vetoes on real questions."""
     if rubric.lesson != doc.path.stem:
         raise doc.error(("lesson",), f"expected {doc.path.stem!r} (the file name), got {rubric.lesson!r}")
-    _check_unique(doc, [("code_items", i, c.id) for i, c in enumerate(rubric.code_items)]
-                  + [("questions", i, q.id) for i, q in enumerate(rubric.questions)])
+    _check_unique(
+        doc,
+        [("code_items", i, c.id) for i, c in enumerate(rubric.code_items)]
+        + [("questions", i, q.id) for i, q in enumerate(rubric.questions)],
+    )
     _check_unique(doc, [("vetoes", i, v.id) for i, v in enumerate(rubric.vetoes)])
     parts = [c.points for c in rubric.code_items] + [q.points for q in rubric.questions]
     if not math.isclose(sum(parts), rubric.total):
         shown = " + ".join(map(format_points, parts))
-        raise doc.error(("total",), f"expected the code_items and questions points to sum to the total; "
-                                    f"{shown} = {format_points(sum(parts))}, total is {format_points(rubric.total)}")
+        raise doc.error(
+            ("total",),
+            f"expected the code_items and questions points to sum to the total; "
+            f"{shown} = {format_points(sum(parts))}, total is {format_points(rubric.total)}",
+        )
     if rubric.pass_line > rubric.total:
-        raise doc.error(("pass_line",), f"expected at most the total {format_points(rubric.total)}, "
-                                        f"got {format_points(rubric.pass_line)}")
+        raise doc.error(
+            ("pass_line",),
+            f"expected at most the total {format_points(rubric.total)}, got {format_points(rubric.pass_line)}",
+        )
     known = [q.id for q in rubric.questions]
     for i, veto in enumerate(rubric.vetoes):
         for j, qid in enumerate(veto.questions):
             if qid not in known:
-                raise doc.error(("vetoes", i, "questions", j), f"expected one of the questions {', '.join(known)}, "
-                                                                f"got {qid!r}")
+                raise doc.error(
+                    ("vetoes", i, "questions", j), f"expected one of the questions {', '.join(known)}, got {qid!r}"
+                )
 
 
 def _check_unique(doc: YamlDocument, entries: list[tuple[str, int, str]]) -> None:
@@ -201,8 +220,9 @@ def _check_unique(doc: YamlDocument, entries: list[tuple[str, int, str]]) -> Non
     for section, index, item_id in entries:
         path = (section, index, "id")
         if item_id in first:
-            raise doc.error(path, f"expected a unique id; {item_id!r} is already used at line "
-                                  f"{doc.line(first[item_id])}")
+            raise doc.error(
+                path, f"expected a unique id; {item_id!r} is already used at line {doc.line(first[item_id])}"
+            )
         first[item_id] = path
 
 
@@ -218,9 +238,13 @@ def unasked_key_points(question: Question, prompt: str) -> list[int]:
 def standard_markdown(rubric: Rubric) -> str:
     """The body of the lesson's 检查与通过标准 section, worded as the course has always stated it."""
     code_points = sum(c.points for c in rubric.code_items)
-    code_items = "、".join(f"{render_text(c.title, 'markdown')} {format_points(c.points)} 分" for c in rubric.code_items)
-    lines = [f"总分 {format_points(rubric.total)} 分：代码正确 {format_points(code_points)} 分（{code_items}）、"
-             f"{_questions_phrase(rubric.questions)}、通过线 {format_points(rubric.pass_line)} 分。"]
+    code_items = "、".join(
+        f"{render_text(c.title, 'markdown')} {format_points(c.points)} 分" for c in rubric.code_items
+    )
+    lines = [
+        f"总分 {format_points(rubric.total)} 分：代码正确 {format_points(code_points)} 分（{code_items}）、"
+        f"{_questions_phrase(rubric.questions)}、通过线 {format_points(rubric.pass_line)} 分。"
+    ]
     if rubric.vetoes:
         lines += ["", "一票否决项：", ""] + [f"- {render_text(v.text, 'markdown')}" for v in rubric.vetoes]
     return "\n".join(lines) + "\n"
@@ -228,8 +252,10 @@ def standard_markdown(rubric: Rubric) -> str:
 
 def key_points_markdown(rubric: Rubric) -> str:
     """The answer-only 要点 section: per question a heading and its 要点, written as the page shows them."""
-    return "".join(f"### {q.id}\n\n" + "".join(f"- {render_text(point, 'markdown')}\n" for point in q.key_points)
-                   + "\n" for q in rubric.questions)
+    return "".join(
+        f"### {q.id}\n\n" + "".join(f"- {render_text(point, 'markdown')}\n" for point in q.key_points) + "\n"
+        for q in rubric.questions
+    )
 
 
 def _questions_phrase(questions: tuple[Question, ...]) -> str:
@@ -267,13 +293,18 @@ def check_questions(lesson, rubric: Rubric) -> None:
     known = [q.id for q in rubric.questions]
     for qid, line in headings.items():
         if qid not in known:
-            raise CourseError(f"question {qid} has no rubric item: expected an entry with id {qid} (title, points, "
-                              f"key_points, partial_credit) under questions: in {display_path(rubric.path)} "
-                              f"(it has {', '.join(known) or 'none'}), or no heading {qid}",
-                              Location(display_path(lesson.path), line))
+            raise CourseError(
+                f"question {qid} has no rubric item: expected an entry with id {qid} (title, points, "
+                f"key_points, partial_credit) under questions: in {display_path(rubric.path)} "
+                f"(it has {', '.join(known) or 'none'}), or no heading {qid}",
+                Location(display_path(lesson.path), line),
+            )
     for i, q in enumerate(rubric.questions):
         if q.id not in headings:
             doc = load_yaml(rubric.path)
-            raise doc.error(("questions", i, "id"), f"rubric question {q.id} has no question in "
-                                                     f"{display_path(lesson.path)}: expected a heading `### {q.id}` "
-                                                     f"(or `### {q.id}：…`) there, or no rubric item {q.id}")
+            raise doc.error(
+                ("questions", i, "id"),
+                f"rubric question {q.id} has no question in "
+                f"{display_path(lesson.path)}: expected a heading `### {q.id}` "
+                f"(or `### {q.id}：…`) there, or no rubric item {q.id}",
+            )

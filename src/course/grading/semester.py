@@ -58,8 +58,12 @@ class Lesson:
         if found is None:
             return Mark(None, self.rubric.total, None)
         late = found.submission.late
-        return Mark(found.submission.total, self.rubric.total, found.result,
-                    late.reason(found.submission.late_policy) if late else "")
+        return Mark(
+            found.submission.total,
+            self.rubric.total,
+            found.result,
+            late.reason(found.submission.late_policy) if late else "",
+        )
 
 
 @dataclass(frozen=True)
@@ -86,20 +90,30 @@ def make_semester_report(course_root: Path, *, out_dir: Path | None = None) -> S
     where = configured_gradebook(root / config.autograder_dir)
     people, held = read_people(where)
     lessons = tuple(read_lesson(root, name) if name in held else Lesson(name, None, (), {}) for name in known)
-    rows = tuple((person, marks, standing(policy, marks)) for person in people
-                 for marks in [{lesson.name: lesson.mark(person.id) for lesson in lessons if lesson.counted}])
+    rows = tuple(
+        (person, marks, standing(policy, marks))
+        for person in people
+        for marks in [{lesson.name: lesson.mark(person.id) for lesson in lessons if lesson.counted}]
+    )
     points = {lesson.name: lesson.rubric.total for lesson in lessons if lesson.counted}
     unknown = tuple(sorted(set(held) - set(known)))
     from course.grading.item_render import analyse_or_why, semester_section
 
-    items = semester_section([(lesson.name, *analyse_or_why(root, lesson.name)) for lesson in lessons
-                              if lesson.counted])
-    texts = {"semester.csv": render_csv(lessons, rows),
-             "semester.html": render_html(lessons, rows, policy, unknown, items),
-             "canvas.csv": canvas_csv(identity, points, list(rows), policy.missing, where),
-             "moodle.csv": moodle_csv(identity, points, list(rows), policy.missing, where)}
-    changes = [change for lesson in lessons if lesson.counted
-               for change in record_lateness(where.url, lesson.name, lesson.due, lesson.students)]
+    items = semester_section(
+        [(lesson.name, *analyse_or_why(root, lesson.name)) for lesson in lessons if lesson.counted]
+    )
+    texts = {
+        "semester.csv": render_csv(lessons, rows),
+        "semester.html": render_html(lessons, rows, policy, unknown, items),
+        "canvas.csv": canvas_csv(identity, points, list(rows), policy.missing, where),
+        "moodle.csv": moodle_csv(identity, points, list(rows), policy.missing, where),
+    }
+    changes = [
+        change
+        for lesson in lessons
+        if lesson.counted
+        for change in record_lateness(where.url, lesson.name, lesson.due, lesson.students)
+    ]
     out = Path(out_dir) if out_dir else root / config.autograder_dir / "reports"
     paths = [write_atomic(out / name, text) for name, text in texts.items()]
     return SemesterReport(*paths, lessons, rows, unknown, tuple(changes))
@@ -107,12 +121,17 @@ def make_semester_report(course_root: Path, *, out_dir: Path | None = None) -> S
 
 def read_people(where: GradebookAt) -> tuple[list[Person], list[str]]:
     """nbgrader's students (sorted by id) and the assignments its gradebook holds."""
-    check_gradebook(where, "nothing is graded there yet: release and grade a lesson first "
-                           "(`nbgrader generate_assignment lessonNN`, then `course grade lessonNN`), or set db_url "
-                           "to the gradebook that holds the grades")
+    check_gradebook(
+        where,
+        "nothing is graded there yet: release and grade a lesson first "
+        "(`nbgrader generate_assignment lessonNN`, then `course grade lessonNN`), or set db_url "
+        "to the gradebook that holds the grades",
+    )
     with gradebook(where.url) as gb:
-        people = [Person(s.id, s.first_name, s.last_name, s.email, s.lms_user_id)
-                  for s in sorted(gb.students, key=lambda s: s.id)]
+        people = [
+            Person(s.id, s.first_name, s.last_name, s.email, s.lms_user_id)
+            for s in sorted(gb.students, key=lambda s: s.id)
+        ]
         return people, [a.name for a in gb.assignments]
 
 
@@ -122,10 +141,14 @@ def read_lesson(root: Path, name: str) -> Lesson:
     due = declared_due_date(paths.gradebook, name)
     rubric, students = decide_lesson(paths)
     problems = read_grading_problems(read_grade_report(paths.grade_report, rubric), rubric)
-    flags = {s.submission.student: (*(f"一票否决 {v.veto}（{v.question}）" for v in s.vetoes),
-                                    *problems.get(s.submission.student, ()),
-                                    *([s.submission.late.reason(s.submission.late_policy)] if s.submission.late
-                                      else [])) for s in students}
+    flags = {
+        s.submission.student: (
+            *(f"一票否决 {v.veto}（{v.question}）" for v in s.vetoes),
+            *problems.get(s.submission.student, ()),
+            *([s.submission.late.reason(s.submission.late_policy)] if s.submission.late else []),
+        )
+        for s in students
+    }
     return Lesson(name, rubric, students, flags, due)
 
 
@@ -147,26 +170,56 @@ def render_csv(lessons: tuple[Lesson, ...], rows: tuple[Row, ...]) -> str:
         values = []
         for lesson in lessons:
             values += [*cell(lesson, marks), " | ".join(lesson.flags.get(person.id, ()))]
-        writer.writerow([person.id, *values, "" if semester.percent is None else f"{semester.percent:.2f}",
-                         semester.result, " | ".join(semester.reasons)])
+        writer.writerow(
+            [
+                person.id,
+                *values,
+                "" if semester.percent is None else f"{semester.percent:.2f}",
+                semester.result,
+                " | ".join(semester.reasons),
+            ]
+        )
     return out.getvalue()
 
 
-def render_html(lessons: tuple[Lesson, ...], rows: tuple[Row, ...], policy: Policy, unknown: tuple[str, ...],
-                item_analysis: str = "") -> str:
+def render_html(
+    lessons: tuple[Lesson, ...],
+    rows: tuple[Row, ...],
+    policy: Policy,
+    unknown: tuple[str, ...],
+    item_analysis: str = "",
+) -> str:
     """A self-contained page: the policy, one table of every student × lesson, one histogram per lesson, and
     ITEM_ANALYSIS (course.grading.item_render.semester_section) at its end."""
     template = resources.files("course.grading").joinpath("templates", "semester.html").read_text("utf-8")
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["points"] = format_points
-    totals = {lesson.name: [s.submission.total for s in lesson.students if not s.submission.pending()]
-              for lesson in lessons if lesson.counted}  # as each lesson's report plots them
-    histograms = {lesson.name: Markup(histogram_svg(totals[lesson.name], lesson.rubric.total, lesson.rubric.pass_line,
-                                                    title_id=f"hist-{lesson.name}"))
-                  for lesson in lessons if lesson.counted}
+    totals = {
+        lesson.name: [s.submission.total for s in lesson.students if not s.submission.pending()]
+        for lesson in lessons
+        if lesson.counted
+    }  # as each lesson's report plots them
+    histograms = {
+        lesson.name: Markup(
+            histogram_svg(
+                totals[lesson.name], lesson.rubric.total, lesson.rubric.pass_line, title_id=f"hist-{lesson.name}"
+            )
+        )
+        for lesson in lessons
+        if lesson.counted
+    }
     counts = {r: sum(semester.result == r for _, _, semester in rows) for r in (PASS, FAIL, INCOMPLETE)}
     return env.from_string(template).render(
-        lessons=lessons, rows=[(person, {lesson.name: cell(lesson, marks) for lesson in lessons}, semester)
-                               for person, marks, semester in rows],
-        policy=policy, unknown=unknown, histograms=histograms, counts=counts, weights=policy.weights,
-        graded={name: len(t) for name, t in totals.items()}, item_analysis=Markup(item_analysis))
+        lessons=lessons,
+        rows=[
+            (person, {lesson.name: cell(lesson, marks) for lesson in lessons}, semester)
+            for person, marks, semester in rows
+        ],
+        policy=policy,
+        unknown=unknown,
+        histograms=histograms,
+        counts=counts,
+        weights=policy.weights,
+        graded={name: len(t) for name, t in totals.items()},
+        item_analysis=Markup(item_analysis),
+    )

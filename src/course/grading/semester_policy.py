@@ -50,8 +50,10 @@ class Policy:
             parts.append("每一课都通过（PASS）")
         missing = "按 0 分计且算作未通过" if self.missing == "zero" else "不计入该学生的总分和通过规则"
         weights = "、".join(f"{lesson} × {format_points(w)}" for lesson, w in self.weights.items())
-        return (f"通过条件：{'，且'.join(parts)}。权重：{weights or '无'}。没有提交的课{missing}；"
-                "尚无任何人提交的课不计入。")
+        return (
+            f"通过条件：{'，且'.join(parts)}。权重：{weights or '无'}。没有提交的课{missing}；"
+            "尚无任何人提交的课不计入。"
+        )
 
 
 @dataclass(frozen=True)
@@ -77,40 +79,61 @@ def load_policy(root: Path, config: CourseConfig, lessons: list[str]) -> Policy:
     """The semester policy of CONFIG, checked against the course's graded LESSONS; a bad value names its line."""
     for lesson, weight in config.semester_weights.items():
         if lesson not in lessons:
-            raise setting_error(root, "semester_weights", f"expected a graded lesson of this course "
-                                f"({', '.join(lessons) or 'none yet'}), got {lesson!r}", lesson)
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
-                or weight < 0:
+            raise setting_error(
+                root,
+                "semester_weights",
+                f"expected a graded lesson of this course ({', '.join(lessons) or 'none yet'}), got {lesson!r}",
+                lesson,
+            )
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight < 0:
             raise setting_error(root, "semester_weights", f"expected a weight >= 0, got {weight!r}", lesson)
     if config.semester_pass_rule not in RULES:
-        raise setting_error(root, "semester_pass_rule", f"expected one of {', '.join(RULES)}, "
-                            f"got {config.semester_pass_rule!r}")
+        raise setting_error(
+            root, "semester_pass_rule", f"expected one of {', '.join(RULES)}, got {config.semester_pass_rule!r}"
+        )
     if not 0 <= config.semester_pass_percent <= 100:
-        raise setting_error(root, "semester_pass_percent", "expected a percentage from 0 to 100, got "
-                            f"{config.semester_pass_percent!r}")
+        raise setting_error(
+            root, "semester_pass_percent", f"expected a percentage from 0 to 100, got {config.semester_pass_percent!r}"
+        )
     if config.semester_missing not in MISSING_RULES:
-        raise setting_error(root, "semester_missing", f"expected one of {', '.join(MISSING_RULES)}, "
-                            f"got {config.semester_missing!r}")
-    return Policy({lesson: float(config.semester_weights.get(lesson, 1)) for lesson in lessons},
-                  config.semester_pass_rule, config.semester_pass_percent, config.semester_missing)
+        raise setting_error(
+            root, "semester_missing", f"expected one of {', '.join(MISSING_RULES)}, got {config.semester_missing!r}"
+        )
+    return Policy(
+        {lesson: float(config.semester_weights.get(lesson, 1)) for lesson in lessons},
+        config.semester_pass_rule,
+        config.semester_pass_percent,
+        config.semester_missing,
+    )
 
 
 def standing(policy: Policy, marks: dict[str, Mark]) -> Standing:
     """Combine one student's counted lessons (lesson → mark) into the semester's total and result."""
-    counted = {lesson: mark for lesson, mark in marks.items()
-               if mark.result is not None or policy.missing == "zero"}
+    counted = {lesson: mark for lesson, mark in marks.items() if mark.result is not None or policy.missing == "zero"}
     weight = sum(policy.weights[lesson] for lesson in counted)
-    percent = None if weight == 0 else 100 * sum(
-        policy.weights[lesson] * (mark.score or 0) / mark.max_score for lesson, mark in counted.items()) / weight
+    percent = (
+        None
+        if weight == 0
+        else 100
+        * sum(policy.weights[lesson] * (mark.score or 0) / mark.max_score for lesson, mark in counted.items())
+        / weight
+    )
     missing = [lesson for lesson, mark in counted.items() if mark.result is None]
     failed = [lesson for lesson, mark in counted.items() if mark.result == FAIL]
     pending = [lesson for lesson, mark in counted.items() if mark.result == INCOMPLETE]
     if policy.needs_every_lesson and (failed or missing):
-        return Standing(percent, FAIL, (*(f"{lesson} 未通过（FAIL）" for lesson in failed),
-                                        *(f"{lesson} 没有提交，按 0 分、未通过计" for lesson in missing)))
+        return Standing(
+            percent,
+            FAIL,
+            (
+                *(f"{lesson} 未通过（FAIL）" for lesson in failed),
+                *(f"{lesson} 没有提交，按 0 分、未通过计" for lesson in missing),
+            ),
+        )
     if pending:
-        return Standing(percent, INCOMPLETE,
-                        tuple(f"{lesson} 尚未评完（INCOMPLETE），学期结果待定" for lesson in pending))
+        return Standing(
+            percent, INCOMPLETE, tuple(f"{lesson} 尚未评完（INCOMPLETE），学期结果待定" for lesson in pending)
+        )
     if not counted or (percent is None and policy.needs_total):
         return Standing(None, INCOMPLETE, ("还没有计入学期总评的课（或计入的课权重都是 0）",))
     shown = "加权总分 —" if percent is None else f"加权总分 {percent:.1f}%"

@@ -9,7 +9,6 @@ file's header shows both ways with the lesson's own ids (its rubric's first veto
 from __future__ import annotations
 
 import difflib
-
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,8 +72,10 @@ def add_veto(path: Path, rubric: Rubric, students: Collection[str], record: Veto
         raise CourseError(f"veto not recorded: {problem[0]}: {problem[1]}", Location(display_path(path)))
     for old in existing:
         if old.key() == record.key():
-            raise CourseError(f"veto not recorded: {record.veto} on {record.question} of {record.student} "
-                              f"is already recorded", Location(display_path(path), old.line))
+            raise CourseError(
+                f"veto not recorded: {record.veto} on {record.question} of {record.student} is already recorded",
+                Location(display_path(path), old.line),
+            )
     line = "  - " + _flow_line(record)
     new_text = text.rstrip("\n") + "\n" + line + "\n"
     try:
@@ -82,9 +83,11 @@ def add_veto(path: Path, rubric: Rubric, students: Collection[str], record: Veto
     except CourseError:
         after = ()
     if [r.key() for r in after] != [r.key() for r in existing] + [record.key()]:
-        raise CourseError("veto not recorded: expected `vetoes:` to be the file's last key with one "
-                          f"'  - {{…}}' line per record; add this line under vetoes: by hand:\n{line}",
-                          Location(display_path(path)))
+        raise CourseError(
+            "veto not recorded: expected `vetoes:` to be the file's last key with one "
+            f"'  - {{…}}' line per record; add this line under vetoes: by hand:\n{line}",
+            Location(display_path(path)),
+        )
     write_atomic(path, new_text)
     return after[-1]
 
@@ -92,16 +95,20 @@ def add_veto(path: Path, rubric: Rubric, students: Collection[str], record: Veto
 def new_file(rubric: Rubric) -> str:
     """A lesson's empty veto file, its header's examples taken from that lesson's rubric."""
     veto = rubric.vetoes[0] if rubric.vetoes else None
-    return NEW_FILE.format(lesson=rubric.lesson, veto=veto.id if veto else "VETO_ID",
-                           question=veto.questions[0] if veto else "QUESTION",
-                           code_item=rubric.code_items[0].id if rubric.code_items else "CODE_ITEM")
+    return NEW_FILE.format(
+        lesson=rubric.lesson,
+        veto=veto.id if veto else "VETO_ID",
+        question=veto.questions[0] if veto else "QUESTION",
+        code_item=rubric.code_items[0].id if rubric.code_items else "CODE_ITEM",
+    )
 
 
 def _flow_line(record: VetoRecord) -> str:
     """The record as one YAML flow mapping, quoted wherever YAML needs it."""
     fields = {"student": record.student, "question": record.question, "veto": record.veto, "note": record.note}
-    return yaml.safe_dump(fields, default_flow_style=True, allow_unicode=True, sort_keys=False,
-                          width=float("inf")).strip()
+    return yaml.safe_dump(
+        fields, default_flow_style=True, allow_unicode=True, sort_keys=False, width=float("inf")
+    ).strip()
 
 
 def _records(doc: YamlDocument, rubric: Rubric, students: Collection[str]) -> tuple[VetoRecord, ...]:
@@ -119,8 +126,10 @@ def _records(doc: YamlDocument, rubric: Rubric, students: Collection[str]) -> tu
         if problem:
             raise doc.error(("vetoes", i, problem[0]), problem[1])
         if record.key() in first:
-            raise doc.error(("vetoes", i), f"expected each veto once per student and question; "
-                                           f"already recorded at line {first[record.key()]}")
+            raise doc.error(
+                ("vetoes", i),
+                f"expected each veto once per student and question; already recorded at line {first[record.key()]}",
+            )
         first[record.key()] = record.line
         records.append(record)
     return tuple(records)
@@ -130,19 +139,30 @@ def record_problem(record: VetoRecord, rubric: Rubric, students: Collection[str]
     """(field, what was expected) for a record naming an unknown veto, question or student, or without a note."""
     veto = rubric.veto(record.veto)
     if veto is None:
-        return "veto", f"expected a veto id of {display_path(rubric.path)} " \
-                       f"({', '.join(v.id for v in rubric.vetoes)}), got {record.veto!r}"
+        return (
+            "veto",
+            f"expected a veto id of {display_path(rubric.path)} "
+            f"({', '.join(v.id for v in rubric.vetoes)}), got {record.veto!r}",
+        )
     code_items = [c.id for c in rubric.code_items]
     if rubric.question(record.question) is None and record.question not in code_items:
-        return "question", f"expected one of {', '.join([q.id for q in rubric.questions] + code_items)} " \
-                           f"(a question or a code item), got {record.question!r}"
+        return (
+            "question",
+            f"expected one of {', '.join([q.id for q in rubric.questions] + code_items)} "
+            f"(a question or a code item), got {record.question!r}",
+        )
     if record.question not in code_items and record.question not in veto.questions:
-        return "question", f"expected a question veto {veto.id!r} applies to ({', '.join(veto.questions)}), " \
-                           f"got {record.question!r}"
+        return (
+            "question",
+            f"expected a question veto {veto.id!r} applies to ({', '.join(veto.questions)}), got {record.question!r}",
+        )
     if not record.note.strip():
         return "note", "expected text saying what in the answer triggers the veto"
     if record.student not in students:
         nearest = difflib.get_close_matches(record.student, sorted(students), n=1, cutoff=0.6)
-        return "student", f"expected a student with a {rubric.lesson} submission in the gradebook, " \
-                          f"got {record.student!r}" + (f" (did you mean {nearest[0]}?)" if nearest else "")
+        return (
+            "student",
+            f"expected a student with a {rubric.lesson} submission in the gradebook, "
+            f"got {record.student!r}" + (f" (did you mean {nearest[0]}?)" if nearest else ""),
+        )
     return None

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from course.hints.reader import COMPARATIVE_AFTER, COMPARATIVE_BEFORE, GROUP_JOINER, Clause, of
 from course.hints.vocabulary import Vocabulary
@@ -48,7 +48,7 @@ def subject_groups(clause: Clause) -> list[tuple[frozenset[str], int, int, bool]
     """Coordinated subject mentions ('ZeRO-1 和 ZeRO-2') as (subjects, start, end, comparative)."""
     groups: list[list] = []
     for cue in of(clause.cues, "subject"):
-        if groups and re.match(GROUP_JOINER, clause.text[groups[-1][2]:cue.start], re.I):
+        if groups and re.match(GROUP_JOINER, clause.text[groups[-1][2] : cue.start], re.I):
             groups[-1][0] = groups[-1][0] | cue.value
             groups[-1][2] = cue.end
         else:
@@ -58,8 +58,12 @@ def subject_groups(clause: Clause) -> list[tuple[frozenset[str], int, int, bool]
     for i, (s, a, b) in enumerate(groups):
         after = re.match(COMPARATIVE_AFTER, clause.text[b:])  # '与 B 相比', but in 'A 相比 B' A is the subject
         followed = after and i + 1 < len(groups) and groups[i + 1][1] - (b + after.end()) < 4
-        comparative = (re.search(COMPARATIVE_BEFORE, clause.text[:a], re.I) and not re.match(onwards, clause.text[b:])
-                       or after and not followed)
+        comparative = (
+            re.search(COMPARATIVE_BEFORE, clause.text[:a], re.I)
+            and not re.match(onwards, clause.text[b:])
+            or after
+            and not followed
+        )
         out.append((s, a, b, bool(comparative)))
     return [g for g in out if g[0]]
 

@@ -65,8 +65,12 @@ def _read_clause(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
         for claim in shard_claims(clause, ctx):
             found += check_shard(claim, ctx.vocab)
         if is_quantity(clause, ctx):
-            found += (volume_hints(clause, ctx) + repeat_volume_hints(clause, ctx) + comparison_hints(clause, ctx)
-                      + phase_hints(clause, ctx))
+            found += (
+                volume_hints(clause, ctx)
+                + repeat_volume_hints(clause, ctx)
+                + comparison_hints(clause, ctx)
+                + phase_hints(clause, ctx)
+            )
     return found + limit_hints(clause, ctx)
 
 
@@ -118,8 +122,11 @@ def find_veto_hints(text: str, vocab: Vocabulary | None, question: str | None = 
     if vocab is None:
         return []
     plain = normalise(text)[0]
-    ranks = frozenset(int(n) for n in re.findall(rf"(?:{vocab.divisor})\s*=\s*(\d+)(?![\d.])", plain) if int(n) > 1) \
-        if vocab.divisor else frozenset()
+    ranks = (
+        frozenset(int(n) for n in re.findall(rf"(?:{vocab.divisor})\s*=\s*(\d+)(?![\d.])", plain) if int(n) > 1)
+        if vocab.divisor
+        else frozenset()
+    )
     ctx = Context(vocab, question, answer_kinds=frozenset(c.kind for c in scan(plain, vocab.lexicon)), ranks=ranks)
     hints: dict[tuple[str, str], VetoHint] = {}
 

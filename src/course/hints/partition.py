@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from course.hints.discourse import Context, clause_agent, clause_subject, subject_before
 from course.hints.reader import (
@@ -22,11 +22,13 @@ from course.hints.reader import (
 from course.hints.vocabulary import Vocabulary
 
 PREDICATE_KINDS = ("partition", "whole", "fraction", "limit", "capacity")
-ELIDED_OBJECT_WORDS = (r"它们|它|这些|那些|其|也|还|都|全部|全|就|被|把|将|会|能|可以|无法|同样|一起|是|的|了|则|当然|肯定|确实|"
-                       r"的确|真的|完全|根本|"
-                       r"(?<![A-Za-z])(?:it|they|them|those|these|can|cannot|can't|will|also|too|be|is|are|does|do|all"
-                       r"|certainly|indeed|of course|really)"
-                       r"(?![A-Za-z])")
+ELIDED_OBJECT_WORDS = (
+    r"它们|它|这些|那些|其|也|还|都|全部|全|就|被|把|将|会|能|可以|无法|同样|一起|是|的|了|则|当然|肯定|确实|"
+    r"的确|真的|完全|根本|"
+    r"(?<![A-Za-z])(?:it|they|them|those|these|can|cannot|can't|will|also|too|be|is|are|does|do|all"
+    r"|certainly|indeed|of course|really)"
+    r"(?![A-Za-z])"
+)
 FRESH_BEFORE = r"(?:新|(?<![A-Za-z])(?:new|updated|fresh))\s*(?:的)?\s*$"
 
 
@@ -75,10 +77,11 @@ def _assign_objects(clause: Clause, preds: list[Cue], objects: list[Cue]) -> dic
     ('the way the weights do' / '像参数一样') is nobody's object."""
     owned: dict[Cue, list[Cue]] = {p: [] for p in preds}
     for obj in objects:
-        if re.search(STANDARD_BEFORE, clause.text[:obj.start], re.I) or between(clause.cues, "exclusion", obj.start - 12,
-                                                                                 obj.start):
+        if re.search(STANDARD_BEFORE, clause.text[: obj.start], re.I) or between(
+            clause.cues, "exclusion", obj.start - 12, obj.start
+        ):
             continue  # '1/N_d of everything except activations': excluded
-        if re.search(FRESH_BEFORE, clause.text[:obj.start], re.I):
+        if re.search(FRESH_BEFORE, clause.text[: obj.start], re.I):
             continue  # '1/N 新参数' / 'the updated parameters': a step's fresh output, not the stored state
         nearest = min(preds, key=lambda p: max(p.start - obj.end, obj.start - p.end, 0))
         owned[nearest].append(obj)
@@ -87,7 +90,7 @@ def _assign_objects(clause: Clause, preds: list[Cue], objects: list[Cue]) -> dic
 
 def _names_unknown(clause: Clause, pred: Cue) -> bool:
     """Words before a predicate that the vocabulary does not know ('G 和 P 不切'): its object is not elided."""
-    chars = [ch for i, ch in enumerate(clause.text[:pred.start]) if not any(c.start <= i < c.end for c in clause.cues)]
+    chars = [ch for i, ch in enumerate(clause.text[: pred.start]) if not any(c.start <= i < c.end for c in clause.cues)]
     rest = re.sub(rf"{CONTRAST}|{CAUSAL}|{ELIDED_OBJECT_WORDS}", "", "".join(chars), flags=re.I)
     return bool(re.search(r"[A-Za-z\u4e00-\u9fff]", rest))
 
@@ -107,8 +110,9 @@ def shard_claims(clause: Clause, ctx: Context) -> list[ShardClaim]:
     if not preds:
         names = bool(of(clause.cues, "object"))  # a list item or a bare answer names its objects
         listed = ctx.listing == clause.index and names
-        if ctx.frame.shard_base is None or not (is_elliptic(clause, PREDICATE_KINDS) or ctx.wh_answer and names
-                                                or listed):
+        if ctx.frame.shard_base is None or not (
+            is_elliptic(clause, PREDICATE_KINDS) or ctx.wh_answer and names or listed
+        ):
             return []
         objects = objects_of(clause.cues) or ctx.frame.objects
         base = ctx.listing_sharded if listed else ctx.frame.shard_base
@@ -117,8 +121,12 @@ def shard_claims(clause: Clause, ctx: Context) -> list[ShardClaim]:
     claims, prev_end = [], 0
     for pred, objs in _assign_objects(clause, preds, of(clause.cues, "object")).items():
         # 'ZeRO 无法分片它': the object is elided, unless what is spread is memory ('平摊下来每卡的总显存')
-        inherits = (len(preds) == 1 and pred.kind == "partition" and not of(clause.cues, "memory", "total", "static")
-                    and not _names_unknown(clause, pred))
+        inherits = (
+            len(preds) == 1
+            and pred.kind == "partition"
+            and not of(clause.cues, "memory", "total", "static")
+            and not _names_unknown(clause, pred)
+        )
         announced = ctx.announced[1] if ctx.announced[0] == clause.index else frozenset()  # '差别在梯度：…'
         objects = objects_of(objs) or (ctx.frame.objects if inherits else announced)
         sharded = (pred.kind != "whole") != negated_after(clause, prev_end, pred)
@@ -126,8 +134,11 @@ def shard_claims(clause: Clause, ctx: Context) -> list[ShardClaim]:
         if pred.kind == "whole" and not clause_subject(clause) and of(clause.cues, "same") and ctx.vocab.baseline:
             subjects = frozenset({ctx.vocab.baseline})  # '每卡一份相同的拷贝': the redundancy of the baseline
         groups = tuple(c.value for c in objs if c.value in ctx.vocab.collective)
-        claims.append(ShardClaim(subjects, objects, sharded, _exclusive(clause, pred, prev_end), agent, groups,
-                                 pred.kind != "whole"))
+        claims.append(
+            ShardClaim(
+                subjects, objects, sharded, _exclusive(clause, pred, prev_end), agent, groups, pred.kind != "whole"
+            )
+        )
         prev_end = pred.end
     return [c for c in claims if c.objects]
 
@@ -153,5 +164,7 @@ def check_shard(claim: ShardClaim, vocab: Vocabulary) -> list[tuple[str, str]]:
                 found.append(("partition", f"{name} {verb}{names[obj]}，此句说法相反"))
         missing = truth - claim.objects
         if claim.exclusive and claim.sharded and missing and not claim.groups:
-            found.append(("partition", f"此句说 {name} 只分片这些对象，但它还分片{'、'.join(names[o] for o in sorted(missing))}"))
+            found.append(
+                ("partition", f"此句说 {name} 只分片这些对象，但它还分片{'、'.join(names[o] for o in sorted(missing))}")
+            )
     return found

@@ -40,20 +40,22 @@ def is_quantity(clause: Clause, ctx: Context) -> bool:
     if not of(clause.cues, "volume", "repeat_volume") or any(c.kind in MEMORY_TALK for c in clause.sentence_cues):
         return False
     kinds = ctx.answer_kinds  # objects and verbs are memory talk only in an answer without collectives
-    return not kinds & {"memory", "static", "total", "fraction"} and bool(kinds & {"op", "quantity"}
-                                                                        or not kinds & MEMORY_TALK)
+    return not kinds & {"memory", "static", "total", "fraction"} and bool(
+        kinds & {"op", "quantity"} or not kinds & MEMORY_TALK
+    )
 
 
 def _skippable_volume(clause: Clause, vol: Cue, ctx: Context) -> bool:
     """Memory fractions (2Ψ/N_d), exact forms ((N_d-1)/N_d Ψ), byte counts and baselines (从 2Ψ …) are not claims."""
-    after, before = clause.text[vol.end:vol.end + 3], clause.text[max(0, vol.start - 6):vol.start]
-    if re.match(r"\s*(?:个)?\s*(?:字节|bytes?(?![A-Za-z]))", clause.text[vol.end:], re.I):
+    after, before = clause.text[vol.end : vol.end + 3], clause.text[max(0, vol.start - 6) : vol.start]
+    if re.match(r"\s*(?:个)?\s*(?:字节|bytes?(?![A-Za-z]))", clause.text[vol.end :], re.I):
         return True  # a byte count depends on the number format (4Ψ 字节 in BF16 is 2Ψ values)
-    if re.search(r"/\s*$", clause.text[:vol.start]):
+    if re.search(r"/\s*$", clause.text[: vol.start]):
         return True  # the denominator of a ratio ('3Ψ / 2Ψ')
     divisor = ctx.vocab.divisor
-    if divisor and (re.match(rf"\s*/\s*(?:{divisor})", after, re.I)
-                    or re.search(rf"(?:{divisor}|\))\s*[·*×]?\s*$", before, re.I)):
+    if divisor and (
+        re.match(rf"\s*/\s*(?:{divisor})", after, re.I) or re.search(rf"(?:{divisor}|\))\s*[·*×]?\s*$", before, re.I)
+    ):
         return True
     froms = [c for c in of(clause.cues, "from") if c.end <= vol.start]
     return bool(froms) and not between(clause.cues, "to", froms[-1].end, vol.start)
@@ -61,15 +63,17 @@ def _skippable_volume(clause: Clause, vol: Cue, ctx: Context) -> bool:
 
 def _role(clause: Clause, vol: Cue) -> str:
     """increment (多出 Ψ) / component (Ψ + Ψ, … + RS Ψ) / total (共 2Ψ, = 3Ψ, A + B 是 2Ψ) / plain."""
-    after = clause.text[vol.end:vol.end + 10]
-    if re.search(ORDINAL, clause.text[:vol.start], re.I):
+    after = clause.text[vol.end : vol.end + 10]
+    if re.search(ORDINAL, clause.text[: vol.start], re.I):
         return "component"
     more = between(clause.cues, "more", max(0, vol.start - 5), vol.start)
     if (more and not between(clause.cues, "to", more[-1].end, vol.start)) or re.match(r"\s*more\b", after, re.I):
         return "increment"
     since = max((c.end for c in of(clause.cues, "volume") if c.end <= vol.start), default=None)
-    summed = re.search(PLUS, clause.text[since or 0:vol.start], re.I)
-    if re.match(rf"\s*(?:\([^()]{{0,16}}\))?\s*(?:{PLUS})", clause.text[vol.end:], re.I) or (summed and since is not None):
+    summed = re.search(PLUS, clause.text[since or 0 : vol.start], re.I)
+    if re.match(rf"\s*(?:\([^()]{{0,16}}\))?\s*(?:{PLUS})", clause.text[vol.end :], re.I) or (
+        summed and since is not None
+    ):
         return "component"
     if between(clause.cues, "total_marker", max(since or 0, vol.start - 6), vol.start) or summed:
         return "total"  # 'reduce-scatter + all-gather 是 2Ψ' is the sum of what was added up
@@ -90,8 +94,10 @@ def _op_count(clause: Clause, op_start: int) -> float:
     op_end = ops[0].end if ops else op_start
     later_op = min((c.start for c in of(clause.cues, "op") if c.start > op_start), default=len(clause.text))
     counts = of(clause.cues, "count")
-    postfix = [c for c in counts if clause.text[c.start:c.end].lstrip()[:1] in "×x*" and 0 <= c.start - op_end <= 1]
-    prefix = [c for c in counts if clause.text[c.start:c.end].lstrip()[:1] not in "×x*" and 0 <= op_start - c.end <= 4]
+    postfix = [c for c in counts if clause.text[c.start : c.end].lstrip()[:1] in "×x*" and 0 <= c.start - op_end <= 1]
+    prefix = [
+        c for c in counts if clause.text[c.start : c.end].lstrip()[:1] not in "×x*" and 0 <= op_start - c.end <= 4
+    ]
     if postfix or prefix:
         return (postfix or prefix)[0].value
     after = [c for c in of(clause.cues, "count") if op_end < c.start < min(later_op, op_start + 40)]
@@ -154,7 +160,7 @@ def _item_binding(clause: Clause, vol: Cue, ctx: Context, role: str) -> tuple[st
 
 def _identified_op(clause: Clause, vol: Cue) -> str | None:
     """The operation an extra quantity is said to be ('多出来的 Ψ 是 all-reduce / the extra Ψ is an all-gather')."""
-    if not re.match(IDENTITY, clause.text[vol.end:], re.I):
+    if not re.match(IDENTITY, clause.text[vol.end :], re.I):
         return None
     ops = [c for c in of(clause.cues, "op") if c.start >= vol.end]
     return ops[0].value if ops else None
@@ -163,19 +169,20 @@ def _identified_op(clause: Clause, vol: Cue) -> str | None:
 def _is_bare(clause: Clause, vol: Cue) -> bool:
     """A clause that is only a quantity ('，Ψ' / '(Ψ)' / '，通信量约 Ψ'): it belongs to what the previous clause
     named; words that only say what the number is (通信量, 约, 是, 共) name nothing of their own."""
-    rest = clause.text[:vol.start] + " " * (vol.end - vol.start) + clause.text[vol.end:]
+    rest = clause.text[: vol.start] + " " * (vol.end - vol.start) + clause.text[vol.end :]
     for cue in of(clause.cues, "quantity", "hedge", "total_marker"):
-        rest = rest[:cue.start] + " " * (cue.end - cue.start) + rest[cue.end:]
+        rest = rest[: cue.start] + " " * (cue.end - cue.start) + rest[cue.end :]
     return not re.sub(rf"[\s()（）。；;,，的是为约量又也]|{PER_RANK}", "", rest, flags=re.I)
 
 
 def _bound_entity(clause: Clause, vol: Cue) -> tuple[str, object, int, int] | None:
     """What the quantity is given to ('Ψ 的 all-gather', 'Ψ 给前向的 all-gather', '2Ψ for DDP'), else the
     nearest entity before it."""
-    follow = re.match(r"\s*(?:的|of|for|in|给|用于|用在|goes to|is spent on|\()\s*(?:(?:the|an?)\s+)?",
-                      clause.text[vol.end:], re.I)  # '(' labels a quantity: 'K (RS)'
+    follow = re.match(
+        r"\s*(?:的|of|for|in|给|用于|用在|goes to|is spent on|\()\s*(?:(?:the|an?)\s+)?", clause.text[vol.end :], re.I
+    )  # '(' labels a quantity: 'K (RS)'
     nxt = [e for e in entities(clause) if e[0] in ("op", "subject") and e[2] >= vol.end]  # '2Ψ for DDP'
-    label = re.match(r"\s*\(([^()]*)\)", clause.text[vol.end:])
+    label = re.match(r"\s*\(([^()]*)\)", clause.text[vol.end :])
     listed = label and re.search(rf"{PLUS}|、|,|，|\band\b|和", label.group(1))  # '3Ψ (AG + AG + RS)' lists parts
     if follow and nxt and nxt[0][2] - (vol.end + follow.end()) <= 8 and not listed:
         return nxt[0]
@@ -228,9 +235,14 @@ def volume_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
         if _role(clause, vol) == "increment":
             named = _identified_op(clause, vol)
             if named and (ctx.vocab.op_volume[named] == vol.value) == negated:
-                found.append(("quantity", f"{named} 的{ctx.vocab.quantity_name}是 "
-                                          f"{_fmt({ctx.vocab.op_volume[named]}, ctx.vocab)}，此句说多出的 "
-                                          f"{_fmt({vol.value}, ctx.vocab)} 就是它"))
+                found.append(
+                    (
+                        "quantity",
+                        f"{named} 的{ctx.vocab.quantity_name}是 "
+                        f"{_fmt({ctx.vocab.op_volume[named]}, ctx.vocab)}，此句说多出的 "
+                        f"{_fmt({vol.value}, ctx.vocab)} 就是它",
+                    )
+                )
             elif not named:
                 found += _relation_hints(clause, ctx, ("diff", vol.value), negated)
             continue
@@ -240,8 +252,13 @@ def volume_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
         what, allowed = bound
         if (vol.value in allowed or _exact_form(vol.value, allowed, ctx)) == negated:
             said = "说不是" if negated else "给出"
-            found.append(("quantity", f"{what} 的{ctx.vocab.quantity_name}应为 {_fmt(allowed, ctx.vocab)}，"
-                                      f"此句{said} {_fmt({vol.value}, ctx.vocab)}"))
+            found.append(
+                (
+                    "quantity",
+                    f"{what} 的{ctx.vocab.quantity_name}应为 {_fmt(allowed, ctx.vocab)}，"
+                    f"此句{said} {_fmt({vol.value}, ctx.vocab)}",
+                )
+            )
     return found
 
 
@@ -253,19 +270,27 @@ def repeat_volume_hints(clause: Clause, ctx: Context) -> list[tuple[str, str]]:
         vocab = ctx.vocab.under(condition)
         subjects = subject_before(clause, vol.start, ctx) or _question_subjects(ctx) or frozenset()
         values = {vocab.repeated_volume(s) for s in subjects}
-        negated = bool(negations(clause, 0, vol.start)) != bool(between(clause.cues, "postneg", vol.end,
-                                                                         len(clause.text) + 1))
+        negated = bool(negations(clause, 0, vol.start)) != bool(
+            between(clause.cues, "postneg", vol.end, len(clause.text) + 1)
+        )
         if len(values) == 1 and (per in values) == negated:
             m = vocab.conditions[condition].repeat_name
-            found.append(("quantity", f"{vocab.conditions[condition].name}时 {subject_names(vocab, subjects)} 的"
-                                      f"{vocab.quantity_name}随 {m} 增长的部分为 {_fmt(values, vocab)}×{m}，"
-                                      f"此句{'说不是' if negated else '给出'} {_fmt({per}, vocab)}×{m}"))
+            found.append(
+                (
+                    "quantity",
+                    f"{vocab.conditions[condition].name}时 {subject_names(vocab, subjects)} 的"
+                    f"{vocab.quantity_name}随 {m} 增长的部分为 {_fmt(values, vocab)}×{m}，"
+                    f"此句{'说不是' if negated else '给出'} {_fmt({per}, vocab)}×{m}",
+                )
+            )
     return found
 
 
 def _object_memory(clause: Clause, vol: Cue, prev_end: int, memory_end: int) -> bool:
     """'梯度 2Ψ → 2Ψ/N' / '优化器状态 12Ψ': an object's memory, not a collective's volume ('AG 参数 Ψ' is one)."""
-    if memory_end >= 0 and re.fullmatch(r"\s*(?:→|->|降到|降至|变成|变为|to)\s*", clause.text[memory_end:vol.start], re.I):
+    if memory_end >= 0 and re.fullmatch(
+        r"\s*(?:→|->|降到|降至|变成|变为|to)\s*", clause.text[memory_end : vol.start], re.I
+    ):
         return True
     before = [c for c in clause.cues if prev_end <= c.start and c.end <= vol.start and c.kind in ("object", "op")]
     return bool(before) and before[-1].kind == "object" and not of(before, "op") and vol.start - before[-1].end <= 3
@@ -296,8 +321,12 @@ def _relation(clause: Clause) -> tuple[str, float] | None:
         return ("more", 0.0)
     if less:
         return ("less", 0.0)
-    if (of(clause.cues, "total_marker") and len(subject_groups(clause)) == 2 and not of(clause.cues, "volume")
-            and not re.search(rf"{PLUS}|/", clause.text)):
+    if (
+        of(clause.cues, "total_marker")
+        and len(subject_groups(clause)) == 2
+        and not of(clause.cues, "volume")
+        and not re.search(rf"{PLUS}|/", clause.text)
+    ):
         return ("ratio", 1.0)  # 'Z3 通信 = DDP', not 'V(Z3) / V(DDP) = 1.5'
     return None
 
@@ -305,8 +334,11 @@ def _relation(clause: Clause) -> tuple[str, float] | None:
 def _counts_operations(clause: Clause, cue: Cue) -> bool:
     """'多一次 all-gather / one more all-gather' counts operations; it says nothing about volume."""
     ops = [c for c in of(clause.cues, "op") if c.start >= cue.end]
-    return bool(ops) and bool(re.match(r"^\s*(?:了|出)?\s*(?:一次|一个|1\s*次|an?|one)?\s*\S{0,4}\s*$",
-                                       clause.text[cue.end:ops[0].start], re.I))
+    return bool(ops) and bool(
+        re.match(
+            r"^\s*(?:了|出)?\s*(?:一次|一个|1\s*次|an?|one)?\s*\S{0,4}\s*$", clause.text[cue.end : ops[0].start], re.I
+        )
+    )
 
 
 def possessed_entities(clause: Clause, ents: list) -> list:
@@ -314,8 +346,12 @@ def possessed_entities(clause: Clause, ents: list) -> list:
     out = []
     for i, e in enumerate(ents):
         nxt = ents[i + 1] if i + 1 < len(ents) else None
-        if (e[0] == "subject" and nxt and nxt[0] == "op"
-                and re.fullmatch(r"\s*(?:的|'s|中的|里的)\s*", clause.text[e[3]:nxt[2]], re.I)):
+        if (
+            e[0] == "subject"
+            and nxt
+            and nxt[0] == "op"
+            and re.fullmatch(r"\s*(?:的|'s|中的|里的)\s*", clause.text[e[3] : nxt[2]], re.I)
+        ):
             continue
         out.append(e)
     return out
@@ -329,7 +365,7 @@ def _parties(clause: Clause, ctx: Context) -> tuple[Party, Party] | None:
     A clause that opens with its comparison ('，比 all-reduce 少一半') compares the previous clause's party.
     """
     ents = possessed_entities(clause, [e for e in entities(clause) if e[0] in ("subject", "op")])
-    target = [e for e in ents if re.search(RATIO_TARGET_BEFORE, clause.text[:e[2]], re.I)]
+    target = [e for e in ents if re.search(RATIO_TARGET_BEFORE, clause.text[: e[2]], re.I)]
     if len(target) > 1 and target[0] is ents[0]:  # '快两倍是 RS 只有 AR 的一半': the first 是 frames the clause
         target = target[1:]
     others = [e for e in ents if e not in target]
@@ -338,10 +374,13 @@ def _parties(clause: Clause, ctx: Context) -> tuple[Party, Party] | None:
     if not target and (others and all(e[0] == "op" for e in others) or not others and not _bare_ratio(clause)):
         return None  # 'replacing A by B costs nothing extra', '3 × 7B': no comparison of two parties
     b = target[0][1] if target else (others[1][1] if len(others) > 1 else None)
-    elided = re.match(r"\s*(?:比|相比|than|compared|(?:约|大约)?(?:是|为|等于)|(?:只|仅)(?:有|占|是|为)|相当于"
-                      r"|(?:which\s+)?(?:is|equals))",
-                      clause.text, re.I)  # '，比 AR 少一半' / '，是 AR 的一半' / '，只有 AR 的一半': the previous party
-    pronoun = not others and re.search(PRONOUN, clause.text[:target[0][2] if target else len(clause.text)], re.I)
+    elided = re.match(
+        r"\s*(?:比|相比|than|compared|(?:约|大约)?(?:是|为|等于)|(?:只|仅)(?:有|占|是|为)|相当于"
+        r"|(?:which\s+)?(?:is|equals))",
+        clause.text,
+        re.I,
+    )  # '，比 AR 少一半' / '，是 AR 的一半' / '，只有 AR 的一半': the previous party
+    pronoun = not others and re.search(PRONOUN, clause.text[: target[0][2] if target else len(clause.text)], re.I)
     like = ctx.last_party if (elided or pronoun) and isinstance(ctx.last_party, type(b)) else None  # like with like
     a = others[0][1] if others else (like or ctx.topic or _question_subjects(ctx))
     baseline = ctx.vocab.baseline
@@ -353,7 +392,7 @@ def _parties(clause: Clause, ctx: Context) -> tuple[Party, Party] | None:
 def _bare_ratio(clause: Clause) -> bool:
     """A clause that is only a ratio ('，翻了一倍'): it compares the topic with the baseline."""
     ratio = of(clause.cues, "ratio")
-    rest = clause.text[:ratio[0].start] + clause.text[ratio[0].end:] if ratio else clause.text
+    rest = clause.text[: ratio[0].start] + clause.text[ratio[0].end :] if ratio else clause.text
     return bool(ratio) and len(re.sub(r"[\s了约大概是的。，,.]", "", rest)) == 0
 
 
@@ -380,8 +419,9 @@ def _party_name(party: Party, vocab: Vocabulary) -> str:
     return party if isinstance(party, str) else subject_names(vocab, party)
 
 
-def _relation_hints(clause: Clause, ctx: Context, relation: tuple[str, float] | None,
-                    negated: bool) -> list[tuple[str, str]]:
+def _relation_hints(
+    clause: Clause, ctx: Context, relation: tuple[str, float] | None, negated: bool
+) -> list[tuple[str, str]]:
     """Check a stated comparison between two parties' quantities."""
     parties = _parties(clause, ctx) if relation else None
     if parties is None:
@@ -391,9 +431,14 @@ def _relation_hints(clause: Clause, ctx: Context, relation: tuple[str, float] | 
     for va in _volume_of(a, ctx.vocab):
         for vb in _volume_of(b, ctx.vocab):
             if _holds(kind, value, va, vb) == negated:
-                return [("quantity", f"{_party_name(a, ctx.vocab)}（{_fmt({va}, ctx.vocab)}）与 "
-                                     f"{_party_name(b, ctx.vocab)}（{_fmt({vb}, ctx.vocab)}）的"
-                                     f"{ctx.vocab.quantity_name}关系与此句所说不符")]
+                return [
+                    (
+                        "quantity",
+                        f"{_party_name(a, ctx.vocab)}（{_fmt({va}, ctx.vocab)}）与 "
+                        f"{_party_name(b, ctx.vocab)}（{_fmt({vb}, ctx.vocab)}）的"
+                        f"{ctx.vocab.quantity_name}关系与此句所说不符",
+                    )
+                ]
     return []
 
 
@@ -444,7 +489,7 @@ def _listed_ops(clauses: list[Clause], vocab: Vocabulary) -> Counter[str]:
     listed: Counter[str] = Counter()
     for c in clauses:
         for op in of(c.cues, "op"):
-            if not re.search(r"(?:那次|这次|那个|这个|该|(?<![A-Za-z])(?:that|this))\s*$", c.text[:op.start], re.I):
+            if not re.search(r"(?:那次|这次|那个|这个|该|(?<![A-Za-z])(?:that|this))\s*$", c.text[: op.start], re.I):
                 listed[op.value] += int(_op_count(c, op.start))  # '多出来那次 AG' refers back, it adds none
     for whole, parts in vocab.op_parts.items():  # 'all-reduce = RS + AG' is a derivation, not three collectives
         if parts and whole in listed and all(p in listed for p in parts):
@@ -460,7 +505,8 @@ def composition_hints(clauses: list[Clause], ctx: Context) -> list[tuple[str, st
     vocab = ctx.vocab
     fallback = ctx.topic or _question_subjects(ctx)
     subjects = {s for c in clauses for s, _, _, comp in subject_groups(c) if not comp} or (
-        {fallback} if fallback else set())
+        {fallback} if fallback else set()
+    )
     asserted = [c for c in clauses if not (c.reported or c.hypothetical or c.aside or own_negation(c))]
     if len(subjects) != 1 or len(next(iter(subjects))) != 1 or not asserted:
         return []
@@ -475,9 +521,19 @@ def composition_hints(clauses: list[Clause], ctx: Context) -> list[tuple[str, st
     summed = any(re.search(PLUS, c.text) for c in asserted)
     adds_up = abs(said - total) < 1e-9 if total is not None else False
     # only a written sum or a stated total makes the mentions a composition ('提前 AG，藏住两次 AG' is none)
-    if (sum(listed.values()) < 2 or total is None or listed == step or not (summed or stated)
-            or not (adds_up or summed and total in stated)):
+    if (
+        sum(listed.values()) < 2
+        or total is None
+        or listed == step
+        or not (summed or stated)
+        or not (adds_up or summed and total in stated)
+    ):
         return []
     parts = " + ".join(f"{n}×{o}" for o, n in sorted(step.items()))
-    return [("quantity", asserted[0].sentence, f"{vocab.subjects[subject].name} 的 {_fmt({total}, vocab)} 由 "
-                                               f"{parts} 组成，此句列出的不同")]
+    return [
+        (
+            "quantity",
+            asserted[0].sentence,
+            f"{vocab.subjects[subject].name} 的 {_fmt({total}, vocab)} 由 {parts} 组成，此句列出的不同",
+        )
+    ]

@@ -11,8 +11,8 @@ lesson's subjects, objects, units and verbs) comes from the lesson's vocabulary
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 NUM = r"(?:\d+(?:\.\d+)?|[一两二三四五六]|半)"
 EN_START = r"(?<![A-Za-z])"  # an English word starts here
@@ -199,15 +199,20 @@ def volume_patterns(unit: str, multiple: str | None) -> list[str]:
     """Quantities written with the lesson's unit: '3Ψ', '2 × Ψ', 'Ψ/2', '3 倍参数量', '参数量的 2 倍'."""
     patterns = [rf"(?:(?P<c>{NUM})\s*(?:[×x*·]\s*)?)?\$?\s*(?:{unit})(?:\s*/\s*(?P<div>\d+)(?![\d.]|\s*(?:{unit})))?"]
     if multiple:
-        patterns.insert(0, rf"(?P<c>{NUM})\s*(?:倍|×|x|times)\s*(?:的)?\s*(?:{multiple})"
-                           rf"|(?:{multiple})的\s*(?P<c2>{NUM})\s*倍")
+        patterns.insert(
+            0,
+            rf"(?P<c>{NUM})\s*(?:倍|×|x|times)\s*(?:的)?\s*(?:{multiple})"
+            rf"|(?:{multiple})的\s*(?P<c2>{NUM})\s*倍",
+        )
     return patterns
 
 
 def repeat_volume_patterns(unit: str, repeat: str) -> list[str]:
     """Quantities times the number of repetitions: '3mΨ', '3m·Ψ', '3Ψ × m' (the value is the coefficient)."""
-    return [rf"(?:(?P<c>{NUM})\s*(?:[×x*·]\s*)?)?(?:{repeat})\s*(?:[×x*·]\s*)?(?:{unit})",
-            rf"(?P<c2>{NUM})?\s*(?:{unit})\s*[×x*·]\s*(?:{repeat})"]
+    return [
+        rf"(?:(?P<c>{NUM})\s*(?:[×x*·]\s*)?)?(?:{repeat})\s*(?:[×x*·]\s*)?(?:{unit})",
+        rf"(?P<c2>{NUM})?\s*(?:{unit})\s*[×x*·]\s*(?:{repeat})",
+    ]
 
 
 @dataclass(frozen=True)
@@ -259,7 +264,7 @@ def _blank_quotes(text: str) -> str:
         close = QUOTE_PAIRS.get(chars[i])
         j = text.find(close, i + 1) if close else -1
         if j > 0:
-            chars[i + 1:j] = " " * (j - i - 1)
+            chars[i + 1 : j] = " " * (j - i - 1)
             i = j
         i += 1
     return "".join(chars)
@@ -279,8 +284,11 @@ def _sentence_spans(text: str) -> list[tuple[int, int, str]]:
     """(start, end, terminator) of each sentence; a '.' ends a sentence only before space/end."""
     spans, start = [], 0
     for i, (ch, depth) in enumerate(zip(text, _depths(text))):
-        period = ch == "." and (i + 1 == len(text) or text[i + 1].isspace()) and not re.search(
-            r"(?:e\.g|i\.e|vs|etc)$", text[start:i])
+        period = (
+            ch == "."
+            and (i + 1 == len(text) or text[i + 1].isspace())
+            and not re.search(r"(?:e\.g|i\.e|vs|etc)$", text[start:i])
+        )
         if depth == 0 and (ch in SENTENCE_PUNCT or period):
             spans.append((start, i, ch))
             start = i + 1
@@ -295,9 +303,11 @@ def _cut_points(sentence: str) -> dict[int, str]:
     for kind, pattern in CONNECTIVES:
         for m in re.finditer(pattern, sentence, re.I):
             since = max((c for c in cuts if c <= m.start()), default=0)
-            if m.group(0) == "而" and re.search(r"因为|由于|因", sentence[since:m.start()]):
+            if m.group(0) == "而" and re.search(r"因为|由于|因", sentence[since : m.start()]):
                 continue  # '不会因为加卡而变成 2Ψ': one clause, one negation
-            if m.group(0) in ("因为", "由于") and re.search(r"(?:不|不会|不是|并非|并不|是)\s*$", sentence[:m.start()]):
+            if m.group(0) in ("因为", "由于") and re.search(
+                r"(?:不|不会|不是|并非|并不|是)\s*$", sentence[: m.start()]
+            ):
                 continue  # 'X 是因为 Y': one clause, X's reason
             if m.start() > 0 and depth[m.start()] == 0:
                 cuts[m.start()] = cuts.get(m.start()) or kind
@@ -329,8 +339,11 @@ def _opener(kind: str, piece: str) -> str:
 
 def _asides(piece: str) -> list[re.Match]:
     """Parenthetical remarks of a clause that say something (not a bare '(Ψ)' or '(N_d)')."""
-    return [m for m in re.finditer(r"\(([^()]*)\)", piece)
-            if re.search(r"[\u4e00-\u9fff]{2}|[A-Za-z]{3,}\s+[A-Za-z]{2,}", m.group(1))]
+    return [
+        m
+        for m in re.finditer(r"\(([^()]*)\)", piece)
+        if re.search(r"[\u4e00-\u9fff]{2}|[A-Za-z]{3,}\s+[A-Za-z]{2,}", m.group(1))
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -347,9 +360,9 @@ def scan(text: str, lexicon: Lexicon) -> list[Cue]:
     cues = []
     for kind, pattern, value in lexicon:
         for m in pattern.finditer(text):
-            if not m.group(0).strip() or any(taken[m.start():m.end()]):
+            if not m.group(0).strip() or any(taken[m.start() : m.end()]):
                 continue
-            taken[m.start():m.end()] = [True] * (m.end() - m.start())
+            taken[m.start() : m.end()] = [True] * (m.end() - m.start())
             parsed = cue_value(kind, m) if value is None else value(m) if callable(value) else value
             cues.append(Cue(kind, parsed, m.start(), m.end()))
     return sorted(cues, key=lambda c: c.start)
@@ -407,7 +420,7 @@ def normalise(text: str) -> tuple[str, list[tuple[int, int]]]:
         current = "".join(c for c, _ in chars)
         out, pos = [], 0
         for m in re.finditer(pattern, current):
-            out += chars[pos:m.start()]
+            out += chars[pos : m.start()]
             new = m.expand(repl) if isinstance(repl, str) else repl(m)
             span = (chars[m.start()][1][0], chars[m.end() - 1][1][1])
             out += [(c, span) for c in new]
@@ -423,7 +436,7 @@ def clauses_of(text: str, lexicon: Lexicon) -> Iterable[tuple[Clause, bool]]:
     plain, origin = normalise(text)
     blanked = _blank_quotes(plain)
     for index, (start, end, term) in enumerate(_sentence_spans(blanked)):
-        masked, original = blanked[start:end], text[origin[start][0]:origin[end - 1][1]].strip()
+        masked, original = blanked[start:end], text[origin[start][0] : origin[end - 1][1]].strip()
         question = (bool(term) and term in "？?" and not _tentative(masked)) or bool(re.search(r"[吗呢]\s*$", masked))
         for clause in _mark_reported(_sentence_clauses(masked, original, index, lexicon)):
             yield clause, question
@@ -451,7 +464,7 @@ def _sentence_clauses(masked: str, original: str, index: int, lexicon: Lexicon) 
     for opener, piece, introduces in _clauses(masked):
         asides, main = _asides(piece), piece
         for m in asides:
-            main = main[:m.start()] + " " * (m.end() - m.start()) + main[m.end():]
+            main = main[: m.start()] + " " * (m.end() - m.start()) + main[m.end() :]
         cues = scan(main, lexicon)
         last = out[-1] if out and not out[-1].aside else None
         if last and not opener and _continues_list(main, cues):  # 'partitions parameters, gradients and …'
@@ -461,8 +474,9 @@ def _sentence_clauses(masked: str, original: str, index: int, lexicon: Lexicon) 
         else:
             out.append(Clause(main, original, opener, cues, whole, index, introduces=introduces))
         for m in asides:
-            host = next((piece[c.start:c.end] for c in reversed(cues)
-                         if c.kind in HOST_KINDS and c.end <= m.start()), "")
+            host = next(
+                (piece[c.start : c.end] for c in reversed(cues) if c.kind in HOST_KINDS and c.end <= m.start()), ""
+            )
             for part in re.split(f"[{CLAUSE_PUNCT}]", m.group(1)):  # '(梯度和优化器状态分片，参数不 reshard)'
                 text = f"{host} {part}".strip()
                 out.append(Clause(text, original, "", scan(text, lexicon), whole, index, aside=True))
@@ -497,14 +511,15 @@ def _is_refutation(clause: Clause) -> bool:
 def negations(clause: Clause, start: int, end: int) -> list[Cue]:
     """Negations in [start, end) that reach end: one closed by a when-phrase ('不做梯度累积时') stays in it."""
     whens = of(clause.cues, "when")
-    return [n for n in between(clause.cues, "neg", start, end)
-            if not any(n.end <= w.start and w.end <= end for w in whens)]
+    return [
+        n for n in between(clause.cues, "neg", start, end) if not any(n.end <= w.start and w.end <= end for w in whens)
+    ]
 
 
 def negated_after(clause: Clause, since: int, pred: Cue) -> bool:
     """Whether a negation governs a predicate: since the previous predicate, right after it, or a post-negator."""
     before = negations(clause, since, pred.start)
-    after = re.match(AFTER_PREDICATE_NEG, clause.text[pred.end:pred.end + 6], re.I)
+    after = re.match(AFTER_PREDICATE_NEG, clause.text[pred.end : pred.end + 6], re.I)
     post = between(clause.cues, "postneg", pred.end, len(clause.text) + 1)
     return (bool(before) or bool(after)) != bool(post)
 
@@ -521,7 +536,10 @@ def is_elliptic(clause: Clause, predicate_kinds: tuple[str, ...]) -> bool:
         return False
     bare = clause.text.strip(" 。，,.!！?？")
     names = bool(of(clause.cues, "object", "subject"))  # 'not activations' names what it replaces; 'not fast' does not
-    return ((clause.opener in ("replace_pos", "replace_neg") or bool(re.match(r"^(?:不是|并非|not)\b", bare))) and names
-            or bool(re.search(ELLIPSIS_END, bare, re.I))
-            or bool(re.match(INCLUSION, bare, re.I))
-            or bool(re.match(ANSWER, bare)))
+    return (
+        (clause.opener in ("replace_pos", "replace_neg") or bool(re.match(r"^(?:不是|并非|not)\b", bare)))
+        and names
+        or bool(re.search(ELLIPSIS_END, bare, re.I))
+        or bool(re.match(INCLUSION, bare, re.I))
+        or bool(re.match(ANSWER, bare))
+    )

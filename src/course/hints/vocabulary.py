@@ -12,15 +12,36 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from course.hints.reader import EN_END, EN_START, Lexicon, compile_lexicon, cue_value, repeat_volume_patterns, \
-    volume_patterns
+from course.hints.reader import (
+    EN_END,
+    EN_START,
+    Lexicon,
+    compile_lexicon,
+    cue_value,
+    repeat_volume_patterns,
+    volume_patterns,
+)
 from course.lesson.validate import YamlDocument, load_yaml, validate_document
 
 FILE_NAME = "veto_hints.yml"
 CHINESE_DIGITS = str.maketrans("零〇一二两三四五六七八九", "001223456789")  # 第二阶段 is stage 2
 # Word lists scanned as cues of the same name (the unit and divisor build volume patterns instead).
-SCANNED_WORDS = ("own_agent", "other_agent", "static", "total", "memory", "whole", "fraction", "partition",
-                 "transient", "storage", "usage", "capacity", "scale", "quantity")
+SCANNED_WORDS = (
+    "own_agent",
+    "other_agent",
+    "static",
+    "total",
+    "memory",
+    "whole",
+    "fraction",
+    "partition",
+    "transient",
+    "storage",
+    "usage",
+    "capacity",
+    "scale",
+    "quantity",
+)
 
 
 @dataclass(frozen=True)
@@ -124,8 +145,11 @@ def load_vocabulary(path: Path) -> Vocabulary:
     words = d.get("words") or {}
     lesson: dict[str, list[tuple[str, object]]] = {
         "subject": [_subject_entry(doc, i, w) for i, w in enumerate(d["subject_words"])],
-        "object": [(_pattern(doc, ("objects", k), o), _object_value(o, k)) for k, o in objects.items()
-                   if o.get("zh") or o.get("en")],
+        "object": [
+            (_pattern(doc, ("objects", k), o), _object_value(o, k))
+            for k, o in objects.items()
+            if o.get("zh") or o.get("en")
+        ],
         "op": [(_pattern(doc, ("operations", k), o), k) for k, o in operations.items() if o.get("zh") or o.get("en")],
         "phase": [(_pattern(doc, ("phases", k), p), k) for k, p in (d.get("phases") or {}).items()],
     }
@@ -138,14 +162,19 @@ def load_vocabulary(path: Path) -> Vocabulary:
         unit = _pattern(doc, ("words", "unit"), words["unit"])
         multiple = words.get("unit_multiple") and _pattern(doc, ("words", "unit_multiple"), words["unit_multiple"])
         lesson["volume"] = [(p, None) for p in volume_patterns(unit, multiple)]
-        lesson["repeat_volume"] = [(p, _repeat_value(k)) for k, c in conditions.items() if "repeat" in c
-                                   for p in repeat_volume_patterns(unit, _pattern(doc, ("conditions", k, "repeat"),
-                                                                                  c["repeat"]))]
+        lesson["repeat_volume"] = [
+            (p, _repeat_value(k))
+            for k, c in conditions.items()
+            if "repeat" in c
+            for p in repeat_volume_patterns(unit, _pattern(doc, ("conditions", k, "repeat"), c["repeat"]))
+        ]
     return Vocabulary(
         path=Path(path),
         vetoes=dict(d["vetoes"]),
-        subjects={k: Subject(s["name"], frozenset(s.get("partitions", ())), _step(s.get("step", ())))
-                  for k, s in d["subjects"].items()},
+        subjects={
+            k: Subject(s["name"], frozenset(s.get("partitions", ())), _step(s.get("step", ())))
+            for k, s in d["subjects"].items()
+        },
         baseline=d.get("baseline"),
         questions={q: frozenset(s) for q, s in (d.get("questions") or {}).items()},
         object_names={k: o["name"] for k, o in objects.items()},
@@ -157,8 +186,12 @@ def load_vocabulary(path: Path) -> Vocabulary:
         unit_name=(d.get("names") or {}).get("unit", ""),
         quantity_name=(d.get("names") or {}).get("quantity", "量"),
         reasons=dict(d.get("reasons") or {}),
-        conditions={k: Condition(c["name"], (c.get("repeat") or {}).get("name", ""),
-                                 {s: _step(step) for s, step in c["steps"].items()}) for k, c in conditions.items()},
+        conditions={
+            k: Condition(
+                c["name"], (c.get("repeat") or {}).get("name", ""), {s: _step(step) for s, step in c["steps"].items()}
+            )
+            for k, c in conditions.items()
+        },
         lexicon=compile_lexicon(lesson),
     )
 
@@ -194,8 +227,10 @@ def _check_references(doc: YamlDocument) -> None:
 
     def need(key_path: tuple, value: Any, known: set[str], what: str) -> None:
         if value not in known:
-            raise doc.error(key_path, f"{value!r} is not a declared {what}; expected one of "
-                                      f"{', '.join(sorted(known)) or '(none declared)'}")
+            raise doc.error(
+                key_path,
+                f"{value!r} is not a declared {what}; expected one of {', '.join(sorted(known)) or '(none declared)'}",
+            )
 
     def steps(key_path: tuple, step: list[dict], repeats: bool) -> None:
         for i, entry in enumerate(step):
@@ -203,8 +238,10 @@ def _check_references(doc: YamlDocument) -> None:
             for j, phase in enumerate(entry.get("phase", ())):
                 need((*key_path, i, "phase", j), phase, phases, "phase")
             if entry.get("repeated") and not repeats:
-                raise doc.error((*key_path, i, "repeated"), "only a step under a condition with 'repeat' words "
-                                                             "can repeat an operation")
+                raise doc.error(
+                    (*key_path, i, "repeated"),
+                    "only a step under a condition with 'repeat' words can repeat an operation",
+                )
 
     for name, s in d["subjects"].items():
         for i, obj in enumerate(s.get("partitions", ())):
@@ -231,8 +268,10 @@ def _check_references(doc: YamlDocument) -> None:
         for i, part in enumerate(o.get("parts", ())):
             need(("operations", name, "parts", i), part, operations - {name}, "operation")
             if "parts" in d["operations"][part]:
-                raise doc.error(("operations", name, "parts", i), f"{part!r} is itself a sum of parts; "
-                                                                   "expected an operation with a volume")
+                raise doc.error(
+                    ("operations", name, "parts", i),
+                    f"{part!r} is itself a sum of parts; expected an operation with a volume",
+                )
 
 
 def _compile(doc: YamlDocument, key_path: tuple, pattern: str) -> str:
@@ -240,8 +279,9 @@ def _compile(doc: YamlDocument, key_path: tuple, pattern: str) -> str:
     try:
         re.compile(pattern, re.I)
     except re.error as exc:
-        raise doc.error(key_path, f"not a valid regular expression ({exc.msg} at position {exc.pos}): "
-                                  f"{pattern!r}") from None
+        raise doc.error(
+            key_path, f"not a valid regular expression ({exc.msg} at position {exc.pos}): {pattern!r}"
+        ) from None
     return pattern
 
 
@@ -261,8 +301,11 @@ def _subject_entry(doc: YamlDocument, index: int, entry: dict) -> tuple[str, obj
     if "subjects" in entry:
         return pattern, frozenset(entry["subjects"])
     if "n" not in re.compile(pattern).groupindex:
-        raise doc.error(("subject_words", index, "pattern"), "expected a group (?P<n>…) holding the numbers "
-                                                             "that 'numbered' maps to subjects")
+        raise doc.error(
+            ("subject_words", index, "pattern"),
+            "expected a group (?P<n>…) holding the numbers that 'numbered' maps to subjects",
+        )
     numbered = dict(entry["numbered"])
-    return pattern, lambda m: frozenset(numbered[d] for d in re.findall(r"\d", m.group("n").translate(CHINESE_DIGITS))
-                                        if d in numbered)
+    return pattern, lambda m: frozenset(
+        numbered[d] for d in re.findall(r"\d", m.group("n").translate(CHINESE_DIGITS)) if d in numbered
+    )

@@ -33,20 +33,26 @@ def _from_env(name: str, fallback: str) -> str:
 class CourseHub(Configurable):
     """Where the course lives and who uses it, for the hub."""
 
-    project_root = Unicode(help="The course repository: its .venv runs every server, its node_modules the proxy."
-                           ).tag(config=True)
-    course_root = Unicode(help="The nbgrader course root the course's shared server (formgrader) runs in."
-                          ).tag(config=True)
+    project_root = Unicode(help="The course repository: its .venv runs every server, its node_modules the proxy.").tag(
+        config=True
+    )
+    course_root = Unicode(help="The nbgrader course root the course's shared server (formgrader) runs in.").tag(
+        config=True
+    )
     roster = Unicode(help="The roster file (schema course/hub-roster/v1): accounts per role.").tag(config=True)
-    state_dir = Unicode(help="Where the hub keeps its database, cookie secret and the roles' Jupyter config."
-                        ).tag(config=True)
+    state_dir = Unicode(help="Where the hub keeps its database, cookie secret and the roles' Jupyter config.").tag(
+        config=True
+    )
     exchange_root = Unicode(help="nbgrader's exchange (Exchange.root) for everyone on the hub.").tag(config=True)
     course_id = Unicode(help="nbgrader's course id; also the name of the course's shared server.").tag(config=True)
-    port = Integer(help="The hub's public port on 127.0.0.1; the next three serve the hub's API, the proxy's "
-                        "API and the course's shared server.").tag(config=True)
-    shared_password = Unicode(help="If set, every roster account logs in with this password "
-                                   "(SharedPasswordAuthenticator, for a trial); otherwise with its own (PAM)."
-                              ).tag(config=True)
+    port = Integer(
+        help="The hub's public port on 127.0.0.1; the next three serve the hub's API, the proxy's "
+        "API and the course's shared server."
+    ).tag(config=True)
+    shared_password = Unicode(
+        help="If set, every roster account logs in with this password "
+        "(SharedPasswordAuthenticator, for a trial); otherwise with its own (PAM)."
+    ).tag(config=True)
 
     @default("project_root")
     def _project_root(self):
@@ -108,8 +114,9 @@ def configure_hub(c, project_root: Path) -> CourseHub:
     c.JupyterHub.hub_ip = "127.0.0.1"
     c.JupyterHub.hub_port = hub.port + 1
     c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{hub.port + 2}"
-    c.ConfigurableHTTPProxy.command = [str(Path(hub.project_root) / "node_modules" / ".bin" /
-                                           "configurable-http-proxy")]
+    c.ConfigurableHTTPProxy.command = [
+        str(Path(hub.project_root) / "node_modules" / ".bin" / "configurable-http-proxy")
+    ]
     c.ConfigurableHTTPProxy.pid_file = str(state / "proxy.pid")
     c.JupyterHub.db_url = f"sqlite:///{state / 'jupyterhub.sqlite'}"
     c.JupyterHub.cookie_secret_file = str(state / "jupyterhub_cookie_secret")
@@ -133,21 +140,36 @@ def configure_hub(c, project_root: Path) -> CourseHub:
     c.Spawner.pre_spawn_hook = give_role
 
     course, staff, students = hub.course_id, f"formgrade-{hub.course_id}", f"nbgrader-{hub.course_id}"
-    c.JupyterHub.load_groups = {staff: {"users": list(roster.staff)}, students: {"users": list(roster.students)},
-                                "instructors": {"users": list(roster.instructors)}}
+    c.JupyterHub.load_groups = {
+        staff: {"users": list(roster.staff)},
+        students: {"users": list(roster.students)},
+        "instructors": {"users": list(roster.instructors)},
+    }
     c.JupyterHub.load_roles = [
         # formgrade-<course>: open the course's shared server, and let the course list find it
-        {"name": staff, "groups": [staff],
-         "scopes": [f"access:services!service={course}", "list:services", f"read:services!service={course}"]},
+        {
+            "name": staff,
+            "groups": [staff],
+            "scopes": [f"access:services!service={course}", "list:services", f"read:services!service={course}"],
+        },
         # instructors also see and restart their students' servers
-        {"name": "course-instructor", "groups": ["instructors"],
-         "scopes": ["admin-ui", f"list:users!group={students}", f"admin:servers!group={students}"]},
+        {
+            "name": "course-instructor",
+            "groups": ["instructors"],
+            "scopes": ["admin-ui", f"list:users!group={students}", f"admin:servers!group={students}"],
+        },
         # a server's token may do what its owner may (the course list asks the hub for the course's server)
         {"name": "server", "scopes": ["inherit"]},
     ]
-    c.JupyterHub.services = [{
-        "name": course, "url": f"http://127.0.0.1:{hub.port + 3}", "command": [singleuser],
-        "user": roster.grading_account, "cwd": str(Path(hub.course_root).resolve()), "oauth_no_confirm": True,
-        "environment": {**environment("course"), "JUPYTERHUB_DEFAULT_URL": "/lab"},
-    }]
+    c.JupyterHub.services = [
+        {
+            "name": course,
+            "url": f"http://127.0.0.1:{hub.port + 3}",
+            "command": [singleuser],
+            "user": roster.grading_account,
+            "cwd": str(Path(hub.course_root).resolve()),
+            "oauth_no_confirm": True,
+            "environment": {**environment("course"), "JUPYTERHUB_DEFAULT_URL": "/lab"},
+        }
+    ]
     return hub

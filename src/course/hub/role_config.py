@@ -17,11 +17,17 @@ from pathlib import Path
 from course.fileio import write_atomic
 
 # nbgrader's JupyterLab plugins and the server extensions behind them.
-LAB = {"formgrader": "@jupyter/nbgrader:formgrader", "create-assignment": "@jupyter/nbgrader:create-assignment",
-       "course-list": "@jupyter/nbgrader:course-list", "assignment-list": "@jupyter/nbgrader:assignment-list"}
-SERVER = {"formgrader": "nbgrader.server_extensions.formgrader",
-          "course-list": "nbgrader.server_extensions.course_list",
-          "assignment-list": "nbgrader.server_extensions.assignment_list"}
+LAB = {
+    "formgrader": "@jupyter/nbgrader:formgrader",
+    "create-assignment": "@jupyter/nbgrader:create-assignment",
+    "course-list": "@jupyter/nbgrader:course-list",
+    "assignment-list": "@jupyter/nbgrader:assignment-list",
+}
+SERVER = {
+    "formgrader": "nbgrader.server_extensions.formgrader",
+    "course-list": "nbgrader.server_extensions.course_list",
+    "assignment-list": "nbgrader.server_extensions.assignment_list",
+}
 
 # The tools each role's servers do NOT get (validate is everyone's).
 HIDDEN = {
@@ -41,15 +47,20 @@ def write_role_configs(folder: Path, course_id: str, exchange_root: Path) -> dic
     folder = Path(folder)
     nbgrader = {"CourseDirectory": {"course_id": course_id}, "Exchange": {"root": str(exchange_root)}}
     _write_json(folder / "global" / "nbgrader_config.json", nbgrader)
-    _write_json(folder / "global" / "jupyter_server_config.json",
-                {"LabApp": {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"}})
+    _write_json(
+        folder / "global" / "jupyter_server_config.json",
+        {"LabApp": {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"}},
+    )
     paths = {}
     for role, hidden in HIDDEN.items():
         own = folder / role
-        _write_json(own / "labconfig" / "page_config.json",
-                    {"disabledExtensions": {LAB[tool]: True for tool in hidden}})
-        _write_json(own / "jupyter_server_config.d" / "course-hub-role.json",
-                    {"ServerApp": {"jpserver_extensions": {SERVER[t]: False for t in hidden if t in SERVER}}})
+        _write_json(
+            own / "labconfig" / "page_config.json", {"disabledExtensions": {LAB[tool]: True for tool in hidden}}
+        )
+        _write_json(
+            own / "jupyter_server_config.d" / "course-hub-role.json",
+            {"ServerApp": {"jpserver_extensions": {SERVER[t]: False for t in hidden if t in SERVER}}},
+        )
         paths[role] = config_path(folder, role)
     for path in [folder, *folder.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)  # every account's server reads its role's folder

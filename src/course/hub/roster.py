@@ -37,12 +37,15 @@ def load_roster(path: Path) -> Roster:
     doc = load_yaml(Path(path))
     validate_document(doc, "course.hub", "roster.v1")
     data = doc.data
-    roster = Roster(tuple(data["instructors"]), tuple(data["graders"]), tuple(data["students"]),
-                    data["grading_account"])
+    roster = Roster(
+        tuple(data["instructors"]), tuple(data["graders"]), tuple(data["students"]), data["grading_account"]
+    )
     for i, name in enumerate(roster.students):
         if name in roster.staff:
             raise doc.error(("students", i), f"{name} is also an instructor or grader; give each account one role")
     if roster.grading_account in roster.everyone:
-        raise doc.error(("grading_account",), f"{roster.grading_account} also logs in; the grading account "
-                                              "only runs the course's shared server")
+        raise doc.error(
+            ("grading_account",),
+            f"{roster.grading_account} also logs in; the grading account only runs the course's shared server",
+        )
     return roster

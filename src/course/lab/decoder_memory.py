@@ -161,7 +161,9 @@ def measure_sequence(
         }
         del loss
     layers = len(state.model.blocks)
-    per_token_layer = None if record["activation_bytes"] is None else record["activation_bytes"] / (record["tokens"] * layers)
+    per_token_layer = (
+        None if record["activation_bytes"] is None else record["activation_bytes"] / (record["tokens"] * layers)
+    )
     return {**record, "activation_bytes_per_token_per_layer": per_token_layer, "losses": losses}
 
 
@@ -169,7 +171,10 @@ def _driver_version() -> str | None:
     """The NVIDIA driver version as nvidia-smi reports it (None where there is no nvidia-smi)."""
     try:
         done = subprocess.run(
-            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"], capture_output=True, text=True, timeout=60
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -186,7 +191,7 @@ def provenance(device: torch.device, argv: list[str]) -> dict:
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "python": platform.python_version(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "command": shlex.join(["python", "-m", "course.lab.decoder_memory", *argv]),
     }
 
@@ -210,20 +215,44 @@ def _state_rows(state: MixedPrecisionState, psi: int) -> dict:
     return rows
 
 
-def measure(spec: DecoderSpec, device: torch.device, *, seq_lens: list[int], batch: int, steps: int, lr: float, seed: int, argv: list[str]) -> dict:
+def measure(
+    spec: DecoderSpec,
+    device: torch.device,
+    *,
+    seq_lens: list[int],
+    batch: int,
+    steps: int,
+    lr: float,
+    seed: int,
+    argv: list[str],
+) -> dict:
     """The whole measurement as one JSON-ready record."""
     allocator = Allocator(device)
     if device.type == "cuda":
         torch.cuda.set_device(device)
-        (torch.ones(8, 8, device=device, dtype=torch.bfloat16) @ torch.ones(8, 8, device=device, dtype=torch.bfloat16)).sum().item()
+        (
+            torch.ones(8, 8, device=device, dtype=torch.bfloat16)
+            @ torch.ones(8, 8, device=device, dtype=torch.bfloat16)
+        ).sum().item()
     started = time.perf_counter()
     state = MixedPrecisionState(spec, device, allocator, seed)
-    sequences = [measure_sequence(state, allocator, seq_len=s, batch=batch, steps=steps, lr=lr, seed=seed) for s in seq_lens]
+    sequences = [
+        measure_sequence(state, allocator, seq_len=s, batch=batch, steps=steps, lr=lr, seed=seed) for s in seq_lens
+    ]
     return {
         "schema": SCHEMA_ID,
         "provenance": provenance(device, argv),
-        "model": {**{k: getattr(spec, k) for k in ("name", "vocab", "d_model", "layers", "heads", "ffn")}, "psi": spec.psi},
-        "precision": {"parameters": "bfloat16", "gradients": "bfloat16", "master": "float32", "adam_m": "float32", "adam_v": "float32"},
+        "model": {
+            **{k: getattr(spec, k) for k in ("name", "vocab", "d_model", "layers", "heads", "ffn")},
+            "psi": spec.psi,
+        },
+        "precision": {
+            "parameters": "bfloat16",
+            "gradients": "bfloat16",
+            "master": "float32",
+            "adam_m": "float32",
+            "adam_v": "float32",
+        },
         "steps_per_sequence_length": steps,
         "static": _state_rows(state, spec.psi),
         "activations": sequences,
@@ -236,12 +265,20 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m course.lab.decoder_memory", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="measurement file to write (e.g. lessons/lesson05/gpu_memory.json)")
     parser.add_argument("--check", type=Path, metavar="FILE", help="only validate an existing measurement file")
-    parser.add_argument("--preset", choices=sorted(PRESETS), default="1.3b", help="model size (default:"
-                                                                                  " 1.3b, Ψ ≈ 1.34·10⁹)")
-    parser.add_argument("--device", default="cuda", help="torch device (default: cuda; cpu "
-                                                         "runs the tiny preset in tests)")
-    parser.add_argument("--seq-lens", type=int, nargs=2, default=[1024, 2048], metavar="S", help="two sequence lengths "
-                                                                                                 "(default: 1024 2048)")
+    parser.add_argument(
+        "--preset", choices=sorted(PRESETS), default="1.3b", help="model size (default: 1.3b, Ψ ≈ 1.34·10⁹)"
+    )
+    parser.add_argument(
+        "--device", default="cuda", help="torch device (default: cuda; cpu runs the tiny preset in tests)"
+    )
+    parser.add_argument(
+        "--seq-lens",
+        type=int,
+        nargs=2,
+        default=[1024, 2048],
+        metavar="S",
+        help="two sequence lengths (default: 1024 2048)",
+    )
     parser.add_argument("--batch", type=int, default=4, help="sequences per step (default: 4)")
     parser.add_argument("--steps", type=int, default=3, help="training steps per sequence length (default: 3)")
     parser.add_argument("--lr", type=float, default=1e-4, help="Adam learning rate (default: 1e-4)")
@@ -265,18 +302,32 @@ def main(argv: list[str] | None = None) -> int:
         device = torch.device(args.device)
         if device.type == "cuda" and not torch.cuda.is_available():
             raise CourseError("--device cuda: no GPU visible to torch here; run this on the GPU machine")
-        record = measure(PRESETS[args.preset], device, seq_lens=args.seq_lens, batch=args.batch, steps=args.steps,
-                         lr=args.lr, seed=args.seed, argv=argv)
+        record = measure(
+            PRESETS[args.preset],
+            device,
+            seq_lens=args.seq_lens,
+            batch=args.batch,
+            steps=args.steps,
+            lr=args.lr,
+            seed=args.seed,
+            argv=argv,
+        )
         validated = write_record(record, args.out)
     except CourseError as exc:
         print(f"decoder_memory: {exc}", file=sys.stderr)
         return 2
     for name, row in record["static"].items():
-        alloc = "" if row["allocator_bytes"] is None else f", allocator {row['allocator_bytes']} B = {row['allocator_ratio']:.4f}"
+        alloc = (
+            ""
+            if row["allocator_bytes"] is None
+            else f", allocator {row['allocator_bytes']} B = {row['allocator_ratio']:.4f}"
+        )
         print(f"{name:<10} {row['formula']:>4}: counted {row['counted_bytes']} B = {row['counted_ratio']:.4f}{alloc}")
     for seq in record["activations"]:
-        print(f"s={seq['seq_len']:<5} b={seq['batch']} saved for backward {seq['saved_for_backward_bytes']} B, "
-              f"activations (peak − static) {seq['activation_bytes']} B, losses {[round(x, 3) for x in seq['losses']]}")
+        print(
+            f"s={seq['seq_len']:<5} b={seq['batch']} saved for backward {seq['saved_for_backward_bytes']} B, "
+            f"activations (peak − static) {seq['activation_bytes']} B, losses {[round(x, 3) for x in seq['losses']]}"
+        )
     print(f"wrote {args.out}" + ("" if validated else " (not validated here: jsonschema missing; run --check on it)"))
     return 0
 

@@ -35,5 +35,9 @@ def write_record(record: dict, out: Path) -> bool:
 
 def read_record(path: Path) -> dict:
     """Load and validate a measurement file."""
-    return read_json_file(path, "course.lab", SCHEMA,
-                          missing="no GPU measurement here; run `python -m course.lab.decoder_memory` on a GPU")
+    return read_json_file(
+        path,
+        "course.lab",
+        SCHEMA,
+        missing="no GPU measurement here; run `python -m course.lab.decoder_memory` on a GPU",
+    )

@@ -26,13 +26,18 @@ def measure_lab(out_path: Path, project_root: Path) -> Path:
     try:
         from course.lab.run_lab import run_lab
     except ImportError as exc:
-        raise ToolMissing(f"the lesson's 实测 section needs the lab ({exc}); install it with "
-                          "pip install -e '.[lab]' (torch==2.13.0; run `make`)") from None
+        raise ToolMissing(
+            f"the lesson's 实测 section needs the lab ({exc}); install it with "
+            "pip install -e '.[lab]' (torch==2.13.0; run `make`)"
+        ) from None
     report = run_lab(out=out_path)
     failed = [c for c in report["checks"] if not c["ok"]]
     if failed:
-        raise CourseError(f"the lab's measurements disagree with the formulas in {len(failed)} check(s); "
-                          f"run `course lab` to see them", Location(out_path))
+        raise CourseError(
+            f"the lab's measurements disagree with the formulas in {len(failed)} check(s); "
+            f"run `course lab` to see them",
+            Location(out_path),
+        )
     return out_path
 
 

@@ -162,7 +162,9 @@ def _footnotes(report: dict) -> list[str]:
         "(N−1)/N·n，broadcast 非源 rank 记 n、源 rank 记 0（n 为完整张量大小）。"
         f"跳过前 {report['warmup']} 步预热，取{measured_steps}，各步完全相同。",
     ]
-    notes += [f"{row['label']}（N={row['ranks']}）：{said}" for row in _ordered(report) for said in _deviations(row, memory)]
+    notes += [
+        f"{row['label']}（N={row['ranks']}）：{said}" for row in _ordered(report) for said in _deviations(row, memory)
+    ]
     manual = [r for r in report["rows"] if r["implementation"] == "manual" and r["stage"] == 0]
     padded = [r for r in manual if r["psi_padded"] != r["psi"]]
     for row in padded:
@@ -178,8 +180,10 @@ def _footnotes(report: dict) -> list[str]:
         verdict = "逐位相同" if final["identical"] else "不相同（检查未通过）"
         psi = _n(report["models"][final["model"]]["psi"])
         notes.append(f"N={final['ranks']}、Ψ={psi}：手写 ZeRO-0/1/2/3 训练后的 FP32 master 权重与 BF16 参数{verdict}。")
-    notes.append(f"环境：torch {report['torch']}，{report['backend']} "
-                 "后端（墙钟时间见 `course lab` 的输出；页面只放可复现的测量）。")
+    notes.append(
+        f"环境：torch {report['torch']}，{report['backend']} "
+        "后端（墙钟时间见 `course lab` 的输出；页面只放可复现的测量）。"
+    )
     return notes
 
 
@@ -228,27 +232,40 @@ def _deviations(row: dict, memory: str = "内存") -> list[str]:
     said = []
     impl = row["implementation"]
     if impl == "fsdp2_no_reshard" and not matches_formula(row, "comm_elements"):
-        said.append(f"通信是公式的 {comm['ratio']:.3f} 倍：参数从前向结束一直留到反向用完，反向不再 all-gather，"
-                    f"少掉一个 (N−1)/N·Ψ；代价是这段时间每个 rank 多持有完整 BF16 参数 2Ψ（实测 "
-                    f"{_n(max(mem['held_after_forward']))} B）。")
+        said.append(
+            f"通信是公式的 {comm['ratio']:.3f} 倍：参数从前向结束一直留到反向用完，反向不再 all-gather，"
+            f"少掉一个 (N−1)/N·Ψ；代价是这段时间每个 rank 多持有完整 BF16 参数 2Ψ（实测 "
+            f"{_n(max(mem['held_after_forward']))} B）。"
+        )
     if impl == "zero_redundancy_optimizer" and not matches_formula(row, "comm_elements"):
         low, high, mean = _comm_ratio_range(row)
         received = "、".join(_n(x) for x in _broadcast_received(row))
-        said.append(f"通信是公式的 {low:.3f}–{high:.3f} 倍（各 rank 平均 {mean:.3f} "
-                    "倍）：梯度仍由 DDP 整体 all-reduce（每个 rank 2(N−1)/N·Ψ），"
-                    "更新后再由持有者 broadcast 参数，每个 rank "
-                    f"收到自己不持有的那部分（N={n} 时各 rank {received} 个元素），"
-                    "而不是 reduce-scatter + all-gather；优化器状态分得不均，各 rank 的通信也就不等。")
+        said.append(
+            f"通信是公式的 {low:.3f}–{high:.3f} 倍（各 rank 平均 {mean:.3f} "
+            "倍）：梯度仍由 DDP 整体 all-reduce（每个 rank 2(N−1)/N·Ψ），"
+            "更新后再由持有者 broadcast 参数，每个 rank "
+            f"收到自己不持有的那部分（N={n} 时各 rank {received} 个元素），"
+            "而不是 reduce-scatter + all-gather；优化器状态分得不均，各 rank 的通信也就不等。"
+        )
     if impl == "zero_redundancy_optimizer" and not matches_formula(row, "memory_bytes"):
         shares = "、".join(_n(s["optimizer"]) for s in mem["per_rank"])
-        said.append(f"{memory}是公式的 {mem['ratio']:.3f} 倍：模型是 "
-                    "FP32，每个 rank 常驻 FP32 参数 4Ψ 与 DDP 梯度桶 4Ψ，"
-                    "而不是公式假设的 BF16 参数与梯度；Adam 状态按整个参数张量分给各 "
-                    f"rank，并不均等（N={n} 时各 rank {shares} B，"
-                    "表中取最满的 rank）。")
-    if impl != "manual" and not said and not (matches_formula(row, "memory_bytes") and matches_formula(row, "comm_elements")):
-        raise CourseError(f"row {row['label']} (N={n}) differs from its formula and the lesson has no explanation "
-                          "for it; add one to course.lab.lesson_view", None)
+        said.append(
+            f"{memory}是公式的 {mem['ratio']:.3f} 倍：模型是 "
+            "FP32，每个 rank 常驻 FP32 参数 4Ψ 与 DDP 梯度桶 4Ψ，"
+            "而不是公式假设的 BF16 参数与梯度；Adam 状态按整个参数张量分给各 "
+            f"rank，并不均等（N={n} 时各 rank {shares} B，"
+            "表中取最满的 rank）。"
+        )
+    if (
+        impl != "manual"
+        and not said
+        and not (matches_formula(row, "memory_bytes") and matches_formula(row, "comm_elements"))
+    ):
+        raise CourseError(
+            f"row {row['label']} (N={n}) differs from its formula and the lesson has no explanation "
+            "for it; add one to course.lab.lesson_view",
+            None,
+        )
     return said
 
 
@@ -276,8 +293,11 @@ SAMPLE_POINT_TEXT = {
 def sample_point(report: dict, key: str) -> str:
     """Where the lab took a snapshot, in the lesson's words; a sample point the lesson cannot name is an error."""
     if key not in report["sample_points"] or key not in SAMPLE_POINT_TEXT:
-        raise CourseError(f"the lab's report has no sample point {key!r} the lesson can name "
-                          f"(report: {sorted(report['sample_points'])}); update course.lab.lesson_view", None)
+        raise CourseError(
+            f"the lab's report has no sample point {key!r} the lesson can name "
+            f"(report: {sorted(report['sample_points'])}); update course.lab.lesson_view",
+            None,
+        )
     return SAMPLE_POINT_TEXT[key]
 
 
@@ -297,12 +317,15 @@ def between_steps_phrase(report: dict, row: dict) -> str:
     """What ROW keeps from one step to the next, derived from the between-steps snapshot and its gradient count."""
     mem, n, psi = row["memory_bytes"], row["ranks"], row["psi"]
     kept = mem["between_steps"]
-    said = (f"步与步之间（{sample_point(report, 'between_steps')}）"
-            f"每个 rank 的状态为 {_over_n(kept['measured'], psi, n)}")
+    said = (
+        f"步与步之间（{sample_point(report, 'between_steps')}）每个 rank 的状态为 {_over_n(kept['measured'], psi, n)}"
+    )
     if not any(kept["gradient_tensors"]):
         dropped = mem["measured"] - kept["measured"]
-        return (said + f"：训练循环每步更新后调用 `zero_grad()`，梯度被置为 None（实测各 rank 留下的梯度张量为 0 个），"
-                       f"少了 {_over_n(dropped, psi, n)} 的梯度分片，到下一步反向时才重新分配")
+        return (
+            said + f"：训练循环每步更新后调用 `zero_grad()`，梯度被置为 None（实测各 rank 留下的梯度张量为 0 个），"
+            f"少了 {_over_n(dropped, psi, n)} 的梯度分片，到下一步反向时才重新分配"
+        )
     if kept["measured"] == mem["measured"]:
         return said + "，与反向结束时相同：梯度在步与步之间保留"
     return said + f"，梯度保留（各 rank {'、'.join(map(str, kept['gradient_tensors']))} 个梯度张量）"
@@ -312,15 +335,18 @@ def _row(report: dict, implementation: str) -> dict:
     """The row of one implementation on the main model at the largest N."""
     n = max(r["ranks"] for r in report["rows"])
     main = next(iter(report["models"]))
-    return next(r for r in report["rows"] if r["implementation"] == implementation and r["ranks"] == n and r["model"] == main)
+    return next(
+        r for r in report["rows"] if r["implementation"] == implementation and r["ranks"] == n and r["model"] == main
+    )
 
 
 def fsdp_refinement(path: Path | str) -> MarkdownText:
     """The callout comparing FSDP2 with the ZeRO-3 formulas: every number and the between-steps phrase read from the
     lab's report."""
     report = read_report(Path(path))
-    fsdp, keep, zero = (_row(report, name) for name in ("fsdp2_reshard", "fsdp2_no_reshard", "zero_redundancy_optimize"
-                                                                                             "r"))
+    fsdp, keep, zero = (
+        _row(report, name) for name in ("fsdp2_reshard", "fsdp2_no_reshard", "zero_redundancy_optimizer")
+    )
     n, psi = fsdp["ranks"], fsdp["psi"]
     state = fsdp["memory_bytes"]["per_rank"][0]
     low, high, mean = _comm_ratio_range(zero)
@@ -359,19 +385,26 @@ def measured_summary(path: Path | str) -> MarkdownText:
     n = max(r["ranks"] for r in report["rows"])
     rows = [r for r in _ordered(report) if r["ranks"] == n and r["model"] == main]
     memory = memory_word(report)
-    lines = [f"N = {n}、Ψ = {_n(report['models'][main]['psi'])} 时每个 rank 的量，单位 Ψ（{memory}按字节、通信按元素）：", "",
-             f"| 实现 | 对照公式 | 状态{memory} 实测 | 公式 | 每步通信 按记录计算 | 公式 | 结论 |", "|---|---|---|"
-                                                                           "---|---|---|---|"]
+    lines = [
+        f"N = {n}、Ψ = {_n(report['models'][main]['psi'])} 时每个 rank 的量，单位 Ψ（{memory}按字节、通信按元素）：",
+        "",
+        f"| 实现 | 对照公式 | 状态{memory} 实测 | 公式 | 每步通信 按记录计算 | 公式 | 结论 |",
+        "|---|---|---|---|---|---|---|",
+    ]
     notes = []
     for row in rows:
         mem, comm, psi = row["memory_bytes"], row["comm_elements"], row["psi"]
         impl = f"手写 {row['label']}" if row["implementation"] == "manual" else row["label"]
-        lines.append(f"| {impl} | ZeRO-{row['stage']} | {_psi(mem['measured'], psi)} | {_psi(mem['formula'], psi)} "
-                     f"| {_psi(comm['measured'], psi)} | {_psi(comm['formula'], psi)} | {verdict(row)} |")
+        lines.append(
+            f"| {impl} | ZeRO-{row['stage']} | {_psi(mem['measured'], psi)} | {_psi(mem['formula'], psi)} "
+            f"| {_psi(comm['measured'], psi)} | {_psi(comm['formula'], psi)} | {verdict(row)} |"
+        )
         notes += [f"**{row['label']}**：{s}" for s in _deviations(row, memory)]
     identical = all(f["identical"] for f in report["final_parameters"])
-    notes.append("手写 ZeRO-0/1/2/3 训练结束时参数" + ("逐位相同：分片只改变状态放在哪里、要通信多少，不改变计算结果。" if identical
-                                                 else "并不相同，检查未通过。"))
+    notes.append(
+        "手写 ZeRO-0/1/2/3 训练结束时参数"
+        + ("逐位相同：分片只改变状态放在哪里、要通信多少，不改变计算结果。" if identical else "并不相同，检查未通过。")
+    )
     return MarkdownText("\n".join(lines) + "\n\n" + "\n".join(f"- {s}" for s in notes) + "\n")
 
 
@@ -401,10 +434,24 @@ def _draw_panel(ax, groups, worlds: list[int], key: str, xlabel: str) -> None:
         ax.barh(centres, measured, height * 0.92, color=colour, label=f"{SOURCE[key]} N={world}")
         if key == "memory_bytes":
             held = [max(r[key]["held_after_forward"]) / r["psi"] for r in rows]
-            ax.barh(centres, held, height * 0.92, left=measured, color="white", edgecolor=colour, hatch="//",
-                    label="前向后额外持有（完整 BF16 参数）" if j == 0 else None)
-        ax.vlines(formula, [c - height / 2 for c in centres], [c + height / 2 for c in centres], colors="black",
-                  linewidth=2, label="教材公式（对照阶段）" if j == 0 else None)
+            ax.barh(
+                centres,
+                held,
+                height * 0.92,
+                left=measured,
+                color="white",
+                edgecolor=colour,
+                hatch="//",
+                label="前向后额外持有（完整 BF16 参数）" if j == 0 else None,
+            )
+        ax.vlines(
+            formula,
+            [c - height / 2 for c in centres],
+            [c + height / 2 for c in centres],
+            colors="black",
+            linewidth=2,
+            label="教材公式（对照阶段）" if j == 0 else None,
+        )
     manual = sum(1 for label, _ in groups if "手写" in label)
     ax.axhline(manual - 0.5, color="#999999", linewidth=0.8, linestyle="--")
     ax.set_yticks(range(len(groups)), [label for label, _ in groups])
@@ -418,8 +465,12 @@ def _draw_panel(ax, groups, worlds: list[int], key: str, xlabel: str) -> None:
 
 def _alt_text(report: dict, groups, worlds: list[int]) -> str:
     """What the figure shows, in one paragraph, for readers who cannot see it."""
-    manual_ok = all(matches_formula(r, k) for _, rows in groups[:4] for r in rows.values()
-                    for k in ("memory_bytes", "comm_elements"))
+    manual_ok = all(
+        matches_formula(r, k)
+        for _, rows in groups[:4]
+        for r in rows.values()
+        for k in ("memory_bytes", "comm_elements")
+    )
     off = []
     for _, rows in groups[4:]:
         for key, what in (("memory_bytes", memory_word(report)), ("comm_elements", "通信")):
@@ -427,10 +478,15 @@ def _alt_text(report: dict, groups, worlds: list[int]) -> str:
             if bad:
                 label = next(iter(bad.values()))["label"]
                 off.append(f"{label} 的{what}与公式之比 " + _per_n(bad, lambda r: f"{r[key]['ratio']:.3f}"))
-    return (f"条形图，上为每个 rank 的状态{memory_word(report)}（字节/Ψ），下为每步每个 "
-            f"rank 的通信（元素/Ψ），N = {'、'.join(map(str, worlds))} 各一根条，"
-            "黑色短线是教材公式。手写 ZeRO-0/1/2/3 的柱顶" + ("都落在黑线上" if manual_ok else "并不都落在黑线上")
-            + "。" + ("。".join(off) if off else "PyTorch 实现也与公式一致") + "。")
+    return (
+        f"条形图，上为每个 rank 的状态{memory_word(report)}（字节/Ψ），下为每步每个 "
+        f"rank 的通信（元素/Ψ），N = {'、'.join(map(str, worlds))} 各一根条，"
+        "黑色短线是教材公式。手写 ZeRO-0/1/2/3 的柱顶"
+        + ("都落在黑线上" if manual_ok else "并不都落在黑线上")
+        + "。"
+        + ("。".join(off) if off else "PyTorch 实现也与公式一致")
+        + "。"
+    )
 
 
 def plot_measured_vs_formula(path: Path | str) -> LabFigure:
@@ -441,14 +497,21 @@ def plot_measured_vs_formula(path: Path | str) -> LabFigure:
     main = next(iter(report["models"]))
     rc = {"font.family": [find_cjk_font()], "axes.unicode_minus": False}
     with matplotlib.rc_context(rc):
-        fig = LabFigure(figsize=FIGURE_INCHES, dpi=150, layout="constrained", rc=rc,
-                        alt=_alt_text(report, groups, worlds))
+        fig = LabFigure(
+            figsize=FIGURE_INCHES, dpi=150, layout="constrained", rc=rc, alt=_alt_text(report, groups, worlds)
+        )
         mem_ax, comm_ax = fig.subplots(2, 1)
         _draw_panel(mem_ax, groups, worlds, "memory_bytes", f"每个 rank 的状态{memory_word(report)}（字节 / Ψ）")
         _draw_panel(comm_ax, groups, worlds, "comm_elements", "每步每个 rank 的通信（元素 / Ψ）")
         handles, labels = mem_ax.get_legend_handles_labels()  # one colour per N, shared by both panels
-        fig.legend(handles, [label.split()[-1] for label in labels], loc="outside lower center", ncols=2,
-                   frameon=False, fontsize=FIGURE_PT)
+        fig.legend(
+            handles,
+            [label.split()[-1] for label in labels],
+            loc="outside lower center",
+            ncols=2,
+            frameon=False,
+            fontsize=FIGURE_PT,
+        )
         fig.suptitle(
             f"{memory_word(report)}实测、通信按记录的集合通信计算，对照教材公式\nΨ = "
             f"{_n(report['models'][main]['psi'])} 的 MLP，{report['backend']} 后端\n"
@@ -481,12 +544,16 @@ def _provenance_line(record: dict) -> str:
     """Where, when and how the measurement was taken, as the table's caption says it."""
     origin = record["provenance"]
     if origin["device"] == "cuda":
-        machine = (f"{origin['gpu']}（{origin['gpu_memory_bytes'] / 2**30:.0f} "
-                   f"GiB），驱动 {origin['driver'] or '未知'}，CUDA {origin['cuda']}")
+        machine = (
+            f"{origin['gpu']}（{origin['gpu_memory_bytes'] / 2**30:.0f} "
+            f"GiB），驱动 {origin['driver'] or '未知'}，CUDA {origin['cuda']}"
+        )
     else:
         machine = "CPU（无 CUDA 分配器，只有按张量计的字节）"
-    return (f"测于 {machine}；torch {origin['torch']}，Python {origin['python']}；{origin['date'][:10]}；"
-            f"命令 `{origin['command']}`。")
+    return (
+        f"测于 {machine}；torch {origin['torch']}，Python {origin['python']}；{origin['date'][:10]}；"
+        f"命令 `{origin['command']}`。"
+    )
 
 
 def gpu_memory_table(path: Path | str) -> MarkdownText:
@@ -494,23 +561,33 @@ def gpu_memory_table(path: Path | str) -> MarkdownText:
     provenance."""
     record = read_record(Path(path))
     model = record["model"]
-    lines = [f"解码器模型 Ψ = {_n(model['psi'])}（{model['layers']} 层，"
-             f"d = {model['d_model']}，词表 {_n(model['vocab'])}），"
-             f"每个序列长度训练 {record['steps_per_sequence_length']} 步：", "",
-             "| 状态 | 精度 | 公式 | 公式 (GiB) | 按张量计 (GiB) | 比值 | 分配器增长 (GiB) | 比值 |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"解码器模型 Ψ = {_n(model['psi'])}（{model['layers']} 层，"
+        f"d = {model['d_model']}，词表 {_n(model['vocab'])}），"
+        f"每个序列长度训练 {record['steps_per_sequence_length']} 步：",
+        "",
+        "| 状态 | 精度 | 公式 | 公式 (GiB) | 按张量计 (GiB) | 比值 | 分配器增长 (GiB) | 比值 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for name, (label, precision) in STATE_LABELS.items():
         row = record["static"][name]
-        lines.append(f"| {label} | {precision} | {row['formula']} | "
-                     f"{_gib(row['formula_bytes'])} | {_gib(row['counted_bytes'])} "
-                     f"| {_ratio(row['counted_ratio'])} | {_gib(row['allocator_bytes'])} "
-                     f"| {_ratio(row['allocator_ratio'])} |")
-    lines += ["", "| 序列长度 s | 批 b | 为反向保存的激活 (GiB) | 峰值 − 静态 (GiB) | 每 token 每层 (KiB) |", "|---|---"
-                                                                                          "|---|---|---|"]
+        lines.append(
+            f"| {label} | {precision} | {row['formula']} | "
+            f"{_gib(row['formula_bytes'])} | {_gib(row['counted_bytes'])} "
+            f"| {_ratio(row['counted_ratio'])} | {_gib(row['allocator_bytes'])} "
+            f"| {_ratio(row['allocator_ratio'])} |"
+        )
+    lines += [
+        "",
+        "| 序列长度 s | 批 b | 为反向保存的激活 (GiB) | 峰值 − 静态 (GiB) | 每 token 每层 (KiB) |",
+        "|---|---|---|---|---|",
+    ]
     for seq in record["activations"]:
         per = seq["activation_bytes_per_token_per_layer"]
-        lines.append(f"| {seq['seq_len']} | {seq['batch']} | "
-                     f"{_gib(seq['saved_for_backward_bytes'])} | {_gib(seq['activation_bytes'])} "
-                     f"| {'—' if per is None else f'{per / 1024:.1f}'} |")
+        lines.append(
+            f"| {seq['seq_len']} | {seq['batch']} | "
+            f"{_gib(seq['saved_for_backward_bytes'])} | {_gib(seq['activation_bytes'])} "
+            f"| {'—' if per is None else f'{per / 1024:.1f}'} |"
+        )
     lines += ["", f"- {_provenance_line(record)}"]
     return MarkdownText("\n".join(lines) + "\n")

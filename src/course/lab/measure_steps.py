@@ -73,5 +73,9 @@ def measure_training(
             trainer.optimizer_step()
             if measured:
                 between_steps.append(snapshot(trainer, allocated))
-    return {"after_forward": after_forward, "after_backward": after_backward, "between_steps": between_steps,
-            "comm": counter.steps}
+    return {
+        "after_forward": after_forward,
+        "after_backward": after_backward,
+        "between_steps": between_steps,
+        "comm": counter.steps,
+    }

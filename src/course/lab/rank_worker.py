@@ -62,6 +62,12 @@ def rank_worker(
     for name in references:
         allocated = allocator_reader(device)
         trainer = make_reference(name, specs[0], seed=seed, lr=lr, device=device)
-        refs.append({"model": specs[0].name, "reference": name, **measure_training(trainer, steps=steps, warmup=warmup, allocated=allocated)})
+        refs.append(
+            {
+                "model": specs[0].name,
+                "reference": name,
+                **measure_training(trainer, steps=steps, warmup=warmup, allocated=allocated),
+            }
+        )
         del trainer
     return {"manual": manual, "references": refs}

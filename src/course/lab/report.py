@@ -48,7 +48,9 @@ def _per_rank(runs: list[dict], problems: list[str]) -> dict[str, list]:
     """Each rank's steady after-forward / after-backward memory and per-collective traffic."""
     return {
         "after_forward": [_steady(r["after_forward"], "memory after forward", i, problems) for i, r in enumerate(runs)],
-        "after_backward": [_steady(r["after_backward"], "memory after backward", i, problems) for i, r in enumerate(runs)],
+        "after_backward": [
+            _steady(r["after_backward"], "memory after backward", i, problems) for i, r in enumerate(runs)
+        ],
         "between_steps": [_steady(r["between_steps"], "memory between steps", i, problems) for i, r in enumerate(runs)],
         "comm": [_steady(r["comm"], "communication", i, problems) for i, r in enumerate(runs)],
     }
@@ -170,19 +172,28 @@ def reference_row(spec: MlpSpec, world: int, name: str, runs: list[dict]) -> dic
             if category in model:
                 _explained(problems, f"rank {rank} {category} bytes", bwd[category], model[category])
         _explained(problems, f"rank {rank} bytes held after forward", fwd["held"], model["held_after_forward"])
-        expect_kept = bwd["optimizer"] + model["kept_between_steps"] if sharded_optimizer else model["kept_between_step"
-                                                                                                     "s"]
+        expect_kept = (
+            bwd["optimizer"] + model["kept_between_steps"] if sharded_optimizer else model["kept_between_steps"]
+        )
         _explained(problems, f"rank {rank} state bytes kept between steps", state_bytes(kept), expect_kept)
-        _explained(problems, f"rank {rank} gradient tensors kept between steps", kept["gradient_tensors"],
-                   bwd["gradient_tensors"] if model["gradients_kept"] else 0)
+        _explained(
+            problems,
+            f"rank {rank} gradient tensors kept between steps",
+            kept["gradient_tensors"],
+            bwd["gradient_tensors"] if model["gradients_kept"] else 0,
+        )
     if sharded_optimizer:
         total = sum(b["optimizer"] for b in seen["after_backward"])
         _explained(problems, "optimizer bytes summed over ranks", total, model["optimizer_sum_over_ranks"])
         for rank, (bwd, comm) in enumerate(zip(seen["after_backward"], seen["comm"])):
             # Adam keeps m and v (FP32, 8 bytes) for the elements this rank owns; it receives every other one.
             owned = Fraction(bwd["optimizer"], 8)
-            _explained(problems, f"rank {rank} elements per step", total_traffic(comm),
-                       model["comm_all_reduce"] + spec.psi - owned)
+            _explained(
+                problems,
+                f"rank {rank} elements per step",
+                total_traffic(comm),
+                model["comm_all_reduce"] + spec.psi - owned,
+            )
         total = sum(total_traffic(c) for c in seen["comm"])
         _explained(problems, "elements per step summed over ranks", total, model["comm_sum_over_ranks"])
     else:

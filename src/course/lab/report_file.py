@@ -23,5 +23,10 @@ def write_report(path: Path, report: dict) -> Path:
 
 def read_report(path: Path) -> dict:
     """Load a zero_measured.json, saying which file is missing or malformed and how to regenerate it."""
-    return validate.read_json_file(path, "course.lab", SCHEMA, remedy="; rerun `course lab`",
-                                   missing="no lab measurements here; run `course lab` (needs `pip install .[lab]`)")
+    return validate.read_json_file(
+        path,
+        "course.lab",
+        SCHEMA,
+        remedy="; rerun `course lab`",
+        missing="no lab measurements here; run `course lab` (needs `pip install .[lab]`)",
+    )

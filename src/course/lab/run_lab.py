@@ -37,8 +37,9 @@ def check_options(ranks: tuple[int, ...], steps: int, warmup: int) -> None:
                 f"widths {MAIN.dims} so that case needs no padding)"
             )
     if warmup < 0 or steps <= warmup:
-        raise CourseError(f"--steps {steps} --warmup {warmup}: need steps "
-                          "> warmup ≥ 0 so at least one step is measured")
+        raise CourseError(
+            f"--steps {steps} --warmup {warmup}: need steps > warmup ≥ 0 so at least one step is measured"
+        )
 
 
 def checks_from(rows: list[dict], finals: list[dict]) -> list[dict]:
@@ -68,7 +69,9 @@ def lab_payload(*, steps: int, warmup: int, seed: int, lr: float) -> dict:
     return {"specs": SPECS, "references": list(REFERENCES), "steps": steps, "warmup": warmup, "seed": seed, "lr": lr}
 
 
-def build_report(per_world: dict[int, list[dict]], *, backend: Backend, launcher: str, steps: int, warmup: int, started: float) -> dict:
+def build_report(
+    per_world: dict[int, list[dict]], *, backend: Backend, launcher: str, steps: int, warmup: int, started: float
+) -> dict:
     """Rows, final-parameter comparisons and checks for every N from the ranks' raw measurements."""
     rows, finals = [], []
     for world, per_rank in per_world.items():
@@ -124,13 +127,16 @@ def summary_lines(report: dict) -> list[str]:
     lines = []
     for r in report["rows"]:
         mem, comm = r["memory_bytes"], r["comm_elements"]
-        padding = f"   (padded to Ψ_pad={r['psi_padded']}: ratio = Ψ_pad/Ψ, tolerance +{r['tolerance']:.6f})" if r["tolerance"] else ""
+        padding = (
+            f"   (padded to Ψ_pad={r['psi_padded']}: ratio = Ψ_pad/Ψ, tolerance +{r['tolerance']:.6f})"
+            if r["tolerance"]
+            else ""
+        )
         lines.append(
             f"N={r['ranks']} {r['model']:<6} {r['label']:<34} vs ZeRO-{r['stage']}  "
             f"memory {mem['measured']:>9} / {mem['formula']:>12.1f} B = {mem['ratio']:.3f}   "
             f"comm {comm['measured']:>9} / {comm['formula']:>10.1f} el = {comm['ratio']:.3f}   "
-            f"{'ok' if r['ok'] else 'FAIL'}"
-            + padding
+            f"{'ok' if r['ok'] else 'FAIL'}" + padding
         )
     lines += [f"{c['name']}: {c['detail']}" for c in report["checks"] if "final parameters" in c["name"] or not c["ok"]]
     return lines

@@ -63,6 +63,8 @@ def run_torchrun_rank(
         dist.destroy_process_group()
     if rank != 0:
         return None
-    report = build_report({world: per_rank}, backend=backend, launcher="torchrun", steps=steps, warmup=warmup, started=started)
+    report = build_report(
+        {world: per_rank}, backend=backend, launcher="torchrun", steps=steps, warmup=warmup, started=started
+    )
     write_report(Path(out), report)
     return report

@@ -105,7 +105,8 @@ class ZeroTrainer:
         self.layouts = [FlatLayout(fan_in, fan_out, self.world) for fan_in, fan_out in spec.layers]
         self.shard_params, self.shard_grads, self.shard_optimizer = SHARDED[stage]
         full_master = [
-            layout.flatten(w.to(device), b.to(device)) for layout, (w, b) in zip(self.layouts, initial_layers(spec, seed))
+            layout.flatten(w.to(device), b.to(device))
+            for layout, (w, b) in zip(self.layouts, initial_layers(spec, seed))
         ]
         self.params = [
             self._keep(layout, m, self.shard_params).to(torch.bfloat16) for layout, m in zip(self.layouts, full_master)
@@ -114,9 +115,7 @@ class ZeroTrainer:
             torch.zeros(layout.shard if self.shard_grads else layout.padded, dtype=torch.bfloat16, device=device)
             for layout in self.layouts
         ]
-        self.master = [
-            self._keep(layout, m, self.shard_optimizer) for layout, m in zip(self.layouts, full_master)
-        ]
+        self.master = [self._keep(layout, m, self.shard_optimizer) for layout, m in zip(self.layouts, full_master)]
         self.exp_avg = [torch.zeros_like(m) for m in self.master]
         self.exp_avg_sq = [torch.zeros_like(m) for m in self.master]
         self.steps_taken = 0

@@ -77,10 +77,12 @@ def load_departures(lesson: Lesson, root: Path) -> list[Departure]:
         heading = headings.get(where)
         if heading is None and not _project_file(root, where):
             names = "; ".join(f"{h.text!r} (line {h.line})" for h in written)
-            raise doc.error(("departures", i, "where"),
-                            f"{where!r} is neither an h2–h4 heading of {lesson.path.name} nor a file of the project; "
-                            f"expected a heading exactly as written after its #'s ({names}) or a project-relative "
-                            f"file path such as autograder/rubrics/{lesson.stem}.yml")
+            raise doc.error(
+                ("departures", i, "where"),
+                f"{where!r} is neither an h2–h4 heading of {lesson.path.name} nor a file of the project; "
+                f"expected a heading exactly as written after its #'s ({names}) or a project-relative "
+                f"file path such as autograder/rubrics/{lesson.stem}.yml",
+            )
         found.append(Departure(where, heading, entry["original"], entry["now"], entry["why"]))
     return found
 

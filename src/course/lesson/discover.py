@@ -63,16 +63,21 @@ def discover_lessons(lessons_dir: Path) -> list[LessonFiles]:
     stems = {f.stem for f in found}
     for folder in sorted(p for p in lessons_dir.glob("lesson*") if p.is_dir() and LESSON_DIR.match(p.name)):
         if folder.name not in stems:
-            raise CourseError(f"a lesson data folder without its lesson: expected {folder.name}.qmd beside it",
-                              Location(f"{lessons_dir.name}/{folder.name}"))
+            raise CourseError(
+                f"a lesson data folder without its lesson: expected {folder.name}.qmd beside it",
+                Location(f"{lessons_dir.name}/{folder.name}"),
+            )
     by_number = {f.number: f for f in found}
     for lesson in found:
         number, line = _front_matter_number(lesson.qmd)
         if number is not None and number != lesson.number:
             other = by_number.get(number)
             clash = f"; {other.qmd.name} already is lesson {number}" if other else ""
-            raise CourseError(f"front matter says lesson: {number}, the file name says lesson {lesson.number}{clash}; "
-                              f"expected lesson: {lesson.number}", Location(lesson.qmd, line))
+            raise CourseError(
+                f"front matter says lesson: {number}, the file name says lesson {lesson.number}{clash}; "
+                f"expected lesson: {lesson.number}",
+                Location(lesson.qmd, line),
+            )
     return found
 
 

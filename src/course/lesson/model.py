@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ class Div:
 
     line: int
     attr: Attr
-    children: tuple["Block", ...]
+    children: tuple[Block, ...]
 
 
 Block = Markdown | StaticCode | Diagram | CodeCell | Div
@@ -130,7 +131,7 @@ class Lesson:
                 return c
         raise KeyError(label)
 
-    def with_blocks(self, blocks: tuple[Block, ...], **changes: Any) -> "Lesson":
+    def with_blocks(self, blocks: tuple[Block, ...], **changes: Any) -> Lesson:
         """A copy with other blocks (steps never mutate a lesson)."""
         return replace(self, blocks=blocks, **changes)
 
@@ -147,8 +148,23 @@ EXERCISE_PREFIX = "ex-"
 # Not `sol-`: Quarto reserves it (with the others below) for its cross-reference kinds, and takes a cell so
 # labelled that draws a figure for a Solution block, which fails its render.
 SOLUTION_PREFIX = "solution-"
-QUARTO_RESERVED_PREFIXES = ("fig-", "tbl-", "lst-", "thm-", "lem-", "cor-", "prp-", "cnj-", "def-", "exm-", "exr-",
-                            "sol-", "rem-", "eq-", "sec-")
+QUARTO_RESERVED_PREFIXES = (
+    "fig-",
+    "tbl-",
+    "lst-",
+    "thm-",
+    "lem-",
+    "cor-",
+    "prp-",
+    "cnj-",
+    "def-",
+    "exm-",
+    "exr-",
+    "sol-",
+    "rem-",
+    "eq-",
+    "sec-",
+)
 
 
 def solution_label(exercise_label: str) -> str:
@@ -168,5 +184,8 @@ class ExercisePair:
 def exercise_pairs(lesson: Lesson) -> list[ExercisePair]:
     """Exercises that have a solution in this lesson (the parser guarantees the reverse)."""
     cells = {c.label: c for c in lesson.cells()}
-    return [ExercisePair(c.label.removeprefix(EXERCISE_PREFIX), c, cells[solution_label(c.label)])
-            for c in cells.values() if c.role == "exercise" and solution_label(c.label) in cells]
+    return [
+        ExercisePair(c.label.removeprefix(EXERCISE_PREFIX), c, cells[solution_label(c.label)])
+        for c in cells.values()
+        if c.role == "exercise" and solution_label(c.label) in cells
+    ]

@@ -11,8 +11,19 @@ from typing import Any
 import yaml
 
 from course.errors import CourseError, Location
-from course.lesson.model import (EXERCISE_PREFIX, QUARTO_RESERVED_PREFIXES, SOLUTION_PREFIX, Attr, Block, CodeCell,
-                                 Diagram, Div, Lesson, Markdown, StaticCode)
+from course.lesson.model import (
+    EXERCISE_PREFIX,
+    QUARTO_RESERVED_PREFIXES,
+    SOLUTION_PREFIX,
+    Attr,
+    Block,
+    CodeCell,
+    Diagram,
+    Div,
+    Lesson,
+    Markdown,
+    StaticCode,
+)
 from course.lesson.take_defs import take_definitions
 from course.lesson.validate import validate_data
 
@@ -75,7 +86,9 @@ def _front_matter(src: _Lines) -> tuple[dict, int]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = 1 + (mark.line + 1 if mark else 0)
-        raise CourseError(f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}", src.where(line - 1)) from None
+        raise CourseError(
+            f"front matter is not valid YAML: {getattr(exc, 'problem', exc)}", src.where(line - 1)
+        ) from None
     if not isinstance(data, dict):
         raise CourseError("front matter must be a mapping of keys", src.where(1))
     validate(data, "front-matter.v1", src.where(0), "front matter key")
@@ -101,13 +114,13 @@ def _blocks(src: _Lines, i: int, inside_div: int | None) -> tuple[tuple[Block, .
                 raise CourseError("closing ':::' without an open div", src.where(i))
             flush(i)
             return tuple(blocks), i + 1
-        if (m := CODE_FENCE.match(line)) :
+        if m := CODE_FENCE.match(line):
             flush(i)
             block, i = _code_block(src, i, m)
             blocks.append(block)
             prose_start = i
             continue
-        if (m := DIV_OPEN.match(line)):
+        if m := DIV_OPEN.match(line):
             flush(i)
             children, after = _blocks(src, i + 1, inside_div=i)
             blocks.append(Div(line=i + 1, attr=parse_attr(m["attr"], src.where(i)), children=children))
@@ -146,7 +159,9 @@ def _code_cell(src: _Lines, start: int, lang: str, body: list[str]) -> CodeCell:
     try:
         options = yaml.safe_load(opt_text) or {} if opt_text.strip() else {}
     except yaml.YAMLError as exc:
-        raise CourseError(f"cell options ('#|' lines) are not valid YAML: {getattr(exc, 'problem', exc)}", where) from None
+        raise CourseError(
+            f"cell options ('#|' lines) are not valid YAML: {getattr(exc, 'problem', exc)}", where
+        ) from None
     if not isinstance(options, dict):
         raise CourseError("cell options ('#|' lines) must be 'key: value' lines", where)
     where = src.where(start, options.get("label"))
@@ -177,7 +192,9 @@ def parse_attr(text: str, where: Location) -> Attr:
     try:
         tokens = shlex.split(inner, posix=True)
     except ValueError as exc:
-        raise CourseError(f"div attributes {text} are malformed ({exc}); expected {{#id .class key=\"value\"}}", where) from None
+        raise CourseError(
+            f'div attributes {text} are malformed ({exc}); expected {{#id .class key="value"}}', where
+        ) from None
     ident, classes, pairs = "", [], []
     for tok in tokens:
         if tok.startswith("#"):
@@ -210,8 +227,11 @@ def _check_labels(lesson: Lesson) -> None:
             name = cell.label.removeprefix(SOLUTION_PREFIX)
             ex = seen.get(EXERCISE_PREFIX + name)
             if ex is None or ex.role != "exercise":
-                raise CourseError(f"solution cell without its exercise: expected an exercise cell "
-                                  f"labelled {EXERCISE_PREFIX}{name} before it", where)
+                raise CourseError(
+                    f"solution cell without its exercise: expected an exercise cell "
+                    f"labelled {EXERCISE_PREFIX}{name} before it",
+                    where,
+                )
 
 
 def _check_reserved(cell: CodeCell, where: Location) -> None:
@@ -221,7 +241,15 @@ def _check_reserved(cell: CodeCell, where: Location) -> None:
     if prefix is None or (cell.role is None and prefix in CELL_FLOAT_PREFIXES):
         return
     what = f"{'an' if cell.role == 'exercise' else 'a'} {cell.role} cell's" if cell.role else "a cell's"
-    hint = (f"; label solutions {SOLUTION_PREFIX}NAME" if prefix == "sol-" else
-            f"; label exercises {EXERCISE_PREFIX}NAME" if cell.role == "exercise" else "")
-    raise CourseError(f"{what} label {cell.label} starts with '{prefix}', which Quarto reserves for its "
-                      f"cross-references ({', '.join(QUARTO_RESERVED_PREFIXES)}){hint}", where)
+    hint = (
+        f"; label solutions {SOLUTION_PREFIX}NAME"
+        if prefix == "sol-"
+        else f"; label exercises {EXERCISE_PREFIX}NAME"
+        if cell.role == "exercise"
+        else ""
+    )
+    raise CourseError(
+        f"{what} label {cell.label} starts with '{prefix}', which Quarto reserves for its "
+        f"cross-references ({', '.join(QUARTO_RESERVED_PREFIXES)}){hint}",
+        where,
+    )

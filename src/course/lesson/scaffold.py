@@ -236,6 +236,9 @@ def scaffold_lesson(project_root: Path, name: str, title: str) -> list[Path]:
     }
     existing = [path for path in files if path.exists()]
     if existing:
-        raise CourseError(f"{name} already exists: expected none of its files, found "
-                          f"{', '.join(str(p.relative_to(root)) for p in existing)}", Location(existing[0]))
+        raise CourseError(
+            f"{name} already exists: expected none of its files, found "
+            f"{', '.join(str(p.relative_to(root)) for p in existing)}",
+            Location(existing[0]),
+        )
     return [write_atomic(path, text.format(**values)).relative_to(root) for path, text in files.items()]

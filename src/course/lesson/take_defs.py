@@ -19,8 +19,13 @@ def bound_names(node: ast.stmt) -> list[str]:
         return [node.name]
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return [(a.asname or a.name).split(".")[0] for a in node.names]
-    targets = node.targets if isinstance(node, ast.Assign) else \
-        [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+    targets = (
+        node.targets
+        if isinstance(node, ast.Assign)
+        else [node.target]
+        if isinstance(node, (ast.AnnAssign, ast.AugAssign))
+        else []
+    )
     return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
@@ -38,23 +43,27 @@ def take_definitions(source: str, names: list[str], where: Location) -> str:
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
-        raise CourseError(f"course_defs: the included solutions module is not valid Python "
-                          f"(line {exc.lineno}: {exc.msg})", where) from None
+        raise CourseError(
+            f"course_defs: the included solutions module is not valid Python (line {exc.lineno}: {exc.msg})", where
+        ) from None
     lines = source.splitlines()
     kept = [node for node in tree.body if set(bound_names(node)) & set(names)]
     found = {name for node in kept for name in bound_names(node)}
     missing = [name for name in names if name not in found]
     if missing:
         available = top_level_names(source)
-        raise CourseError(f"course_defs names {', '.join(missing)}, which the included module does not define at "
-                          f"top level; expected some of: {', '.join(available) or '(nothing)'}", where)
+        raise CourseError(
+            f"course_defs names {', '.join(missing)}, which the included module does not define at "
+            f"top level; expected some of: {', '.join(available) or '(nothing)'}",
+            where,
+        )
     parts: list[str] = []
     for node in kept:
         first = _first_line(node, lines)
         gap = _blank_lines_above(lines, first)
         if parts:
             parts.append("\n" * (gap + 1))
-        parts.append("\n".join(lines[first:node.end_lineno]))
+        parts.append("\n".join(lines[first : node.end_lineno]))
     return "".join(parts)
 
 

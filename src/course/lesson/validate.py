@@ -91,8 +91,9 @@ def parse_yaml(path: Path, text: str) -> YamlDocument:
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        raise InvalidYaml(f"not valid YAML: {exc.problem}",
-                          Location(display_path(path), mark.line + 1 if mark else None)) from None
+        raise InvalidYaml(
+            f"not valid YAML: {exc.problem}", Location(display_path(path), mark.line + 1 if mark else None)
+        ) from None
     finally:
         loader.dispose()
     return YamlDocument(Path(path), data, node)
@@ -104,8 +105,10 @@ def _reject_repeated_keys(path: Path, node: yaml.Node) -> None:
         seen: dict[str, int] = {}
         for k, v in node.value:
             if k.value in seen:
-                raise CourseError(f"key {k.value!r} appears twice (first at line {seen[k.value]}); expected it once",
-                                  Location(display_path(path), k.start_mark.line + 1))
+                raise CourseError(
+                    f"key {k.value!r} appears twice (first at line {seen[k.value]}); expected it once",
+                    Location(display_path(path), k.start_mark.line + 1),
+                )
             seen[k.value] = k.start_mark.line + 1
             _reject_repeated_keys(path, v)
     elif isinstance(node, yaml.SequenceNode):
@@ -132,8 +135,9 @@ def validate_document(doc: YamlDocument, package: str, name: str) -> None:
     if placed:
         line, err = min(placed, key=lambda p: (p[0], len(p[1].absolute_path)))
         located = doc.error(tuple(err.absolute_path), explain(err), line=line)
-        raise SchemaMismatch(located.message, located.where, found=err.instance, rule=err.validator,
-                             expected=err.validator_value)
+        raise SchemaMismatch(
+            located.message, located.where, found=err.instance, rule=err.validator, expected=err.validator_value
+        )
 
 
 def validate_data(data: Any, package: str, name: str, where: Location, what: str) -> None:

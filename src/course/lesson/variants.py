@@ -41,14 +41,22 @@ class Variant:
 
 
 STUDENT = Variant(
-    name="student", label="学生版",
+    name="student",
+    label="学生版",
     intro="本站为**学生版**：含完整讲解、代码填空题与问答题，不含参考答案。每课的讲义 notebook 是整课讲义，"
-          "只供阅读和试验，不评分；作业 notebook（如 `lesson05.ipynb`）是要完成并原名提交评分的那一份。",
-    shows_solutions=False, offers_assignment=True, shows_departures=False)
+    "只供阅读和试验，不评分；作业 notebook（如 `lesson05.ipynb`）是要完成并原名提交评分的那一份。",
+    shows_solutions=False,
+    offers_assignment=True,
+    shows_departures=False,
+)
 ANSWER = Variant(
-    name="answer", label="参考答案版",
+    name="answer",
+    label="参考答案版",
     intro="本站为**参考答案版**：在学生版之外，附代码填空题的参考实现与问答题的评分要点，供助教与完成练习后的同学核对。",
-    shows_solutions=True, offers_assignment=False, shows_departures=True)
+    shows_solutions=True,
+    offers_assignment=False,
+    shows_departures=True,
+)
 VARIANTS: dict[str, Variant] = {v.name: v for v in (STUDENT, ANSWER)}
 
 

@@ -113,12 +113,12 @@ def source_cells(coursedir, assignment: str) -> list:
 
 def submission_folders(coursedir) -> dict[str, tuple[str, str]]:
     """Every submission folder the run covers (with a notebook or not) → (student, assignment)."""
-    pattern = coursedir.format_path(coursedir.submitted_directory, "(?P<student>.*)", "(?P<assignment>.*)",
-                                    escape=True)
+    pattern = coursedir.format_path(coursedir.submitted_directory, "(?P<student>.*)", "(?P<assignment>.*)", escape=True)
     excluded = set(filter(None, coursedir.student_id_exclude.split(",")))
     found = {}
-    for folder in glob.glob(coursedir.format_path(coursedir.submitted_directory, coursedir.student_id,
-                                                  coursedir.assignment_id)):
+    for folder in glob.glob(
+        coursedir.format_path(coursedir.submitted_directory, coursedir.student_id, coursedir.assignment_id)
+    ):
         match = re.fullmatch(pattern, folder)
         if match and os.path.isdir(folder) and match["student"] not in excluded:
             found[folder] = (match["student"], match["assignment"])
@@ -166,8 +166,10 @@ class CourseAutogradeExporter(NotebookExporter):
         from course.grading.gradebook import GradebookAt, check_gradebook
 
         for assignment in sorted({a for _, a in submission_folders(coursedir).values()}):
-            fix = (f"{assignment} is not released yet: run `nbgrader generate_assignment {assignment}` first "
-                   "(nothing was graded or written)")
+            fix = (
+                f"{assignment} is not released yet: run `nbgrader generate_assignment {assignment}` first "
+                "(nothing was graded or written)"
+            )
             release = Path(coursedir.format_path(coursedir.release_directory, ".", assignment)) / f"{assignment}.ipynb"
             try:
                 if not release.is_file():
@@ -190,10 +192,12 @@ class CourseAutogradeExporter(NotebookExporter):
         for assignment in sorted({a for _, a in submission_folders(coursedir).values()}):
             released, current = released_version(root, assignment), assignment_version(root, assignment)
             if released and current and released != current:
-                message = (f"{assignment} changed since it was released (source notebook or checks: version "
-                           f"{released} released, {current} built): run `nbgrader generate_assignment {assignment} "
-                           f"--force` first, then autograde with --force; or `course grade {assignment}`, which does "
-                           "both")
+                message = (
+                    f"{assignment} changed since it was released (source notebook or checks: version "
+                    f"{released} released, {current} built): run `nbgrader generate_assignment {assignment} "
+                    f"--force` first, then autograde with --force; or `course grade {assignment}`, which does "
+                    "both"
+                )
                 self.log.error("%s", message)
                 raise NbGraderException(message)
 
@@ -205,8 +209,9 @@ class CourseAutogradeExporter(NotebookExporter):
         for folder, (student, assignment) in sorted(submission_folders(coursedir).items()):
             if assignment not in cells:
                 cells[assignment] = source_cells(coursedir, assignment)
-            checked = preflight(Path(folder), f"{assignment}.ipynb", cells[assignment],
-                                shown_as=os.path.relpath(folder, coursedir.root))
+            checked = preflight(
+                Path(folder), f"{assignment}.ipynb", cells[assignment], shown_as=os.path.relpath(folder, coursedir.root)
+            )
             if checked.notebook is not None:
                 continue
             try:

@@ -13,8 +13,8 @@ import fcntl
 import os
 import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from course.errors import CourseError, Location
 from course.nbgrader_hooks.outcome import STATE_DIR
@@ -47,9 +47,12 @@ def batch_lock(course_root: Path, command: str) -> Iterator[Path]:
         if not _try_flock(fd):
             holder = os.pread(fd, 500, 0).decode("utf-8", "replace").strip()
             if holder_pid(holder) != os.getpid():
-                raise BatchBusy(f"another grading run holds this course's lock ({holder or 'unknown pid'}); "
-                                "nothing was graded by this one: wait for that run to finish, or stop that "
-                                "process, then run this command again", Location(path))
+                raise BatchBusy(
+                    f"another grading run holds this course's lock ({holder or 'unknown pid'}); "
+                    "nothing was graded by this one: wait for that run to finish, or stop that "
+                    "process, then run this command again",
+                    Location(path),
+                )
             yield path  # this process holds it already, for the batch this run is part of
             return
         os.ftruncate(fd, 0)

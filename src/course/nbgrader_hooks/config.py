@@ -36,6 +36,7 @@ def configure(c, root: Path) -> None:
     from traitlets.config import Config
 
     from course.grading.gradebook import inherited_config_files
+
     course = Config()
     course_settings(course, root)
     inherited = Config()
@@ -89,8 +90,12 @@ def _set_defaults(c, course, inherited, enclosing: list, bases: dict[str, set[st
 
     for key, value in course.items():
         if isinstance(value, Config):
-            places = [source[name] for source in (inherited, *enclosing) for name in bases.get(key, {key})
-                      if source._has_section(name)]
+            places = [
+                source[name]
+                for source in (inherited, *enclosing)
+                for name in bases.get(key, {key})
+                if source._has_section(name)
+            ]
             _set_defaults(c[key], value, inherited, places, bases)
         elif not any(key in place for place in enclosing):
             c[key] = value
@@ -153,15 +158,22 @@ def course_settings(c, root: Path) -> None:
     steps = [replaced.get(p, p) for p in steps]
     steps.insert(steps.index(SaveAutoGradesKeepingGraded) + 1, RecheckOutOfProcess)
     c.Autograde.autograde_preprocessors = steps
-    c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, PendingGrades, ExtraCreditAndVetoes,
-                                        LessonLatePenalty, CSSHTMLHeaderPreprocessor]
+    c.GenerateFeedback.preprocessors = [
+        GetGrades,
+        HideHiddenTests,
+        PendingGrades,
+        ExtraCreditAndVetoes,
+        LessonLatePenalty,
+        CSSHTMLHeaderPreprocessor,
+    ]
     c.ExchangeFactory.release_feedback = CourseReleaseFeedback  # per student, everyone accounted for
     # formgrader shows below each answer the rubric's 要点 and the veto hints, below each code item's test the
     # re-check's diagnoses and `course similarity`'s evidence (graders only), with the course's offline MathJax and
     # mermaid; feedback says 待评分
-    c.HTMLExporter.preprocessors = [*(f"course.nbgrader_hooks.formgrader.{step}"
-                                      for step in ("GraderHints", "RubricKeyPoints", "OfflineScripts")),
-                                    "course.nbgrader_hooks.similarity_evidence.SimilarityEvidence"]
+    c.HTMLExporter.preprocessors = [
+        *(f"course.nbgrader_hooks.formgrader.{step}" for step in ("GraderHints", "RubricKeyPoints", "OfflineScripts")),
+        "course.nbgrader_hooks.similarity_evidence.SimilarityEvidence",
+    ]
     c.SimilarityEvidence.reports_dir = str(root / "reports")  # written by `course similarity`
     c.RubricKeyPoints.rubrics_dir = c.GraderHints.rubrics_dir = str(root / "rubrics")
     c.GraderHints.reports_dir = str(root / "reports")

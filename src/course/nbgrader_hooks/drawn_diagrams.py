@@ -13,15 +13,18 @@ import re
 from pathlib import Path
 
 MERMAID_BLOCK = re.compile(r"^[ \t]*(`{3,})[ \t]*\{?\.?mermaid\}?[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
-SETTINGS = ('{ startOnLoad: false, securityLevel: "strict", theme: "default", '
-            'flowchart: { useMaxWidth: true, wrappingWidth: 420 }, sequence: { useMaxWidth: true } }')  # as course.js
+SETTINGS = (
+    '{ startOnLoad: false, securityLevel: "strict", theme: "default", '
+    "flowchart: { useMaxWidth: true, wrappingWidth: 420 }, sequence: { useMaxWidth: true } }"
+)  # as course.js
 _drawn: dict[str, str] = {}  # diagram source → SVG, for the whole process: one generate_feedback run, one drawing
 
 
 def diagram_sources(cells) -> list[str]:
     """The mermaid sources of the markdown cells, each once, in order."""
-    return list(dict.fromkeys(m.group(2) for c in cells if c.cell_type == "markdown"
-                              for m in MERMAID_BLOCK.finditer(c.source)))
+    return list(
+        dict.fromkeys(m.group(2) for c in cells if c.cell_type == "markdown" for m in MERMAID_BLOCK.finditer(c.source))
+    )
 
 
 def draw(sources: list[str], mermaid_js: Path) -> dict[str, str]:
@@ -35,9 +38,12 @@ def draw(sources: list[str], mermaid_js: Path) -> dict[str, str]:
         page.set_content('<!DOCTYPE html><html lang="zh-CN"><body></body></html>')
         page.add_script_tag(content=script)
         page.evaluate(f"() => mermaid.initialize({SETTINGS})")
-        return {source: page.evaluate("async ([id, text]) => (await mermaid.render(id, text)).svg",
-                                      [f"course-diagram-{i}", source]).replace("\n", " ")
-                for i, source in enumerate(sources)}
+        return {
+            source: page.evaluate(
+                "async ([id, text]) => (await mermaid.render(id, text)).svg", [f"course-diagram-{i}", source]
+            ).replace("\n", " ")
+            for i, source in enumerate(sources)
+        }
 
 
 def draw_into(cells, mermaid_js: Path) -> None:
@@ -47,5 +53,6 @@ def draw_into(cells, mermaid_js: Path) -> None:
         _drawn.update(draw(missing, mermaid_js))
     for cell in cells:
         if cell.cell_type == "markdown":
-            cell.source = MERMAID_BLOCK.sub(lambda m: f'<div class="mermaid-drawn">{_drawn[m.group(2)]}</div>',
-                                            cell.source)
+            cell.source = MERMAID_BLOCK.sub(
+                lambda m: f'<div class="mermaid-drawn">{_drawn[m.group(2)]}</div>', cell.source
+            )

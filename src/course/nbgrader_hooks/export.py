@@ -21,8 +21,20 @@ from course.fileio import write_atomic
 from course.grading.late_policy import policy_in_words
 from course.grading.late_total import late_plugin, lesson_late
 
-COLUMNS = ("assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email", "raw_score",
-           "late_submission_penalty", "score", "max_score", "late")  # nbgrader's, then the penalty's reason
+COLUMNS = (
+    "assignment",
+    "duedate",
+    "timestamp",
+    "student_id",
+    "last_name",
+    "first_name",
+    "email",
+    "raw_score",
+    "late_submission_penalty",
+    "score",
+    "max_score",
+    "late",
+)  # nbgrader's, then the penalty's reason
 
 
 class CourseExportPlugin(CsvExportPlugin):
@@ -40,8 +52,12 @@ class CourseExportPlugin(CsvExportPlugin):
         for assignment in gradebook.assignments:
             for student in gradebook.students:
                 if (not assignments or assignment.name in assignments) and (not students or student.id in students):
-                    writer.writerow(["" if value is None else str(value)
-                                     for value in row(gradebook, assignment, student, plugin, policy)])
+                    writer.writerow(
+                        [
+                            "" if value is None else str(value)
+                            for value in row(gradebook, assignment, student, plugin, policy)
+                        ]
+                    )
         write_atomic(dest, out.getvalue())
 
 
@@ -55,5 +71,14 @@ def row(gradebook, assignment, student, plugin, policy: str) -> tuple:
     late = lesson_late(submission, plugin)
     penalty = late.penalty if late else 0.0
     score = None if late and late.provisional else submission.score - penalty  # no score from a partial total
-    return (assignment.name, assignment.duedate, submission.timestamp, *people, submission.score, penalty, score,
-            assignment.max_score, late.reason(policy) if late else "")
+    return (
+        assignment.name,
+        assignment.duedate,
+        submission.timestamp,
+        *people,
+        submission.score,
+        penalty,
+        score,
+        assignment.max_score,
+        late.reason(policy) if late else "",
+    )

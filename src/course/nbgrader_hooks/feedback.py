@@ -62,9 +62,14 @@ def diagnosis_lines(grade_report: Path, student: str) -> dict[str, list[str]]:
         verdicts = json.loads(Path(grade_report).read_text("utf-8"))[student]["verdicts"]
     except (OSError, ValueError, KeyError, TypeError):
         return {}
-    return {code_grade_id(item): [*(f"{CODE_ERROR}{CellError(**e).describe()}" for e in verdict.get("errors", ())),
-                                  *(f"诊断：{d['name']}——{d['explanation']}" for d in verdict.get("diagnoses", ()))]
-            for item, verdict in verdicts.items() if not verdict.get("passed")}
+    return {
+        code_grade_id(item): [
+            *(f"{CODE_ERROR}{CellError(**e).describe()}" for e in verdict.get("errors", ())),
+            *(f"诊断：{d['name']}——{d['explanation']}" for d in verdict.get("diagnoses", ())),
+        ]
+        for item, verdict in verdicts.items()
+        if not verdict.get("passed")
+    }
 
 
 class FeedbackStep(NbGraderPreprocessor):
@@ -103,9 +108,11 @@ class HideHiddenTests(FeedbackStep):
         return cell, resources
 
 
-PENDING_NOTE = ('<div class="pending-grade" style="border-left: 4px solid #9e9e9e; background: #f5f5f5; '
-                'padding: 0.5em 1em;"><strong>{name}：待评分</strong>（满分 {points} 分）。评分者还没有给分，'
-                '这里不算 0 分；评完后会重新发布反馈。</div>')
+PENDING_NOTE = (
+    '<div class="pending-grade" style="border-left: 4px solid #9e9e9e; background: #f5f5f5; '
+    'padding: 0.5em 1em;"><strong>{name}：待评分</strong>（满分 {points} 分）。评分者还没有给分，'
+    "这里不算 0 分；评完后会重新发布反馈。</div>"
+)
 
 
 class PendingGrades(FeedbackStep):
@@ -126,13 +133,19 @@ class PendingGrades(FeedbackStep):
                     continue
                 grade = gb.find_grade(meta["grade_id"], info["notebook"], info["assignment"], info["student"])
                 if grade.needs_manual_grade:
-                    item = {"grade_id": meta["grade_id"], "name": names.get(meta["grade_id"], meta["grade_id"]),
-                            "points": grade.max_score}
+                    item = {
+                        "grade_id": meta["grade_id"],
+                        "name": names.get(meta["grade_id"], meta["grade_id"]),
+                        "points": grade.max_score,
+                    }
                     pending.append(item)
                     meta["grade"] = False  # nbgrader's template would print its missing score as 0.0
-                    cells.append(nbformat.v4.new_markdown_cell(
-                        PENDING_NOTE.format(name=html.escape(item["name"]), points=format_points(item["points"])),
-                        metadata={"course": "pending-grade"}))
+                    cells.append(
+                        nbformat.v4.new_markdown_cell(
+                            PENDING_NOTE.format(name=html.escape(item["name"]), points=format_points(item["points"])),
+                            metadata={"course": "pending-grade"},
+                        )
+                    )
         nb.cells = cells
         resources["course_pending"] = pending
         return nb, resources
@@ -167,5 +180,7 @@ def item_names(course_root, assignment: str) -> dict[str, str]:
     if path is None or not path.is_file():
         return {}
     rubric = load_rubric(path)
-    return {**{code_grade_id(c.id): f"代码「{c.title}」" for c in rubric.code_items},
-            **{question_grade_id(q.id): q.id for q in rubric.questions}}
+    return {
+        **{code_grade_id(c.id): f"代码「{c.title}」" for c in rubric.code_items},
+        **{question_grade_id(q.id): q.id for q in rubric.questions},
+    }

@@ -19,9 +19,11 @@ from course.grading.rubric import format_points, load_rubric, rubric_path
 from course.grading.vetoes import load_vetoes, veto_path
 from course.nbgrader_hooks.feedback import FeedbackStep, item_names
 
-EXTRA_NOTE = ('<div class="extra-credit" style="border-left: 4px solid #2e7d32; background: #f1f8e9; '
-              'padding: 0.5em 1em;"><strong>{name}：加分 {extra}</strong>（得分 {points} / {max}，另加 {extra} 分）。'
-              '加分计入总分，总分最多为满分；是否通过只看不含加分的得分。</div>')
+EXTRA_NOTE = (
+    '<div class="extra-credit" style="border-left: 4px solid #2e7d32; background: #f1f8e9; '
+    'padding: 0.5em 1em;"><strong>{name}：加分 {extra}</strong>（得分 {points} / {max}，另加 {extra} 分）。'
+    "加分计入总分，总分最多为满分；是否通过只看不含加分的得分。</div>"
+)
 
 
 class ExtraCreditAndVetoes(FeedbackStep):
@@ -45,10 +47,17 @@ class ExtraCreditAndVetoes(FeedbackStep):
                 if grade.extra_credit:
                     extra += grade.extra_credit
                     meta["score"], meta["course_extra"] = grade.score - grade.extra_credit, grade.extra_credit
-                    cells.append(nbformat.v4.new_markdown_cell(EXTRA_NOTE.format(
-                        name=html.escape(names.get(meta["grade_id"], meta["grade_id"])),
-                        extra=format_points(grade.extra_credit), points=format_points(meta["score"]),
-                        max=format_points(grade.max_score)), metadata={"course": "extra-credit"}))
+                    cells.append(
+                        nbformat.v4.new_markdown_cell(
+                            EXTRA_NOTE.format(
+                                name=html.escape(names.get(meta["grade_id"], meta["grade_id"])),
+                                extra=format_points(grade.extra_credit),
+                                points=format_points(meta["score"]),
+                                max=format_points(grade.max_score),
+                            ),
+                            metadata={"course": "extra-credit"},
+                        )
+                    )
             students = {s.id for s in gb.students}
         nb.cells = cells
         resources["course_extra"] = extra
@@ -67,5 +76,8 @@ def student_vetoes(course_root, assignment: str, student: str, students: set[str
     rubric = load_rubric(path)
     names = {q.id: q.id for q in rubric.questions} | {c.id: f"代码「{c.title}」" for c in rubric.code_items}
     records = load_vetoes(veto_path(Path(course_root), assignment), rubric, students)
-    return [{"item": names.get(r.question, r.question), "veto": r.veto, "text": rubric.veto(r.veto).text.rstrip("。")}
-            for r in records if r.student == student]
+    return [
+        {"item": names.get(r.question, r.question), "veto": r.veto, "text": rubric.veto(r.veto).text.rstrip("。")}
+        for r in records
+        if r.student == student
+    ]

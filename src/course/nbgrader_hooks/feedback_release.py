@@ -41,10 +41,14 @@ class FeedbackRelease:
     def lines(self, assignment: str) -> list[str]:
         """The summary: one line per group, one per student who needs the instructors."""
         total = len(self.released) + len(self.handed_back) + len(self.missed)
-        lines = [f"feedback on {assignment}: {len(self.released)} of {total} student(s) through the exchange"
-                 + (f": {', '.join(self.released)}" if self.released else "")]
-        lines += [f"feedback on {assignment}: {s} handed in files (no exchange submission): hand back "
-                  f"{', '.join(pages)}" for s, pages in self.handed_back.items()]
+        lines = [
+            f"feedback on {assignment}: {len(self.released)} of {total} student(s) through the exchange"
+            + (f": {', '.join(self.released)}" if self.released else "")
+        ]
+        lines += [
+            f"feedback on {assignment}: {s} handed in files (no exchange submission): hand back {', '.join(pages)}"
+            for s, pages in self.handed_back.items()
+        ]
         lines += [f"feedback on {assignment}: {s} got no feedback: {why}" for s, why in self.missed.items()]
         return lines
 
@@ -82,10 +86,18 @@ class CourseReleaseFeedback(ExchangeReleaseFeedback):
         coursedir, assignment = self.coursedir, self.coursedir.assignment_id
         excluded = set(filter(None, coursedir.student_id_exclude.split(",")))
         pattern = coursedir.format_path(coursedir.feedback_directory, "(?P<student>[^/]+)", assignment, escape=True)
-        folders = {m["student"]: Path(f) for f in sorted(glob.glob(self.src_path))
-                   if (m := re.fullmatch(pattern, f)) and os.path.isdir(f)}
-        submitted = {Path(f).parent.name for f in glob.glob(coursedir.format_path(
-            coursedir.submitted_directory, coursedir.student_id or "*", assignment)) if os.path.isdir(f)}
+        folders = {
+            m["student"]: Path(f)
+            for f in sorted(glob.glob(self.src_path))
+            if (m := re.fullmatch(pattern, f)) and os.path.isdir(f)
+        }
+        submitted = {
+            Path(f).parent.name
+            for f in glob.glob(
+                coursedir.format_path(coursedir.submitted_directory, coursedir.student_id or "*", assignment)
+            )
+            if os.path.isdir(f)
+        }
         outcome = FeedbackRelease()
         for student in sorted((set(folders) | submitted) - excluded):
             try:
@@ -105,8 +117,10 @@ class CourseReleaseFeedback(ExchangeReleaseFeedback):
             return
         pages = sorted(folder.glob("*.html"))
         if not pages:
-            outcome.missed[student] = (f"{os.path.relpath(folder, coursedir.root)} holds no page: run "
-                                       f"`nbgrader generate_feedback {assignment} --force`")
+            outcome.missed[student] = (
+                f"{os.path.relpath(folder, coursedir.root)} holds no page: run "
+                f"`nbgrader generate_feedback {assignment} --force`"
+            )
             return
         submitted = Path(coursedir.format_path(coursedir.submitted_directory, student, assignment))
         secret = submission_secret(folder, submitted)

@@ -62,28 +62,31 @@ class RubricKeyPoints(Preprocessor):
         if not for_graders(resources):
             return nb, resources
         rubric = load_rubric(Path(self.rubrics_dir) / f"{resources['assignment_id']}.yml")
-        insert_after(nb, {question_grade_id(q.id): [key_points_html(q)] for q in rubric.questions},
-                     "rubric-key-points")
+        insert_after(nb, {question_grade_id(q.id): [key_points_html(q)] for q in rubric.questions}, "rubric-key-points")
         return nb, resources
 
 
 def key_points_html(question: Question) -> str:
     """The grader's note for one question, as HTML (markdown would mangle N_d and the like)."""
     items = "".join(f"<li>{html.escape(k)}</li>" for k in question.key_points)
-    return (f'<div class="rubric-key-points" style="border-left: 4px solid #1565c0; background: #e3f2fd; '
-            f'padding: 0.5em 1em;"><p><strong>评分要点 · {question.id}（{format_points(question.points)} 分，'
-            f'仅评分者可见）</strong></p><ul>{items}</ul>'
-            f'<p>给分规则：{html.escape(question.partial_credit)}</p></div>')
+    return (
+        f'<div class="rubric-key-points" style="border-left: 4px solid #1565c0; background: #e3f2fd; '
+        f'padding: 0.5em 1em;"><p><strong>评分要点 · {question.id}（{format_points(question.points)} 分，'
+        f"仅评分者可见）</strong></p><ul>{items}</ul>"
+        f"<p>给分规则：{html.escape(question.partial_credit)}</p></div>"
+    )
 
 
 class GraderHints(Preprocessor):
     """Beside each answer its veto hints, beside each code item's test the re-check's diagnoses: as `course report`."""
 
     rubrics_dir = Unicode("rubrics", help="Folder holding the lessonNN.yml rubrics.").tag(config=True)
-    lessons_dir = Unicode("lessons", help="Folder of the lessons; lessonNN/veto_hints.yml is the hint vocabulary."
-                          ).tag(config=True)
-    reports_dir = Unicode("reports", help="Folder where autograde writes <assignment>-grade.json (the re-check's "
-                          "verdicts and diagnoses).").tag(config=True)
+    lessons_dir = Unicode("lessons", help="Folder of the lessons; lessonNN/veto_hints.yml is the hint vocabulary.").tag(
+        config=True
+    )
+    reports_dir = Unicode(
+        "reports", help="Folder where autograde writes <assignment>-grade.json (the re-check's verdicts and diagnoses)."
+    ).tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         """Graders only: read the hints from the answers in this notebook and the diagnoses from the grade report."""
@@ -114,25 +117,33 @@ HINT_STYLE = 'style="border-left: 4px solid #ffb300; background: #fff8e1; paddin
 
 def veto_hints_html(question: str, hints) -> str:
     """Sentences of one answer that look like a veto item, each with its veto id and why: a hint, never a decision."""
-    items = "".join(f'<li class="veto-hint" data-veto="{html.escape(h.veto_id)}"><strong>{html.escape(h.veto_id)}'
-                    f'</strong>：「{html.escape(h.sentence)}」— {html.escape(h.reason)}</li>' for h in hints)
-    return (f'<div class="grader-hints" {HINT_STYLE}><p><strong>评分提示 · {question}（自动检索的可疑句子，只供评分者参考，'
-            f'不是判定；确认一票否决请用 course report --veto 记录）</strong></p><ul>{items}</ul></div>')
+    items = "".join(
+        f'<li class="veto-hint" data-veto="{html.escape(h.veto_id)}"><strong>{html.escape(h.veto_id)}'
+        f"</strong>：「{html.escape(h.sentence)}」— {html.escape(h.reason)}</li>"
+        for h in hints
+    )
+    return (
+        f'<div class="grader-hints" {HINT_STYLE}><p><strong>评分提示 · {question}（自动检索的可疑句子，只供评分者参考，'
+        f"不是判定；确认一票否决请用 course report --veto 记录）</strong></p><ul>{items}</ul></div>"
+    )
 
 
 def diagnosis_html(hint) -> str:
     """One known wrong answer the re-check recognised in a code item, with its evidence (for graders)."""
-    veto = f' · 可能的一票否决项 <strong>{html.escape(hint.veto_id)}</strong>' if hint.veto_id else ""
-    return (f'<div class="code-diagnosis" data-veto="{html.escape(hint.veto_id or "")}" {HINT_STYLE}><p><strong>'
-            f'代码诊断 · 「{html.escape(hint.title)}」（复核认出的已知错误，只供评分者参考，不是判定）</strong></p>'
-            f'<p>{html.escape(hint.name)}{veto}：{html.escape(hint.evidence)}</p></div>')
+    veto = f" · 可能的一票否决项 <strong>{html.escape(hint.veto_id)}</strong>" if hint.veto_id else ""
+    return (
+        f'<div class="code-diagnosis" data-veto="{html.escape(hint.veto_id or "")}" {HINT_STYLE}><p><strong>'
+        f"代码诊断 · 「{html.escape(hint.title)}」（复核认出的已知错误，只供评分者参考，不是判定）</strong></p>"
+        f"<p>{html.escape(hint.name)}{veto}：{html.escape(hint.evidence)}</p></div>"
+    )
 
 
 class OfflineScripts(Preprocessor):
     """Hand formgrader's and feedback pages the course's MathJax (and mermaid, where there are diagrams) to inline."""
 
-    project_root = Unicode(".", help="The course repository, whose node_modules holds MathJax and mermaid "
-                           "(installed by `make`).").tag(config=True)
+    project_root = Unicode(
+        ".", help="The course repository, whose node_modules holds MathJax and mermaid (installed by `make`)."
+    ).tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         """Both pages fetch nothing from a CDN (feedback drops nbgrader's MathJax 2 tag); a missing library is said."""
@@ -143,18 +154,26 @@ class OfflineScripts(Preprocessor):
             found = {asset.package: path for asset, path in locate_web_assets(Path(self.project_root)).items()}
         except (ToolMissing, OSError) as exc:  # OSError: no package.json, not a course checkout
             self.log.error("formgrader shows math and diagrams as source: %s", exc)
-            nb.cells.insert(0, new_markdown_cell(f'<div class="course-assets-missing" {HINT_STYLE}>公式与图以源码显示：'
-                                                 f'{html.escape(str(exc))}</div>'))
+            nb.cells.insert(
+                0,
+                new_markdown_cell(
+                    f'<div class="course-assets-missing" {HINT_STYLE}>公式与图以源码显示：{html.escape(str(exc))}</div>'
+                ),
+            )
             resources["course_scripts"] = []
             return nb, resources
         scripts = [MATHJAX_CONFIG, found["mathjax"].read_text("utf-8")]
         if for_graders(resources):  # formgrader's own script waits for MathJax 2's signal
             scripts.append(MATHJAX2_SIGNAL)
-        if any(cell.cell_type == "markdown" and re.search(r"^\s*```+\s*\{?mermaid", cell.source, re.M)
-               for cell in nb.cells) and not drawn_here(nb, resources, found["mermaid"], self.log):
+        if any(
+            cell.cell_type == "markdown" and re.search(r"^\s*```+\s*\{?mermaid", cell.source, re.M) for cell in nb.cells
+        ) and not drawn_here(nb, resources, found["mermaid"], self.log):
             site = package_files.files("course.site")
-            scripts += [found["mermaid"].read_text("utf-8"), site.joinpath("mermaid-options.js").read_text("utf-8"),
-                        site.joinpath("course.js").read_text("utf-8")]
+            scripts += [
+                found["mermaid"].read_text("utf-8"),
+                site.joinpath("mermaid-options.js").read_text("utf-8"),
+                site.joinpath("course.js").read_text("utf-8"),
+            ]
         resources["course_scripts"] = [inline_script(s) for s in scripts]
         return nb, resources
 

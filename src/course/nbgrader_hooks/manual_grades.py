@@ -32,13 +32,17 @@ def answers_path(course_root: Path | str, assignment: str, student: str) -> Path
 
 def answer_digests(nb) -> dict[str, str]:
     """Per grade cell, the digest of the text its grade depends on: its own for a written answer, else all answers."""
+
     def digest(text: str) -> str:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     answers = [c for c in nb.cells if utils.is_solution(c)]
     code = digest("\0".join(f"{c.metadata.nbgrader.get('grade_id')}\0{c.source}" for c in answers))
-    return {c.metadata.nbgrader["grade_id"]: digest(c.source) if utils.is_solution(c) else code
-            for c in nb.cells if utils.is_grade(c)}
+    return {
+        c.metadata.nbgrader["grade_id"]: digest(c.source) if utils.is_solution(c) else code
+        for c in nb.cells
+        if utils.is_grade(c)
+    }
 
 
 def remember_autograded_answers(course_root: Path | str, assignment: str, student: str, autograded: Path) -> None:

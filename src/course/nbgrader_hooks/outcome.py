@@ -43,17 +43,30 @@ class StudentGrade:
 
     def to_json(self) -> dict:
         """The outcome as plain data (problems as their messages), for reports, records and state files."""
-        return {"flagged": self.flagged, "verdicts": {k: asdict(v) for k, v in self.verdicts.items()},
-                "changes": [asdict(c) for c in self.changes], "problems": [str(p) for p in self.problems],
-                "notes": self.notes, "memory_limit": self.memory_limit, "version": self.version,
-                "ungradable": self.ungradable}
+        return {
+            "flagged": self.flagged,
+            "verdicts": {k: asdict(v) for k, v in self.verdicts.items()},
+            "changes": [asdict(c) for c in self.changes],
+            "problems": [str(p) for p in self.problems],
+            "notes": self.notes,
+            "memory_limit": self.memory_limit,
+            "version": self.version,
+            "ungradable": self.ungradable,
+        }
 
     @classmethod
-    def from_json(cls, student: str, data: dict) -> "StudentGrade":
+    def from_json(cls, student: str, data: dict) -> StudentGrade:
         """An outcome written by to_json."""
-        return cls(student, {k: ItemVerdict(**v) for k, v in data["verdicts"].items()},
-                   [Change(**c) for c in data["changes"]], list(data["problems"]), list(data.get("notes", [])),
-                   data.get("memory_limit") or "", data.get("version") or "", data.get("ungradable") or "")
+        return cls(
+            student,
+            {k: ItemVerdict(**v) for k, v in data["verdicts"].items()},
+            [Change(**c) for c in data["changes"]],
+            list(data["problems"]),
+            list(data.get("notes", [])),
+            data.get("memory_limit") or "",
+            data.get("version") or "",
+            data.get("ungradable") or "",
+        )
 
 
 def record_path(course_root: Path | str, assignment: str, student: str) -> Path:
@@ -66,8 +79,13 @@ def grade_report_path(course_root: Path | str, assignment: str) -> Path:
     return Path(course_root) / "reports" / f"{assignment}-grade.json"
 
 
-def save_outcome(course_root: Path | str, assignment: str, grade: StudentGrade, stamp: dict | None = None,
-                 current: Collection[str] | None = None) -> None:
+def save_outcome(
+    course_root: Path | str,
+    assignment: str,
+    grade: StudentGrade,
+    stamp: dict | None = None,
+    current: Collection[str] | None = None,
+) -> None:
     """Write one student's record (with STAMP, what it was graded from) and put the outcome in the grade report
     (CURRENT: see merge_into_report)."""
     write_record(course_root, assignment, grade, stamp)
@@ -76,8 +94,10 @@ def save_outcome(course_root: Path | str, assignment: str, grade: StudentGrade, 
 
 def write_record(course_root: Path | str, assignment: str, grade: StudentGrade, stamp: dict | None = None) -> None:
     """Write one student's record: the outcome and STAMP, what it was graded from (atomically)."""
-    write_atomic(record_path(course_root, assignment, grade.student),
-                 json.dumps({**grade.to_json(), **({"graded": stamp} if stamp else {})}, ensure_ascii=False, indent=1))
+    write_atomic(
+        record_path(course_root, assignment, grade.student),
+        json.dumps({**grade.to_json(), **({"graded": stamp} if stamp else {})}, ensure_ascii=False, indent=1),
+    )
 
 
 def current_students(coursedir, assignment: str) -> set[str]:
@@ -85,8 +105,9 @@ def current_students(coursedir, assignment: str) -> set[str]:
     in its gradebook. A student who left either no longer belongs in the grade report."""
     from course.grading.gradebook import gradebook
 
-    folders = {Path(p).parent.name
-               for p in glob.glob(coursedir.format_path(coursedir.submitted_directory, "*", assignment))}
+    folders = {
+        Path(p).parent.name for p in glob.glob(coursedir.format_path(coursedir.submitted_directory, "*", assignment))
+    }
     with gradebook(coursedir.db_url) as gb:
         return folders & {s.student.id for s in gb.assignment_submissions(assignment)}
 
@@ -109,8 +130,9 @@ def graded_stamp(db_url: str, assignment: str, student: str, folder: Path | str,
     return {"submission": submission_digest(Path(folder)), "version": version, "gradebook": row}
 
 
-def merge_into_report(course_root: Path | str, assignment: str, grades: list[StudentGrade],
-                      current: Collection[str] | None = None) -> Path:
+def merge_into_report(
+    course_root: Path | str, assignment: str, grades: list[StudentGrade], current: Collection[str] | None = None
+) -> Path:
     """Replace these students' entries in the grade report, keeping everyone else's (atomically).
 
     CURRENT, where given, is who still has a submission (current_students): anyone else's entry is dropped, so
@@ -128,8 +150,11 @@ def merge_into_report(course_root: Path | str, assignment: str, grades: list[Stu
     data = data if isinstance(data, dict) else outcomes_from_records(course_root, assignment)
     data.update({g.student: g.to_json() for g in grades})
     if current is not None:
-        data = {student: outcome for student, outcome in data.items()
-                if student in current or any(g.student == student for g in grades)}
+        data = {
+            student: outcome
+            for student, outcome in data.items()
+            if student in current or any(g.student == student for g in grades)
+        }
     return write_atomic(path, json.dumps(dict(sorted(data.items())), ensure_ascii=False, indent=2) + "\n")
 
 
@@ -145,6 +170,8 @@ def outcomes_from_records(course_root: Path | str, assignment: str) -> dict[str,
                 record.pop("graded", None)  # what the grade came from, not part of the outcome
             outcomes[path.stem] = record
         except (OSError, ValueError) as exc:
-            raise CourseError(f"grading record cannot be read ({exc}); delete it and grade that student again "
-                              "with --force", Location(str(path.relative_to(course_root)))) from exc
+            raise CourseError(
+                f"grading record cannot be read ({exc}); delete it and grade that student again with --force",
+                Location(str(path.relative_to(course_root))),
+            ) from exc
     return outcomes

@@ -58,22 +58,36 @@ def cell_change_refusal(db_url: str, assignment: str, notebook: Path) -> str | N
         students = sorted({s.student.id for s in stored.submissions})
         if not students:
             return None
-        old = {"grade": {c.name for c in stored.grade_cells}, "solution": {c.name for c in stored.solution_cells},
-               "task": {c.name for c in stored.task_cells}, "source": {c.name for c in stored.source_cells}}
+        old = {
+            "grade": {c.name for c in stored.grade_cells},
+            "solution": {c.name for c in stored.solution_cells},
+            "task": {c.name for c in stored.task_cells},
+            "source": {c.name for c in stored.source_cells},
+        }
     if old == new:
         return None
     added = sorted(set().union(*new.values()) - set().union(*old.values()))
     removed = sorted(set().union(*old.values()) - set().union(*new.values()))
     changed = sorted(k for k in new if new[k] != old[k])
-    what = "; ".join(filter(None, [added and f"adds {', '.join(added)}", removed and f"removes {', '.join(removed)}",
-                                   not (added or removed) and f"changes which cells are {', '.join(changed)} cells"]))
+    what = "; ".join(
+        filter(
+            None,
+            [
+                added and f"adds {', '.join(added)}",
+                removed and f"removes {', '.join(removed)}",
+                not (added or removed) and f"changes which cells are {', '.join(changed)} cells",
+            ],
+        )
+    )
     shown = ", ".join(students[:5]) + (f" and {len(students) - 5} more" if len(students) > 5 else "")
-    return (f"{assignment}: the new source {what}, but the gradebook holds submissions of {assignment} ({shown}); "
-            f"nbgrader cannot add or remove graded cells of an assignment with submissions, so nothing was changed "
-            f"(release/{assignment} is as it was). Changing checks, text and points of the existing cells re-releases "
-            f"fine. To release the new cells anyway, export the grades (`nbgrader export`), remove the assignment's "
-            f"grades (`nbgrader db assignment remove {assignment} --force`: every grade of {assignment}, manual ones "
-            f"included), run this again and regrade (`course grade {assignment}`)")
+    return (
+        f"{assignment}: the new source {what}, but the gradebook holds submissions of {assignment} ({shown}); "
+        f"nbgrader cannot add or remove graded cells of an assignment with submissions, so nothing was changed "
+        f"(release/{assignment} is as it was). Changing checks, text and points of the existing cells re-releases "
+        f"fine. To release the new cells anyway, export the grades (`nbgrader export`), remove the assignment's "
+        f"grades (`nbgrader db assignment remove {assignment} --force`: every grade of {assignment}, manual ones "
+        f"included), run this again and regrade (`course grade {assignment}`)"
+    )
 
 
 class CourseReleaseExporter(NotebookExporter):
@@ -112,14 +126,15 @@ class CourseReleaseExporter(NotebookExporter):
                 for release, copy in kept.items():
                     shutil.rmtree(release, ignore_errors=True)
                     shutil.copytree(copy, release, symlinks=True)
-                    self.log.warning("kept %s as it was before this failed run",
-                                     os.path.relpath(release, coursedir.root))
+                    self.log.warning(
+                        "kept %s as it was before this failed run", os.path.relpath(release, coursedir.root)
+                    )
                 raise
         for assignment in assignments:
             if not converter.no_database:
                 apply_due_date(coursedir.root, coursedir.db_url, assignment)  # [tool.course] due_dates
             version = archive_release(Path(coursedir.root), assignment)
             if version:
-                self.log.info("%s released as version %s (kept in release-history/%s/)", assignment, version,
-                              assignment)
-
+                self.log.info(
+                    "%s released as version %s (kept in release-history/%s/)", assignment, version, assignment
+                )

@@ -32,8 +32,9 @@ class RestoreGradedCells(NbGraderPreprocessor):
         """Match the submission against source/<assignment>/<notebook>.ipynb and repair it."""
         info = resources["nbgrader"]
         coursedir = CourseDirectory(config=self.config)
-        path = os.path.join(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]),
-                            f"{info['notebook']}.ipynb")
+        path = os.path.join(
+            coursedir.format_path(coursedir.source_directory, ".", info["assignment"]), f"{info['notebook']}.ipynb"
+        )
         source = nbformat.read(path, as_version=4)
         match = match_cells(nb.cells, source.cells, released_texts(coursedir.root, info["assignment"]))
         graded = [c for c in source.cells if grade_id(c)]

@@ -34,21 +34,35 @@ from course.sandbox.results import SandboxRun
 UNFINISHED = {"stopped": "SandboxStopped", "not-run": "CellNotRun"}
 UNSAFE_SETTING = "c.GradingSandbox.unsafe = True"
 
-_LimitSettings = type("_LimitSettings", (Configurable,), {
-    f.name: Integer(f.default, min=1, help=f.metadata["help"]).tag(config=True) for f in fields(Limits)})
+_LimitSettings = type(
+    "_LimitSettings",
+    (Configurable,),
+    {f.name: Integer(f.default, min=1, help=f.metadata["help"]).tag(config=True) for f in fields(Limits)},
+)
 
 
 class GradingSandbox(_LimitSettings):
     """Where and how students' code runs when autograding: the limits (one setting per Limits field) and more."""
 
-    unsafe = Bool(False, help="run students' code without the bubblewrap sandbox (only where none can be had, "
-                              "and only for code you trust)").tag(config=True)
-    engine = Enum(["auto", *ENGINES], "auto", help="shell: IPython without a kernel (fast); kernel: a Jupyter "
-                  "kernel as stock nbgrader; auto: the shell where it is known to run a notebook exactly as the "
-                  "kernel does, else the kernel").tag(config=True)
-    recheck_call_timeout_s = Float(CALL_SECONDS, min=0.1, help="seconds each call of a student's function may "
-                                   "take in the out-of-process re-check; a call that takes longer fails its checks "
-                                   "(raise it for a lesson whose functions compute for a while)").tag(config=True)
+    unsafe = Bool(
+        False,
+        help="run students' code without the bubblewrap sandbox (only where none can be had, "
+        "and only for code you trust)",
+    ).tag(config=True)
+    engine = Enum(
+        ["auto", *ENGINES],
+        "auto",
+        help="shell: IPython without a kernel (fast); kernel: a Jupyter "
+        "kernel as stock nbgrader; auto: the shell where it is known to run a notebook exactly as the "
+        "kernel does, else the kernel",
+    ).tag(config=True)
+    recheck_call_timeout_s = Float(
+        CALL_SECONDS,
+        min=0.1,
+        help="seconds each call of a student's function may "
+        "take in the out-of-process re-check; a call that takes longer fails its checks "
+        "(raise it for a lesson whose functions compute for a while)",
+    ).tag(config=True)
 
     def limits(self) -> Limits:
         """The settings as the sandbox's Limits."""
@@ -57,9 +71,11 @@ class GradingSandbox(_LimitSettings):
 
 def refusal(detail: str) -> str:
     """What both `nbgrader autograde` and `course grade` say when no sandbox can be had."""
-    return (f"no grading sandbox on this machine: {detail.rstrip('.')}. Refusing to run students' code "
-            f"unsandboxed; to grade without isolation anyway (only code you trust) set `{UNSAFE_SETTING}` in "
-            "autograder/nbgrader_config.py, or pass --unsafe to `course grade`")
+    return (
+        f"no grading sandbox on this machine: {detail.rstrip('.')}. Refusing to run students' code "
+        f"unsandboxed; to grade without isolation anyway (only code you trust) set `{UNSAFE_SETTING}` in "
+        "autograder/nbgrader_config.py, or pass --unsafe to `course grade`"
+    )
 
 
 def require_sandbox(settings: GradingSandbox) -> None:
@@ -82,15 +98,25 @@ def folder_files(folder: Path, ignore: list[str] = ()) -> dict[str, Path]:
     found = {}
     for path in sorted(Path(folder).rglob("*")):
         rel = path.relative_to(folder)
-        if path.is_symlink() or not path.is_file() or path.suffix == ".ipynb" \
-                or any(fnmatch.fnmatch(part, pattern) for part in rel.parts for pattern in ignore):
+        if (
+            path.is_symlink()
+            or not path.is_file()
+            or path.suffix == ".ipynb"
+            or any(fnmatch.fnmatch(part, pattern) for part in rel.parts for pattern in ignore)
+        ):
             continue
         found[rel.as_posix()] = path
     return found
 
 
-def run_in_sandbox(nb, settings: GradingSandbox, limits: Limits | None = None, *, skip_tag: str = "skip-execution",
-                   files: dict[str, Path] | None = None) -> SandboxRun:
+def run_in_sandbox(
+    nb,
+    settings: GradingSandbox,
+    limits: Limits | None = None,
+    *,
+    skip_tag: str = "skip-execution",
+    files: dict[str, Path] | None = None,
+) -> SandboxRun:
     """Execute a notebook object in a fresh sandbox with SETTINGS (LIMITS: its limits) beside copies of FILES."""
     from course.sandbox.fidelity import choose_engine
 
@@ -101,8 +127,14 @@ def run_in_sandbox(nb, settings: GradingSandbox, limits: Limits | None = None, *
         for rel, source in (files or {}).items():
             (Path(tmp) / "work" / rel).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             shutil.copyfile(source, Path(tmp) / "work" / rel)
-        run = execute_notebook_sandboxed(path, workdir=Path(tmp) / "work", limits=limits or settings.limits(),
-                                         unsafe=settings.unsafe, engine=engine, skip_tag=skip_tag)
+        run = execute_notebook_sandboxed(
+            path,
+            workdir=Path(tmp) / "work",
+            limits=limits or settings.limits(),
+            unsafe=settings.unsafe,
+            engine=engine,
+            skip_tag=skip_tag,
+        )
     return replace(run, engine=engine, engine_reason=why)
 
 
@@ -134,8 +166,10 @@ class SandboxExecute(Execute):
         name = self.kernel_name or nb.metadata.get("kernelspec", {}).get("name") or NATIVE_KERNEL_NAME
         spec = KernelSpecManager(config=self.config).get_kernel_spec(NATIVE_KERNEL_NAME if name == "python" else name)
         if (spec.language or "").lower() != "python":
-            raise CourseError(f"the notebook's kernel {name!r} runs {spec.language or 'an unknown language'}; "
-                              "the grading sandbox runs Python notebooks only")
+            raise CourseError(
+                f"the notebook's kernel {name!r} runs {spec.language or 'an unknown language'}; "
+                "the grading sandbox runs Python notebooks only"
+            )
 
     def sandboxed_run(self, nb, files: dict[str, Path], settings: GradingSandbox | None = None) -> SandboxRun:
         """Check the kernel, then run NB in a fresh sandbox beside FILES with these settings."""
@@ -155,8 +189,12 @@ class SandboxExecute(Execute):
         run = self.sandboxed_run(nb, files, settings)
         resources.setdefault("nbgrader", {})["sandbox"] = run
         for rel in keep_written(folder, run.files, f"{info.get('notebook', '')}.ipynb"):
-            self.log.warning("%s: the file %s the notebook wrote was not kept: it would replace a folder or lead out of "
-                             "%s", student, rel, folder)
+            self.log.warning(
+                "%s: the file %s the notebook wrote was not kept: it would replace a folder or lead out of %s",
+                student,
+                rel,
+                folder,
+            )
         if run.status == "error" or run.executed is None:
             raise CourseError(f"the grading sandbox failed before the student's code ran: {run.reason}")
         if len(run.executed.cells) != len(nb.cells):
@@ -167,8 +205,11 @@ class SandboxExecute(Execute):
                 cell.execution_count = done.get("execution_count")
         for incident in run.incidents:
             if incident.kind in UNFINISHED:  # a cell the sandbox stopped or never reached fails, as it should
-                nb.cells[incident.cell_index].outputs.append(nbformat.v4.new_output(
-                    "error", ename=UNFINISHED[incident.kind], evalue=incident.message, traceback=[incident.message]))
+                nb.cells[incident.cell_index].outputs.append(
+                    nbformat.v4.new_output(
+                        "error", ename=UNFINISHED[incident.kind], evalue=incident.message, traceback=[incident.message]
+                    )
+                )
         return nb, resources
 
 

@@ -33,16 +33,23 @@ def recheck_notebook(nb, rubric, source_cells: list, settings: GradingSandbox) -
     from course.grading.recheck import recheck_code, student_cells
 
     cells = student_cells(nb, source_cells)
-    return recheck_code([code for _, code in cells], rubric, unsafe=settings.unsafe,
-                        labels=[label for label, _ in cells], call_seconds=settings.recheck_call_timeout_s)
+    return recheck_code(
+        [code for _, code in cells],
+        rubric,
+        unsafe=settings.unsafe,
+        labels=[label for label, _ in cells],
+        call_seconds=settings.recheck_call_timeout_s,
+    )
 
 
 class RecheckOutOfProcess(NbGraderPreprocessor):
     """Re-check the code items outside the kernel, correct the gradebook, flag, and record the outcome."""
 
-    merge_report = Bool(True, help="also put each outcome into reports/<assignment>-grade.json at once (off in "
-                                   "`course grade`'s workers: the grading process merges the batch's outcomes)"
-                        ).tag(config=True)
+    merge_report = Bool(
+        True,
+        help="also put each outcome into reports/<assignment>-grade.json at once (off in "
+        "`course grade`'s workers: the grading process merges the batch's outcomes)",
+    ).tag(config=True)
 
     def preprocess(self, nb, resources):
         """Runs after SaveAutoGrades, so the gradebook already holds the kernel's scores."""
@@ -57,8 +64,9 @@ class RecheckOutOfProcess(NbGraderPreprocessor):
             return nb, resources
         settings = GradingSandbox(config=self.config)
         student = info["student"]
-        source = os.path.join(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]),
-                              f"{info['notebook']}.ipynb")
+        source = os.path.join(
+            coursedir.format_path(coursedir.source_directory, ".", info["assignment"]), f"{info['notebook']}.ipynb"
+        )
         source_cells = nbformat.read(source, as_version=4).cells
         require_sandbox(settings)
         verdicts = recheck_notebook(nb, rubric_as_saved(rubric_file), source_cells, settings)
@@ -67,21 +75,33 @@ class RecheckOutOfProcess(NbGraderPreprocessor):
         folder = coursedir.format_path(coursedir.submitted_directory, student, info["assignment"])
         shown = os.path.relpath(folder, coursedir.root)
         released = released_texts(Path(coursedir.root), info["assignment"])
-        problems = [*preflight(Path(folder), f"{info['notebook']}.ipynb", source_cells, shown_as=shown,
-                               released=released).problems,
-                    *(Problem(Location(shown), f"{i.kind} in cell {i.cell_index + 1}: {i.message}")
-                      for i in (run.incidents if run else ()))]
+        problems = [
+            *preflight(
+                Path(folder), f"{info['notebook']}.ipynb", source_cells, shown_as=shown, released=released
+            ).problems,
+            *(
+                Problem(Location(shown), f"{i.kind} in cell {i.cell_index + 1}: {i.message}")
+                for i in (run.incidents if run else ())
+            ),
+        ]
         notes = [run.engine_reason] if run is not None and run.engine_reason else []
         version = assignment_version(Path(coursedir.root), info["assignment"])
-        grade = StudentGrade(student, verdicts, changes, problems, notes, (run.memory_limit if run else None) or "",
-                             version or "")
+        grade = StudentGrade(
+            student, verdicts, changes, problems, notes, (run.memory_limit if run else None) or "", version or ""
+        )
         if grade.flagged:
             self._flag(info)
         for problem in problems:
             self.log.warning("%s: %s", student, problem)
         for change in changes:
-            self.log.warning("%s: %s: kernel %s, re-check %s (%s)", student, change.item, change.kernel_score,
-                             change.recheck_score, change.reason)
+            self.log.warning(
+                "%s: %s: kernel %s, re-check %s (%s)",
+                student,
+                change.item,
+                change.kernel_score,
+                change.recheck_score,
+                change.reason,
+            )
         stamp = graded_stamp(info["db_url"], info["assignment"], student, folder, version)
         if self.merge_report:
             current = current_students(coursedir, info["assignment"])

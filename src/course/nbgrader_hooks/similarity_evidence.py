@@ -22,8 +22,9 @@ from course.nbgrader_hooks.formgrader import HINT_STYLE, for_graders, insert_aft
 class SimilarityEvidence(Preprocessor):
     """After each cell with evidence of copying, a note with the other student, the reason and the spans."""
 
-    reports_dir = Unicode("reports", help="Folder where `course similarity` writes <assignment>-similarity.json."
-                          ).tag(config=True)
+    reports_dir = Unicode("reports", help="Folder where `course similarity` writes <assignment>-similarity.json.").tag(
+        config=True
+    )
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         """Graders only; nothing shown when `course similarity` has not been run for the lesson."""
@@ -37,17 +38,20 @@ class SimilarityEvidence(Preprocessor):
         except (OSError, ValueError) as exc:
             self.log.error("similarity evidence not shown: cannot read %s: %s", path, exc)
             return nb, resources
-        insert_after(nb, {cell: [evidence_html(e) for e in items] for cell, items in found.items()},
-                     "similarity-evidence")
+        insert_after(
+            nb, {cell: [evidence_html(e) for e in items] for cell, items in found.items()}, "similarity-evidence"
+        )
         return nb, resources
 
 
 def evidence_html(e: dict) -> str:
     """One piece of evidence as a grader's note: a hint to compare two answers, never a decision."""
-    return (f'<div class="similarity-evidence" data-other="{html.escape(e["other"])}" '
-            f'data-kind="{html.escape(e["kind"])}" {HINT_STYLE}><p><strong>相似度证据 '
-            f'· 与 {html.escape(e["other"])}（{e["score"]:.2f}，只供评分者参考，'
-            f'不是判定）</strong>：{html.escape(e["reason"])}</p><table style="width:100%;table-layout:fixed"><tr>'
-            f'<th>本答案</th><th>{html.escape(e["other"])}</th></tr><tr>'
-            f'<td><pre style="white-space:pre-wrap">{e["mine_html"]}</pre></td>'
-            f'<td><pre style="white-space:pre-wrap">{e["theirs_html"]}</pre></td></tr></table></div>')
+    return (
+        f'<div class="similarity-evidence" data-other="{html.escape(e["other"])}" '
+        f'data-kind="{html.escape(e["kind"])}" {HINT_STYLE}><p><strong>相似度证据 '
+        f"· 与 {html.escape(e['other'])}（{e['score']:.2f}，只供评分者参考，"
+        f'不是判定）</strong>：{html.escape(e["reason"])}</p><table style="width:100%;table-layout:fixed"><tr>'
+        f"<th>本答案</th><th>{html.escape(e['other'])}</th></tr><tr>"
+        f'<td><pre style="white-space:pre-wrap">{e["mine_html"]}</pre></td>'
+        f'<td><pre style="white-space:pre-wrap">{e["theirs_html"]}</pre></td></tr></table></div>'
+    )

@@ -39,10 +39,13 @@ ENGINES_KEPT = 8  # gradebook URLs per process whose engines stay (a worker's pr
 class AutogradeSavings(Configurable):
     """Whether autograde reuses, per process, the set-up work nbgrader repeats for every student."""
 
-    enabled = Bool(True, help="reuse one SQLAlchemy engine per gradebook URL, check nbgrader's cell-metadata "
-                              "schema once instead of for every student, read the head of its migrations in "
-                              "process instead of running `alembic heads`, and keep the imported code out of the "
-                              "garbage collector's passes (same results; False: nbgrader as shipped)").tag(config=True)
+    enabled = Bool(
+        True,
+        help="reuse one SQLAlchemy engine per gradebook URL, check nbgrader's cell-metadata "
+        "schema once instead of for every student, read the head of its migrations in "
+        "process instead of running `alembic heads`, and keep the imported code out of the "
+        "garbage collector's passes (same results; False: nbgrader as shipped)",
+    ).tag(config=True)
 
 
 def install_for(config) -> bool:
@@ -105,6 +108,7 @@ def alembic_head() -> str:
 
 def shared_engine_factory(create_engine):
     """CREATE_ENGINE, remembering the engines it made for the last ENGINES_KEPT URL and option sets."""
+
     @functools.lru_cache(maxsize=ENGINES_KEPT)
     def shared(url, **options):
         return create_engine(url, **options)

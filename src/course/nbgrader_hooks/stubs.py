@@ -29,7 +29,9 @@ class ClearSolutionsWithStubs(ClearSolutions):
         for line in cell.source.split("\n"):
             if self.begin_solution_delimeter in line:
                 if inside or used == len(stubs):
-                    raise RuntimeError(f"cell {name}: nested solution region or more regions than its {len(stubs)} stubs")
+                    raise RuntimeError(
+                        f"cell {name}: nested solution region or more regions than its {len(stubs)} stubs"
+                    )
                 inside = True
                 lines += stubs[used].split("\n") if stubs[used] else []
                 used += 1

@@ -54,5 +54,5 @@ def run_python_sandboxed(
             f"[course sandbox] no OUTPUT came back (exit status {exit_status(run.returncode)}; "
             f"an OUTPUT larger than {mib(frame_limit)} is dropped)"
         )
-    stderr = "\n".join([run.stderr[-limits.max_output_bytes:], *notes]).strip()
+    stderr = "\n".join([run.stderr[-limits.max_output_bytes :], *notes]).strip()
     return PythonRun(exit_status(run.returncode), result.get("output") if result else None, stderr)

@@ -120,8 +120,14 @@ def memory_group(memory_bytes: int) -> tuple[str, Path] | None:
     if not needs_process_cgroup():
         return None
     limit = f"{memory_bytes}\n"
-    return _make("memory", {"v2": {"memory.max": limit, "memory.swap.max?": "0\n"},
-                            "v1": {"memory.limit_in_bytes": limit, "memory.memsw.limit_in_bytes?": limit}}, [])
+    return _make(
+        "memory",
+        {
+            "v2": {"memory.max": limit, "memory.swap.max?": "0\n"},
+            "v1": {"memory.limit_in_bytes": limit, "memory.memsw.limit_in_bytes?": limit},
+        },
+        [],
+    )
 
 
 def oom_killed(kind: str, group: Path) -> bool:

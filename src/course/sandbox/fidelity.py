@@ -16,10 +16,14 @@ import re
 # in a kernel, text on stderr without one), its event loop (asyncio.run and friends fail there with "cannot be
 # called from a running event loop"), the kernel object, comms, and stdin.
 KERNEL_ONLY = {
-    "widgets (tqdm.auto, ipywidgets)": re.compile(r"\btqdm\s*\.\s*(auto|notebook|autonotebook)\b"
-                                                  r"|\bipywidgets\b|\btqdm\.auto\b"),
-    "asyncio event loop": re.compile(r"\basyncio\s*\.\s*(run|get_event_loop|new_event_loop|set_event_loop)\b"
-                                     r"|\brun_until_complete\b|\bnest_asyncio\b"),
+    "widgets (tqdm.auto, ipywidgets)": re.compile(
+        r"\btqdm\s*\.\s*(auto|notebook|autonotebook)\b"
+        r"|\bipywidgets\b|\btqdm\.auto\b"
+    ),
+    "asyncio event loop": re.compile(
+        r"\basyncio\s*\.\s*(run|get_event_loop|new_event_loop|set_event_loop)\b"
+        r"|\brun_until_complete\b|\bnest_asyncio\b"
+    ),
     "the kernel object": re.compile(r"\bipykernel\b|\bget_ipython\s*\(\s*\)\s*\.\s*kernel\b|\bjupyter_client\b"),
     "comms": re.compile(r"\bcomm\s*\.\s*create_comm\b|\bComm\s*\("),
     "stdin": re.compile(r"\bsys\s*\.\s*stdin\b"),
@@ -38,6 +42,9 @@ def choose_engine(nb, setting: str) -> tuple[str, str]:
         return setting, ""
     found = kernel_features(nb)
     if found:
-        return "kernel", f"ran in the Jupyter kernel: the notebook uses {', '.join(found)}, " \
-                         "which the fast shell engine does not run as Jupyter does"
+        return (
+            "kernel",
+            f"ran in the Jupyter kernel: the notebook uses {', '.join(found)}, "
+            "which the fast shell engine does not run as Jupyter does",
+        )
     return "shell", ""

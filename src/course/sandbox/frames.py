@@ -85,8 +85,12 @@ def timeout_error(cell_timeout_s: int) -> dict:
 
 def dead_kernel_error() -> dict:
     """The error output of the cell during which the process running the notebook died."""
-    return {"output_type": "error", "ename": DEAD_KERNEL_ENAME, "evalue": "the kernel stopped while running this cell",
-            "traceback": []}
+    return {
+        "output_type": "error",
+        "ename": DEAD_KERNEL_ENAME,
+        "evalue": "the kernel stopped while running this cell",
+        "traceback": [],
+    }
 
 
 class FrameReader:
@@ -125,7 +129,7 @@ def send(channel: int, frame: dict) -> None:
     """Write one frame (a JSON line) to the result channel."""
     data = (json.dumps(frame) + "\n").encode("ascii")
     while data:
-        data = data[os.write(channel, data):]
+        data = data[os.write(channel, data) :]
 
 
 def runs(cell: dict, skip_tag: str) -> bool:

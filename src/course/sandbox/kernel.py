@@ -13,8 +13,16 @@ import sys
 
 # Relative imports: inside the sandbox this package is course_sandbox (see course.sandbox.loader).
 from .confinement import reap_orphans
-from .frames import (KERNEL_LOG_TAIL, TIMEOUT_ENAME, OutputBudget, dead_kernel_error, output_size, runs, send,
-                     timeout_error)
+from .frames import (
+    KERNEL_LOG_TAIL,
+    TIMEOUT_ENAME,
+    OutputBudget,
+    dead_kernel_error,
+    output_size,
+    runs,
+    send,
+    timeout_error,
+)
 
 
 def _tail(path: str) -> str:
@@ -71,8 +79,12 @@ def unshown_error(reply: dict, outputs: list) -> dict | None:
     suppressed): nbgrader's Execute records it the same way, so such a test cell still fails."""
     if reply.get("status") != "error" or any(o.get("output_type") == "error" for o in outputs):
         return None
-    return {"output_type": "error", "ename": reply.get("ename", "Error"), "evalue": reply.get("evalue", ""),
-            "traceback": list(reply.get("traceback", []))}
+    return {
+        "output_type": "error",
+        "ename": reply.get("ename", "Error"),
+        "evalue": reply.get("evalue", ""),
+        "traceback": list(reply.get("traceback", [])),
+    }
 
 
 def _cell_frame(index: int, cell, extra_output: dict | None = None) -> dict:
@@ -96,9 +108,7 @@ def run_kernel(config: dict, channel: int) -> None:
     client = _make_client(nb, config)
     replies: dict[int, dict] = {}
     client.on_cell_executed = lambda cell, cell_index, execute_reply: replies.__setitem__(cell_index, execute_reply)
-    with open(config["kernel_log"], "wb") as log, client.setup_kernel(
-        stdin=subprocess.DEVNULL, stdout=log, stderr=log
-    ):
+    with open(config["kernel_log"], "wb") as log, client.setup_kernel(stdin=subprocess.DEVNULL, stdout=log, stderr=log):
         kernel = client.km.provisioner.process
         if os.getpid() == 1:
             reap_orphans({kernel.pid})
@@ -113,11 +123,26 @@ def run_kernel(config: dict, channel: int) -> None:
             except DeadKernelError:
                 kernel.poll()
                 send(channel, _cell_frame(index, cell, dead_kernel_error()))
-                send(channel, {"event": "kernel-died", "index": index, "exit_code": kernel.returncode,
-                               "log_tail": _tail(config["kernel_log"])})
+                send(
+                    channel,
+                    {
+                        "event": "kernel-died",
+                        "index": index,
+                        "exit_code": kernel.returncode,
+                        "log_tail": _tail(config["kernel_log"]),
+                    },
+                )
                 return
             content = (replies.get(index) or {}).get("content", {})
             timed_out = content.get("ename") == TIMEOUT_ENAME
-            send(channel, _cell_frame(index, cell, timeout_error(config["cell_timeout_s"]) if timed_out
-                                      else unshown_error(content, cell.get("outputs", []))))
+            send(
+                channel,
+                _cell_frame(
+                    index,
+                    cell,
+                    timeout_error(config["cell_timeout_s"])
+                    if timed_out
+                    else unshown_error(content, cell.get("outputs", [])),
+                ),
+            )
         send(channel, {"event": "finished"})

@@ -35,8 +35,9 @@ EXIT_GRACE_S = 0.5
 # into the grading process for nothing).
 RUNNER_MODULES = ("frames", "confinement", "kernel", "shell", "relay", "runner")
 LOADER_SOURCE = Path(__file__).with_name("loader.py").read_text(encoding="utf-8")
-RUNNER_SOURCES = json.dumps({name: Path(__file__).with_name(f"{name}.py").read_text(encoding="utf-8")
-                             for name in RUNNER_MODULES})
+RUNNER_SOURCES = json.dumps(
+    {name: Path(__file__).with_name(f"{name}.py").read_text(encoding="utf-8") for name in RUNNER_MODULES}
+)
 
 
 @dataclass
@@ -91,7 +92,9 @@ def _rlimits(limits: Limits, address_space: int) -> dict[str, int]:
 
 
 @contextlib.contextmanager
-def _sandbox(workdir: Path, limits: Limits, unsafe: bool) -> Iterator[tuple[Callable[[list[str]], list[str]], str, Any]]:
+def _sandbox(
+    workdir: Path, limits: Limits, unsafe: bool
+) -> Iterator[tuple[Callable[[list[str]], list[str]], str, Any]]:
     """Yield (wrap, root, groups): wrap turns the runner's argv into the sandboxed one; root is the cwd it gets;
     groups are its cgroups (None when it runs without)."""
     if unsafe:
@@ -146,8 +149,14 @@ def _kill(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-def _collect(proc: subprocess.Popen, *, wall_clock_s: float, frame_limit: int, total_limit: int,
-             idle_limit_s: float | None = None) -> Collected:
+def _collect(
+    proc: subprocess.Popen,
+    *,
+    wall_clock_s: float,
+    frame_limit: int,
+    total_limit: int,
+    idle_limit_s: float | None = None,
+) -> Collected:
     """Read frames and stderr until the runner is gone, killing it at the wall clock or on a flood.
 
     Once the runner has sent "started", a silence of more than IDLE_LIMIT_S between frames (one cell that
@@ -215,8 +224,19 @@ def exit_status(returncode: int | None) -> int | None:
     return returncode
 
 
-def run_sandboxed(mode_config: dict, *, workdir: Path, limits: Limits, unsafe: bool, runner_as: int, wall_clock_s: int,
-         frame_limit: int, total_limit: int, stdin: bytes | None, idle_limit_s: float | None = None) -> Collected:
+def run_sandboxed(
+    mode_config: dict,
+    *,
+    workdir: Path,
+    limits: Limits,
+    unsafe: bool,
+    runner_as: int,
+    wall_clock_s: int,
+    frame_limit: int,
+    total_limit: int,
+    stdin: bytes | None,
+    idle_limit_s: float | None = None,
+) -> Collected:
     """Start the runner (sandboxed unless UNSAFE) with MODE_CONFIG and collect what it reports."""
     with _sandbox(workdir, limits, unsafe) as (wrap, root, groups):
         config = {
@@ -227,8 +247,9 @@ def run_sandboxed(mode_config: dict, *, workdir: Path, limits: Limits, unsafe: b
         }
         argv = wrap([sys.executable, "-I", "-c", LOADER_SOURCE, RUNNER_SOURCES, json.dumps(config)])
         proc = _spawn(argv, workdir, stdin)
-        run = _collect(proc, wall_clock_s=wall_clock_s, frame_limit=frame_limit, total_limit=total_limit,
-                       idle_limit_s=idle_limit_s)
+        run = _collect(
+            proc, wall_clock_s=wall_clock_s, frame_limit=frame_limit, total_limit=total_limit, idle_limit_s=idle_limit_s
+        )
         run.memory_limit = memory_limit_applied(limits, groups)
         run.oom_killed = groups is not None and groups.out_of_memory()
         return run

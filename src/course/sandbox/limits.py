@@ -22,8 +22,11 @@ class Limits:
 
     cell_timeout_s: int = _limit(30, "wall-clock seconds one cell may run before it is interrupted")
     submission_timeout_s: int = _limit(120, "wall-clock seconds for the whole notebook, kernel start included")
-    memory_bytes: int = _limit(2 * GiB, "memory of the submission: one cgroup limit for all its processes where a "
-                                         "memory cgroup can be had (root), and RLIMIT_AS on each process")
+    memory_bytes: int = _limit(
+        2 * GiB,
+        "memory of the submission: one cgroup limit for all its processes where a "
+        "memory cgroup can be had (root), and RLIMIT_AS on each process",
+    )
     max_processes: int = _limit(64, "tasks (processes and threads, runner and kernel included) alive at once")
     max_file_bytes: int = _limit(64 * MiB, "largest file the submission may write (RLIMIT_FSIZE)")
     max_output_bytes: int = _limit(1 * MiB, "outputs kept per cell; past this a cell's output is cut with a note")

@@ -94,7 +94,12 @@ def _prepare_workdir(workdir: Path, nb: nbformat.NotebookNode, name: str) -> Pat
 
 
 def execute_notebook_sandboxed(
-    notebook_path: Path, *, workdir: Path, limits: Limits, unsafe: bool = False, engine: Engine = "shell",
+    notebook_path: Path,
+    *,
+    workdir: Path,
+    limits: Limits,
+    unsafe: bool = False,
+    engine: Engine = "shell",
     skip_tag: str = "skip-execution",
 ) -> SandboxRun:
     """Run every code cell of a student's notebook in the sandbox and return what came out of it.

@@ -26,8 +26,17 @@ import types
 
 # Relative imports: inside the sandbox this package is course_sandbox (see course.sandbox.loader).
 from .confinement import apply_limits, die_with_parent
-from .frames import (FRAME_SLACK, KERNEL_LOG_TAIL, FrameReader, OutputBudget, dead_kernel_error, runs, send,
-                     timeout_error, truncation_note)
+from .frames import (
+    FRAME_SLACK,
+    KERNEL_LOG_TAIL,
+    FrameReader,
+    OutputBudget,
+    dead_kernel_error,
+    runs,
+    send,
+    timeout_error,
+    truncation_note,
+)
 
 ACK = b"\x06"  # the runner's answer to each message of the shell child
 STREAM_READ = 1 << 20
@@ -311,8 +320,9 @@ def _notebook_cells(path: str, skip_tag: str) -> list[tuple[int, str]]:
     return cells
 
 
-def _shell_child(shell: types.ModuleType, config: dict, cells: list[tuple[int, str]], channel: int,
-                 pipes: dict[str, tuple[int, int]]) -> None:
+def _shell_child(
+    shell: types.ModuleType, config: dict, cells: list[tuple[int, str]], channel: int, pipes: dict[str, tuple[int, int]]
+) -> None:
     """In the forked child: drop the runner's descriptors, take the stream pipes as fd 1 and 2, run the cells."""
     status = 1
     try:
@@ -324,8 +334,13 @@ def _shell_child(shell: types.ModuleType, config: dict, cells: list[tuple[int, s
             os.dup2(pipes[name][1], target)
             os.close(pipes[name][1])
         apply_limits(config["kernel_limits"])
-        shell.serve(cells, report_fd=pipes["report"][1], ack_fd=pipes["ack"][0],
-                    cell_timeout_s=config["cell_timeout_s"], max_message_bytes=config["max_output_bytes"] + FRAME_SLACK)
+        shell.serve(
+            cells,
+            report_fd=pipes["report"][1],
+            ack_fd=pipes["ack"][0],
+            cell_timeout_s=config["cell_timeout_s"],
+            max_message_bytes=config["max_output_bytes"] + FRAME_SLACK,
+        )
         status = 0
     except BaseException:
         traceback.print_exc()

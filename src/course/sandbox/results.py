@@ -224,5 +224,13 @@ def assemble(nb: nbformat.NotebookNode, run: Collected, limits: Limits, skip_tag
     executed = nb if status != "error" else None
     if executed is not None:
         nbformat.validate(executed)
-    return SandboxRun(executed, status, reason, round(run.seconds, 3), _timings(run, arrival), tuple(incidents),
-                      memory_limit=run.memory_limit, files=_written_files(frames, limits.scratch_bytes))
+    return SandboxRun(
+        executed,
+        status,
+        reason,
+        round(run.seconds, 3),
+        _timings(run, arrival),
+        tuple(incidents),
+        memory_limit=run.memory_limit,
+        files=_written_files(frames, limits.scratch_bytes),
+    )

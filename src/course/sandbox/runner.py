@@ -79,8 +79,15 @@ def send_written_files(config: dict, channel: int) -> None:
         except OSError:
             continue
         for start in range(0, max(len(data), 1), chunk):
-            send(channel, {"event": "file", "path": rel, "offset": start,
-                           "data": base64.b64encode(data[start:start + chunk]).decode("ascii")})
+            send(
+                channel,
+                {
+                    "event": "file",
+                    "path": rel,
+                    "offset": start,
+                    "data": base64.b64encode(data[start : start + chunk]).decode("ascii"),
+                },
+            )
 
 
 def main(argv: list[str]) -> int:

@@ -128,7 +128,7 @@ class Reporter:
                 data = self._encode(message)
                 self._flush_streams()
                 while data:
-                    data = data[os.write(self.report_fd, data):]
+                    data = data[os.write(self.report_fd, data) :]
                 if not os.read(self.ack_fd, 1):
                     raise OSError("the grading runner stopped answering")
         except OSError:
@@ -237,8 +237,12 @@ class CellShell(InteractiveShell):
 
     def _showtraceback(self, etype, evalue, stb) -> None:
         """An error output with the fields nbgrader reads: exception class name, str(exception), traceback."""
-        error = {"output_type": "error", "ename": etype.__name__, "evalue": _text(evalue),
-                 "traceback": [_text(line) for line in stb]}
+        error = {
+            "output_type": "error",
+            "ename": etype.__name__,
+            "evalue": _text(evalue),
+            "traceback": [_text(line) for line in stb],
+        }
         self.error_shown = True
         self.reporter.send({"event": "output", "output": error, "display_id": None})
 
@@ -267,8 +271,18 @@ def _run_limited(shell: CellShell, source: str, seconds: float) -> None:
     _disarm()
     error = result and (result.error_in_exec or result.error_before_exec)
     if error is not None and not shell.error_shown:  # traceback display suppressed: record it as a kernel's reply would
-        shell.reporter.send({"event": "output", "display_id": None, "output": {
-            "output_type": "error", "ename": type(error).__name__, "evalue": str(error), "traceback": []}})
+        shell.reporter.send(
+            {
+                "event": "output",
+                "display_id": None,
+                "output": {
+                    "output_type": "error",
+                    "ename": type(error).__name__,
+                    "evalue": str(error),
+                    "traceback": [],
+                },
+            }
+        )
 
 
 def _no_input(prompt: str = "") -> str:
@@ -309,8 +323,9 @@ def _make_shell(reporter: Reporter) -> CellShell:
     return shell
 
 
-def serve(cells: list[tuple[int, str]], *, report_fd: int, ack_fd: int, cell_timeout_s: float,
-          max_message_bytes: int) -> None:
+def serve(
+    cells: list[tuple[int, str]], *, report_fd: int, ack_fd: int, cell_timeout_s: float, max_message_bytes: int
+) -> None:
     """Run CELLS ((notebook index, source) in order) one after the other, reporting each one's end."""
     reporter = Reporter(report_fd, ack_fd, max_message_bytes)
     shell = _make_shell(reporter)

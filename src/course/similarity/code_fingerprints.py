@@ -24,10 +24,12 @@ MIN_CONTAINMENT = 0.4
 def fingerprints(source: str) -> dict[int, list[Span]]:
     """SOURCE's winnowed fingerprints, each with the span of the K tokens it hashes."""
     tokens = code_tokens(source)
-    runs = [(hash(tuple(t for t, _ in tokens[i:i + K])), (tokens[i][1][0], tokens[i + K - 1][1][1]))
-            for i in range(len(tokens) - K + 1)]
+    runs = [
+        (hash(tuple(t for t, _ in tokens[i : i + K])), (tokens[i][1][0], tokens[i + K - 1][1][1]))
+        for i in range(len(tokens) - K + 1)
+    ]
     out: dict[int, list[Span]] = {}
-    windows = [runs[i:i + W] for i in range(len(runs) - W + 1)] if len(runs) >= W else [runs][:len(runs) > 0]
+    windows = [runs[i : i + W] for i in range(len(runs) - W + 1)] if len(runs) >= W else [runs][: len(runs) > 0]
     for window in windows:
         h, span = min(window, key=lambda r: r[0])
         if span not in out.get(h, []):
@@ -43,15 +45,25 @@ def code_fingerprints(work: ClassWork, max_share: int) -> list[Evidence]:
     out = []
     for pair in shared_grams(grams, boilerplate, max_share):
         if pair.shared >= MIN_SHARED and pair.containment >= MIN_CONTAINMENT:
-            out.append(Evidence(pair.a, pair.b, "code", "own code", min(1.0, pair.containment),
-                                f"own code beyond the release: {pair.containment:.0%} of the smaller one's "
-                                f"fingerprints in common ({pair.shared}), names ignored",
-                                by_student[pair.a].own_code, by_student[pair.b].own_code,
-                                pair.spans_a, pair.spans_b))
+            out.append(
+                Evidence(
+                    pair.a,
+                    pair.b,
+                    "code",
+                    "own code",
+                    min(1.0, pair.containment),
+                    f"own code beyond the release: {pair.containment:.0%} of the smaller one's "
+                    f"fingerprints in common ({pair.shared}), names ignored",
+                    by_student[pair.a].own_code,
+                    by_student[pair.b].own_code,
+                    pair.spans_a,
+                    pair.spans_b,
+                )
+            )
     return out
 
 
 def _all_runs(source: str) -> dict[int, None]:
     """Every K-token run's hash of SOURCE (not only the winnowed ones): all of the boilerplate is excluded."""
     tokens = [t for t, _ in code_tokens(source)]
-    return {hash(tuple(tokens[i:i + K])): None for i in range(len(tokens) - K + 1)}
+    return {hash(tuple(tokens[i : i + K])): None for i in range(len(tokens) - K + 1)}

@@ -57,8 +57,9 @@ def added_lines(skeleton: str, source: str) -> str:
     """The lines of SOURCE that are not in SKELETON (what the student wrote around and instead of it)."""
     old, new = skeleton.splitlines(), source.splitlines()
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-    return "\n".join(line for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("insert", "replace")
-                     for line in new[j1:j2])
+    return "\n".join(
+        line for tag, _, _, j1, j2 in matcher.get_opcodes() if tag in ("insert", "replace") for line in new[j1:j2]
+    )
 
 
 def _source(cell) -> str:
@@ -72,8 +73,9 @@ def work_of(student: str, nb, answer_cell: str, release_cells: dict[str, str], q
     skeleton = release_cells.get(answer_cell, "")
     source = by_id.get(answer_cell, "")
     released_code = set(release_cells.values())
-    extra = [_source(c) for c in nb.cells if c.cell_type == "code" and not grade_id(c)
-             and _source(c) not in released_code]
+    extra = [
+        _source(c) for c in nb.cells if c.cell_type == "code" and not grade_id(c) and _source(c) not in released_code
+    ]
     fills = blank_fills(skeleton, source)
     own = "\n".join([added_lines(skeleton, unfilled(skeleton, source, fills)), *extra]).strip()
     answers = {q: by_id.get(f"answer-{q}", "").strip() for q in question_ids}
@@ -99,8 +101,9 @@ def read_notebook(path: Path):
         raise CourseError(f"cannot read this notebook: {exc}", Location(str(path))) from None
 
 
-def collect(project_root: Path, assignment: str, *, with_gradebook: bool = True,
-            autograder: Path | None = None) -> ClassWork:
+def collect(
+    project_root: Path, assignment: str, *, with_gradebook: bool = True, autograder: Path | None = None
+) -> ClassWork:
     """The class's works and boilerplate, from nbgrader's submitted/release/source folders and the gradebook
     (of AUTOGRADER, another course root than the project's, when given)."""
     from nbgrader.coursedir import CourseDirectory
@@ -133,8 +136,15 @@ def collect(project_root: Path, assignment: str, *, with_gradebook: bool = True,
     lesson_page = Path(project_root) / config.lessons_dir / f"{assignment}.qmd"
     boilerplate = [p.read_text("utf-8") for p in (lesson_page, rubric_file) if p.is_file()]
     boilerplate += [_source(c) for c in release_nb.cells]
-    return ClassWork(assignment, tuple(works), reference, "\n".join(boilerplate),
-                     "\n".join([release_cells.get(answer_cell, ""), solution or ""]), question_ids, answer_cell)
+    return ClassWork(
+        assignment,
+        tuple(works),
+        reference,
+        "\n".join(boilerplate),
+        "\n".join([release_cells.get(answer_cell, ""), solution or ""]),
+        question_ids,
+        answer_cell,
+    )
 
 
 def _one_notebook(folder: Path, quiet: bool = False):
@@ -143,8 +153,10 @@ def _one_notebook(folder: Path, quiet: bool = False):
     if not found:
         if quiet:
             return None
-        raise CourseError("expected the released notebook here; run `course grade` or `nbgrader generate_assignment` "
-                          "first", Location(str(folder)))
+        raise CourseError(
+            "expected the released notebook here; run `course grade` or `nbgrader generate_assignment` first",
+            Location(str(folder)),
+        )
     if quiet:
         try:
             return read_notebook(found[0])
@@ -160,8 +172,11 @@ def _solution_cell(source_folder: Path, answer_cell: str) -> str | None:
         return None
     for cell in read_notebook(found[0]).cells:
         if grade_id(cell) == answer_cell:
-            return "\n".join(line for line in _source(cell).splitlines() if "### BEGIN SOLUTION" not in line
-                             and "### END SOLUTION" not in line)
+            return "\n".join(
+                line
+                for line in _source(cell).splitlines()
+                if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line
+            )
     return None
 
 

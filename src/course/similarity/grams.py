@@ -8,9 +8,9 @@ have it. Candidate pairs come only from those buckets, so the work grows with th
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Mapping
 
 from course.similarity.normalise import Span
 
@@ -33,8 +33,9 @@ class SharedGrams:
         return self.shared / max(1, min(self.total_a, self.total_b))
 
 
-def shared_grams(grams: Mapping[str, Mapping[int, list[Span]]], boilerplate: set[int],
-                 max_share: int) -> list[SharedGrams]:
+def shared_grams(
+    grams: Mapping[str, Mapping[int, list[Span]]], boilerplate: set[int], max_share: int
+) -> list[SharedGrams]:
     """Each pair of students with a rare gram in common, with the counts and spans of all they share."""
     kept = {s: {g: sp for g, sp in gs.items() if g not in boilerplate} for s, gs in grams.items()}
     index: dict[int, list[str]] = defaultdict(list)
@@ -51,9 +52,17 @@ def shared_grams(grams: Mapping[str, Mapping[int, list[Span]]], boilerplate: set
     for (a, b), shared in counts.items():
         total_a = sum(g not in common for g in kept[a])
         total_b = sum(g not in common for g in kept[b])
-        out.append(SharedGrams(a, b, len(shared), total_a, total_b,
-                               merge_spans(s for g in shared for s in kept[a][g]),
-                               merge_spans(s for g in shared for s in kept[b][g])))
+        out.append(
+            SharedGrams(
+                a,
+                b,
+                len(shared),
+                total_a,
+                total_b,
+                merge_spans(s for g in shared for s in kept[a][g]),
+                merge_spans(s for g in shared for s in kept[b][g]),
+            )
+        )
     return out
 
 

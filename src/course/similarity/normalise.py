@@ -17,8 +17,15 @@ import unicodedata
 
 Span = tuple[int, int]
 BUILTINS = frozenset(dir(builtins))
-SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
-           tokenize.ENCODING, tokenize.ENDMARKER}
+SKIPPED = {
+    tokenize.COMMENT,
+    tokenize.NL,
+    tokenize.NEWLINE,
+    tokenize.INDENT,
+    tokenize.DEDENT,
+    tokenize.ENCODING,
+    tokenize.ENDMARKER,
+}
 
 
 def fill_key(fill: str) -> str:
@@ -55,8 +62,9 @@ def _canonical(tok: tokenize.TokenInfo) -> str:
     return tok.string
 
 
-_FSTRING_TYPES = {getattr(tokenize, n) for n in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END")
-                  if hasattr(tokenize, n)}
+_FSTRING_TYPES = {
+    getattr(tokenize, n) for n in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END") if hasattr(tokenize, n)
+}
 
 
 def text_chars(text: str) -> list[tuple[str, int]]:

@@ -39,10 +39,21 @@ def rare_answers(work: ClassWork, max_share: int) -> list[Evidence]:
         for key, members in groups.items():
             if key != reference and 2 <= len(members) <= max_share:
                 score = rarity(len(members), n)
-                out += [Evidence(a.student, b.student, "rare-answer", f"blank {i + 1}", score,
-                                 f"same wrong answer in blank {i + 1}, given by {len(members)} of {n} students",
-                                 a.fills[i], b.fills[i], ((0, len(a.fills[i])),), ((0, len(b.fills[i])),))
-                        for a, b in combinations(members, 2)]
+                out += [
+                    Evidence(
+                        a.student,
+                        b.student,
+                        "rare-answer",
+                        f"blank {i + 1}",
+                        score,
+                        f"same wrong answer in blank {i + 1}, given by {len(members)} of {n} students",
+                        a.fills[i],
+                        b.fills[i],
+                        ((0, len(a.fills[i])),),
+                        ((0, len(b.fills[i])),),
+                    )
+                    for a, b in combinations(members, 2)
+                ]
     patterns = defaultdict(list)
     for w in work.works:
         if w.failing:
@@ -50,9 +61,19 @@ def rare_answers(work: ClassWork, max_share: int) -> list[Evidence]:
     for pattern, members in patterns.items():
         if 2 <= len(members) <= max_share:
             text = ", ".join(pattern)
-            out += [Evidence(a.student, b.student, "failing-checks", "code checks",
-                             PATTERN_WEIGHT * rarity(len(members), n),
-                             f"same failing checks ({text}), shared by {len(members)} of {n} students",
-                             text, text, ((0, len(text)),), ((0, len(text)),))
-                    for a, b in combinations(members, 2)]
+            out += [
+                Evidence(
+                    a.student,
+                    b.student,
+                    "failing-checks",
+                    "code checks",
+                    PATTERN_WEIGHT * rarity(len(members), n),
+                    f"same failing checks ({text}), shared by {len(members)} of {n} students",
+                    text,
+                    text,
+                    ((0, len(text)),),
+                    ((0, len(text)),),
+                )
+                for a, b in combinations(members, 2)
+            ]
     return out

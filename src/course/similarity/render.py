@@ -49,8 +49,9 @@ def render_html(assignment: str, pairs: list[Pair], students: int) -> str:
     from markupsafe import Markup
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
-    return env.get_template("similarity.html").render(assignment=assignment, students=students,
-                                                      section=Markup(render_section(pairs)))
+    return env.get_template("similarity.html").render(
+        assignment=assignment, students=students, section=Markup(render_section(pairs))
+    )
 
 
 def render_json(pairs: list[Pair], question_ids: tuple[str, ...], answer_cell: str) -> str:
@@ -59,9 +60,20 @@ def render_json(pairs: list[Pair], question_ids: tuple[str, ...], answer_cell: s
     for p in pairs:
         for e in p.evidence:
             cell = f"answer-{e.item}" if e.item in question_ids else answer_cell
-            for me, other, mine, theirs in ((p.a, p.b, highlight(e.text_a, e.spans_a), highlight(e.text_b, e.spans_b)),
-                                            (p.b, p.a, highlight(e.text_b, e.spans_b), highlight(e.text_a, e.spans_a))):
+            for me, other, mine, theirs in (
+                (p.a, p.b, highlight(e.text_a, e.spans_a), highlight(e.text_b, e.spans_b)),
+                (p.b, p.a, highlight(e.text_b, e.spans_b), highlight(e.text_a, e.spans_a)),
+            ):
                 out.setdefault(me, {}).setdefault(cell, []).append(
-                    {"other": other, "pair_score": p.score, "kind": e.kind, "item": e.item, "score": e.score,
-                     "reason": e.reason, "mine_html": mine, "theirs_html": theirs})
+                    {
+                        "other": other,
+                        "pair_score": p.score,
+                        "kind": e.kind,
+                        "item": e.item,
+                        "score": e.score,
+                        "reason": e.reason,
+                        "mine_html": mine,
+                        "theirs_html": theirs,
+                    }
+                )
     return json.dumps(out, ensure_ascii=False, indent=1, sort_keys=True) + "\n"

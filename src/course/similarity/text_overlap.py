@@ -22,7 +22,7 @@ def char_grams(text: str, n: int = N) -> dict[int, list[Span]]:
     chars = text_chars(text)
     out: dict[int, list[Span]] = {}
     for i in range(len(chars) - n + 1):
-        gram = hash("".join(c for c, _ in chars[i:i + n]))
+        gram = hash("".join(c for c, _ in chars[i : i + n]))
         out.setdefault(gram, []).append((chars[i][1], chars[i + n - 1][1] + 1))
     return out
 
@@ -36,9 +36,19 @@ def text_overlap(work: ClassWork, max_share: int) -> list[Evidence]:
         grams = {w.student: char_grams(w.answers.get(qid, "")) for w in work.works if w.answers.get(qid)}
         for pair in shared_grams(grams, boilerplate, max_share):
             if pair.shared >= MIN_SHARED and pair.containment >= MIN_CONTAINMENT:
-                out.append(Evidence(pair.a, pair.b, "text", qid, min(1.0, 2 * pair.containment),
-                                    f"{qid}: {pair.containment:.0%} of the shorter answer's own wording "
-                                    f"(not from the lesson) is in the other ({pair.shared} shared {N}-character runs)",
-                                    by_student[pair.a].answers[qid], by_student[pair.b].answers[qid],
-                                    pair.spans_a, pair.spans_b))
+                out.append(
+                    Evidence(
+                        pair.a,
+                        pair.b,
+                        "text",
+                        qid,
+                        min(1.0, 2 * pair.containment),
+                        f"{qid}: {pair.containment:.0%} of the shorter answer's own wording "
+                        f"(not from the lesson) is in the other ({pair.shared} shared {N}-character runs)",
+                        by_student[pair.a].answers[qid],
+                        by_student[pair.b].answers[qid],
+                        pair.spans_a,
+                        pair.spans_b,
+                    )
+                )
     return out

@@ -76,6 +76,8 @@ def check_markup(lines: list[str], *, source: Path, what: str) -> None:
     text = source.read_text("utf-8").splitlines()
     line = next((n for n, src in enumerate(text, start=1) if probe and probe in _comparable(src)), None)
     more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
-    raise CourseError(f"{what} shows unconverted markup {first[:80]!r}{more}: expected a fenced div with valid "
-                      f"attributes (use “ ” inside a quoted title, not \\\") or an expanded shortcode",
-                      Location(source, line))
+    raise CourseError(
+        f"{what} shows unconverted markup {first[:80]!r}{more}: expected a fenced div with valid "
+        f'attributes (use “ ” inside a quoted title, not \\") or an expanded shortcode',
+        Location(source, line),
+    )

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import json
 import subprocess
-
-from course.errors import CourseError
 from pathlib import Path
 
+from course.errors import CourseError
 from course.lesson.departures import Departure, lesson_headings, load_departures
 from course.lesson.model import Lesson
 from course.lesson.variants import Variant, get_variant
@@ -25,8 +24,10 @@ QUARTO_READER = "markdown"  # what Quarto hands a page's text to pandoc as
 # Under Quarto the page's source is generated at the project's root, like the front page (outside lessons/, so the
 # sidebar's lesson list does not take it for a lesson); not committed.
 QUARTO_PATTERN = "lesson[0-9][0-9]-departures.qmd"
-INTRO = ("本页逐条列出本课与它所依据的原稿不同的地方：在哪里、原稿怎么说、本课现在怎么说、为什么改。它只在参考答案版网站上，"
-         "供教师与助教核对；学生版的页面与 notebook 只讲正确的内容，不提原稿。")
+INTRO = (
+    "本页逐条列出本课与它所依据的原稿不同的地方：在哪里、原稿怎么说、本课现在怎么说、为什么改。它只在参考答案版网站上，"
+    "供教师与助教核对；学生版的页面与 notebook 只讲正确的内容，不提原稿。"
+)
 
 
 def departures_by_lesson(lessons: list[Lesson], root: Path, variant: str | Variant) -> dict[str, list[Departure]]:
@@ -56,8 +57,9 @@ def heading_anchors(lesson: Lesson, reader: str) -> dict[str, str]:
     """Each h2–h4 heading's text → the identifier READER gives it on the lesson's page (the first of equal ones)."""
     headings = lesson_headings(lesson)
     source = "\n\n".join(h.source for h in headings)
-    proc = subprocess.run([str(pandoc_path()), "-f", reader, "-t", "json"], input=source.encode("utf-8"),
-                          capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [str(pandoc_path()), "-f", reader, "-t", "json"], input=source.encode("utf-8"), capture_output=True, timeout=120
+    )
     if proc.returncode != 0:
         raise CourseError(f"pandoc failed on the headings of {lesson.path.name}: {proc.stderr.decode().strip()}")
     ids = [b["c"][1][0] for b in json.loads(proc.stdout)["blocks"] if b["t"] == "Header"]
@@ -74,8 +76,10 @@ def departures_markdown(lesson: Lesson, departures: list[Departure], *, lesson_p
     for number, d in enumerate(departures, 1):
         place = f"[{d.where}]({lesson_page}#{anchors[d.where]})" if d.heading else f"`{d.where}`"
         kind = "章节" if d.heading else "文件"
-        parts.append(f"## {number}. {kind}：{place}\n\n::: {{.departure}}\n\n**原稿**：{d.original.strip()}\n\n"
-                     f"**现在**：{d.now.strip()}\n\n**原因**：{d.why.strip()}\n\n:::")
+        parts.append(
+            f"## {number}. {kind}：{place}\n\n::: {{.departure}}\n\n**原稿**：{d.original.strip()}\n\n"
+            f"**现在**：{d.now.strip()}\n\n**原因**：{d.why.strip()}\n\n:::"
+        )
     return "\n\n".join(parts) + "\n"
 
 
@@ -94,5 +98,7 @@ def pandoc_markdown(lesson: Lesson, departures: list[Departure]) -> str:
 
 def link_markdown(lesson: Lesson, target: str) -> str:
     """The answer lesson page's pointer to its departures page."""
-    return (f"::: {{.departures-link}}\n本课与原稿的差异（改了哪里、为什么）逐条列在"
-            f"[{page_title(lesson)}]({target})，供教师与助教查阅。\n:::\n\n")
+    return (
+        f"::: {{.departures-link}}\n本课与原稿的差异（改了哪里、为什么）逐条列在"
+        f"[{page_title(lesson)}]({target})，供教师与助教查阅。\n:::\n\n"
+    )

@@ -53,5 +53,8 @@ def _attachable(path: Path, target: str, where: Location) -> tuple[str, str, byt
         from course.tools.svg import svg_to_png
 
         return f"{path.stem}.png", "image/png", svg_to_png(path.read_bytes(), what=target)
-    raise CourseError(f"image {target} is {mime or 'of unknown type'}, which JupyterLab and Notebook 7 cannot show as "
-                      f"an attachment; expected PNG, JPEG, GIF, WebP, BMP or SVG (drawn as PNG)", where)
+    raise CourseError(
+        f"image {target} is {mime or 'of unknown type'}, which JupyterLab and Notebook 7 cannot show as "
+        f"an attachment; expected PNG, JPEG, GIF, WebP, BMP or SVG (drawn as PNG)",
+        where,
+    )

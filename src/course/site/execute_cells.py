@@ -50,9 +50,13 @@ def cache_key(lesson: Lesson, cells: list[CodeCell], kernel: str) -> str:
 def _dependency_digest(lesson: Lesson, cell: CodeCell, dep: str) -> str:
     """Hash a file, or every file under a folder, named by a cell's `depends` option."""
     base = (lesson.path.parent / dep).resolve()
-    files = sorted(p for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts) if base.is_dir() else [base]
+    files = (
+        sorted(p for p in base.rglob("*") if p.is_file() and "__pycache__" not in p.parts) if base.is_dir() else [base]
+    )
     if not base.exists():
-        raise CourseError(f"depends: {dep} does not exist (looked at {base})", Location(lesson.path, cell.line, cell.label))
+        raise CourseError(
+            f"depends: {dep} does not exist (looked at {base})", Location(lesson.path, cell.line, cell.label)
+        )
     h = hashlib.sha256()
     for f in files:
         h.update(str(f.relative_to(base.parent)).encode() + b"\0" + f.read_bytes())
@@ -63,8 +67,14 @@ def _run(lesson: Lesson, cells: list[CodeCell], *, kernel: str, timeout: int) ->
     """Execute the cells one by one in a fresh kernel started in the lesson's folder."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(c.source) for c in cells]
-    client = NotebookClient(nb, kernel_name=kernel, timeout=timeout, allow_errors=False,
-                            resources={"metadata": {"path": str(lesson.path.parent)}}, config=_kernel_config())
+    client = NotebookClient(
+        nb,
+        kernel_name=kernel,
+        timeout=timeout,
+        allow_errors=False,
+        resources={"metadata": {"path": str(lesson.path.parent)}},
+        config=_kernel_config(),
+    )
     outputs: Outputs = {}
     with client.setup_kernel(env=_kernel_env()):
         for index, (cell, nb_cell) in enumerate(zip(cells, nb.cells)):
@@ -90,7 +100,11 @@ def _kernel_config():
 
 def _kernel_env() -> dict[str, str]:
     """The build's environment for the kernel, with a headless matplotlib."""
-    return {**os.environ, "MPLBACKEND": "module://matplotlib_inline.backend_inline", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+    return {
+        **os.environ,
+        "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+    }
 
 
 def _plain(output: Any) -> dict[str, Any]:

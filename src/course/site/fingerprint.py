@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from course.site.plan import BuildPlan
 
 STAMP = ".build-stamp"
-OWN_FILES = ("{lessons}/{stem}.qmd", "{lessons}/{stem}/", "solutions/{stem}.py", "solutions/{stem}/",
-             "{autograder}/rubrics/{stem}.yml")
+OWN_FILES = (
+    "{lessons}/{stem}.qmd",
+    "{lessons}/{stem}/",
+    "solutions/{stem}.py",
+    "solutions/{stem}/",
+    "{autograder}/rubrics/{stem}.yml",
+)
 
 
 def source_fingerprint(plan: BuildPlan, variants: list[str]) -> str:
@@ -68,8 +73,9 @@ def lesson_fingerprints(plan: BuildPlan, renderer_inputs: Iterable[str] = ()) ->
         readers = lessons_reading(plan, relative, texts)
         for h in [shared] if len(readers) == len(texts) else [own[stem] for stem in readers]:
             h.update(data)
-    return {stem: hashlib.sha256(f"{shared.hexdigest()}{h.hexdigest()}".encode()).hexdigest()
-            for stem, h in own.items()}
+    return {
+        stem: hashlib.sha256(f"{shared.hexdigest()}{h.hexdigest()}".encode()).hexdigest() for stem, h in own.items()
+    }
 
 
 def front_matter(text: str) -> str:
@@ -117,5 +123,7 @@ def read_steps(site: Path) -> dict[str, str]:
 def stamp_text(fingerprints: dict[str, str], *, renderer: str, steps: dict[str, str] | None = None) -> str:
     """What a fully built site's stamp holds: each lesson's hash, each site-wide step's, and the renderer (name and
     version) that built it, so that switching renderer, or upgrading it, rebuilds every page."""
-    return json.dumps({"lessons": fingerprints, "renderer": renderer, "steps": steps or {}}, indent=1,
-                      sort_keys=True) + "\n"
+    return (
+        json.dumps({"lessons": fingerprints, "renderer": renderer, "steps": steps or {}}, indent=1, sort_keys=True)
+        + "\n"
+    )

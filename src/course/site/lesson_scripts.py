@@ -25,9 +25,11 @@ def page_assets(lesson: Lesson) -> list[Path]:
     files = [folder / name for name in lesson.front.get(KEY, ())]
     for path in files:
         if not path.is_file():
-            raise CourseError(f"front matter {KEY}: {path.name!r} is not a file in {folder.name}/; expected the "
-                              f".js and .css files of the lesson's data folder {folder.name}/ that its pages load",
-                              Location(lesson.path, _key_line(lesson.path)))
+            raise CourseError(
+                f"front matter {KEY}: {path.name!r} is not a file in {folder.name}/; expected the "
+                f".js and .css files of the lesson's data folder {folder.name}/ that its pages load",
+                Location(lesson.path, _key_line(lesson.path)),
+            )
     return files
 
 
@@ -47,8 +49,11 @@ def assets_markdown(lesson: Lesson) -> str:
     tags = []
     for asset in page_assets(lesson):
         href = html.escape(site_path(lesson, asset), quote=True)
-        tags.append(f'<link rel="stylesheet" href="{href}">' if asset.suffix == ".css"
-                    else f'<script defer src="{href}"></script>')
+        tags.append(
+            f'<link rel="stylesheet" href="{href}">'
+            if asset.suffix == ".css"
+            else f'<script defer src="{href}"></script>'
+        )
     return f"```{{=html}}\n{chr(10).join(tags)}\n```\n\n" if tags else ""
 
 
@@ -73,6 +78,8 @@ def check_no_solution(lesson: Lesson, asset: Path) -> None:
     from course.site.check_leaks import script_leaks
 
     if leaked := script_leaks(lesson, asset.read_text("utf-8")):
-        raise CourseError(f"{asset.name} would show solution code of {lesson.stem} on the student site: "
-                          f"{leaked[0]!r}; a page script may compute what the page derives, not hold the solution",
-                          Location(asset))
+        raise CourseError(
+            f"{asset.name} would show solution code of {lesson.stem} on the student site: "
+            f"{leaked[0]!r}; a page script may compute what the page derives, not hold the solution",
+            Location(asset),
+        )

@@ -24,10 +24,30 @@ from course.site.lite_site import LITE, PINS, lite_path, storage_name
 from course.site.plan import BuildPlan
 
 # Standard-library modules Pyodide leaves out or cannot run in a browser tab (no processes, sockets, threads, terminal).
-NOT_IN_PYODIDE = frozenset({
-    "curses", "dbm", "ensurepip", "fcntl", "grp", "idlelib", "multiprocessing", "pty", "pwd", "readline",
-    "resource", "socket", "subprocess", "termios", "threading", "tkinter", "turtle", "turtledemo", "tty", "venv",
-})
+NOT_IN_PYODIDE = frozenset(
+    {
+        "curses",
+        "dbm",
+        "ensurepip",
+        "fcntl",
+        "grp",
+        "idlelib",
+        "multiprocessing",
+        "pty",
+        "pwd",
+        "readline",
+        "resource",
+        "socket",
+        "subprocess",
+        "termios",
+        "threading",
+        "tkinter",
+        "turtle",
+        "turtledemo",
+        "tty",
+        "venv",
+    }
+)
 IMPORT_NAMES = {"ipython": "IPython"}  # wheels whose module is not their name with underscores
 FRONT_KEY = "run-in-browser"
 
@@ -59,12 +79,13 @@ def lite_notebooks(runs: dict[str, BrowserRun], variant: str | Variant, folder: 
 
 def browser_runs(plan: BuildPlan, lessons: list[Lesson], variant: str | Variant, folder: Path) -> dict[str, BrowserRun]:
     """Whether each lesson runs in the browser, from its notebook in FOLDER (where the site's notebooks lie)."""
-    return {lesson.stem: browser_run(plan, lesson, folder / browser_notebook(variant, lesson.stem))
-            for lesson in lessons}
+    return {
+        lesson.stem: browser_run(plan, lesson, folder / browser_notebook(variant, lesson.stem)) for lesson in lessons
+    }
 
 
 def browser_run(plan: BuildPlan, lesson: Lesson, notebook: Path) -> BrowserRun:
-    """Whether NOTEBOOK (the site's file of LESSON that lite/ would ship) can run in Pyodide, and where it lies there."""
+    """Whether NOTEBOOK (the site's file of LESSON that lite/ would ship) can run in Pyodide, and where it lies."""
     declared = lesson.front.get(FRONT_KEY)
     if not notebook.is_file():
         return BrowserRun(lesson.stem, None, "本课没有可在浏览器中运行的作业 notebook。")
@@ -112,18 +133,24 @@ def page_markdown(plan: BuildPlan, variant: str | Variant, run: BrowserRun, to_s
     """The block at the top of a lesson page: the link, what the browser keeps and (where the variant offers the
     assignment) how to hand in; or why not. TO_SITE leads from the page to the site root (BrowserRun.url)."""
     if run.path is None:
-        return (f"::: {{.lite-unavailable}}\n**不能在浏览器中运行**：{run.reason}"
-                "请在课程的 JupyterHub 或装好课程环境的电脑上打开 notebook。\n:::\n\n")
+        return (
+            f"::: {{.lite-unavailable}}\n**不能在浏览器中运行**：{run.reason}"
+            "请在课程的 JupyterHub 或装好课程环境的电脑上打开 notebook。\n:::\n\n"
+        )
     variant = get_variant(variant)
     storage = json.dumps(storage_name(plan, variant.name), ensure_ascii=False)
     attrs = f'data-lite-path="{run.path}" data-lite-storage={storage} data-lite-stem="{run.stem}"'
-    saved = ("你的修改保存在这个浏览器里（清除浏览器的网站数据会把它们一起删掉）；"
-             f"完成后用 File → Download 下载 `{run.stem}.ipynb`，用 `course check` 检查后提交。")
+    saved = (
+        "你的修改保存在这个浏览器里（清除浏览器的网站数据会把它们一起删掉）；"
+        f"完成后用 File → Download 下载 `{run.stem}.ipynb`，用 `course check` 检查后提交。"
+    )
     if not variant.offers_assignment:
         saved = f"这是{variant.label} notebook，在浏览器中运行可以核对每个检查。"
-    return (f"::: {{.lite-launch {attrs}}}\n[在浏览器中运行]({run.url(to_site)}){{.lite-link}}：不用安装任何软件，"
-            f"在浏览器里打开本课的 notebook（JupyterLite，Python 由 Pyodide 运行，第一次打开约下载 30 MB）。"
-            f"{saved}\n:::\n\n")
+    return (
+        f"::: {{.lite-launch {attrs}}}\n[在浏览器中运行]({run.url(to_site)}){{.lite-link}}：不用安装任何软件，"
+        f"在浏览器里打开本课的 notebook（JupyterLite，Python 由 Pyodide 运行，第一次打开约下载 30 MB）。"
+        f"{saved}\n:::\n\n"
+    )
 
 
 def index_link(run: BrowserRun | None) -> str:

@@ -1,7 +1,8 @@
 """One JupyterLite site per variant, in <site>/lite/: the lessons' notebooks to run in the browser, offline.
 
 A declared step of `course build`, after a variant's notebooks are in staging. Its inputs: the committed config in
-lite/ (jupyter_lite_config.json, jupyter-lite.json, overrides.json: every cell drawn, the pinned wheels), npm Pyodide's package.json and file list, the
+lite/ (jupyter_lite_config.json, jupyter-lite.json, overrides.json: every cell drawn, the pinned wheels), npm
+Pyodide's package.json and file list, the
 installed JupyterLite versions (lite_fingerprint: no jupyterlite import, so a build with nothing to do stays fast),
 and the notebooks it ships. It builds in one fixed folder per variant, .course-cache/lite/<variant>/, removed whole
 before each run (JupyterLite's doit database then never skips a real change), and only when that folder's key
@@ -30,11 +31,12 @@ LITE = "lite"  # the folder in each site, and the committed config's folder in t
 COPIED = ("jupyter_lite_config.json", "jupyter-lite.json", "overrides.json")  # lite/ files the build reads as they are
 PINS = "pyodide-wheels.txt"  # the wheels the kernel loads, pinned by hash (course.tools.jupyterlite)
 FILE_NOTE = (  # what lite/'s own pages show when opened from disk, where JupyterLite cannot start
-    "<div lang=\"zh-CN\" style=\"font:16px/1.7 sans-serif;max-width:40em;margin:3em auto;padding:0 1em\">"
-    "<h1 style=\"font-size:1.3em\">需要通过网址打开</h1><p>浏览器中的 notebook（JupyterLite）只能从网址（http:// 或 "
+    '<div lang="zh-CN" style="font:16px/1.7 sans-serif;max-width:40em;margin:3em auto;padding:0 1em">'
+    '<h1 style="font-size:1.3em">需要通过网址打开</h1><p>浏览器中的 notebook（JupyterLite）只能从网址（http:// 或 '
     "https://）打开，不能从本地文件（file://）打开。请打开课程网站的网址；在课程仓库里可以运行 "
     "<code>course preview</code>，再打开它给出的 http://127.0.0.1:… 地址。</p>"
-    "<p><a href=\"{index}\">← 返回课程首页</a>（各课的页面都在那里）</p></div>")
+    '<p><a href="{index}">← 返回课程首页</a>（各课的页面都在那里）</p></div>'
+)
 
 
 def lite_fingerprint(plan: BuildPlan) -> str:
@@ -118,7 +120,9 @@ def _add_page_icons(output: Path) -> None:
     """Give OUTPUT the icons Notebook 7 asks for (JupyterLite's own notebook icon, under both names)."""
     icon = output / "notebooks" / "favicon.ico"
     if not icon.is_file():
-        raise CourseError(f"{icon}: not found (did JupyterLite's build change?); the notebook page's icons come from it")
+        raise CourseError(
+            f"{icon}: not found (did JupyterLite's build change?); the notebook page's icons come from it"
+        )
     folder = output / "static" / "favicons"
     folder.mkdir(parents=True, exist_ok=True)
     for name in PAGE_ICONS:
@@ -131,9 +135,11 @@ def _note_file_protocol(page: Path, index: str) -> None:
     if not page.is_file():
         return
     note = FILE_NOTE.format(index=index)
-    script = ("<script>if (location.protocol === 'file:') document.addEventListener('DOMContentLoaded', () => {"
-              f"document.body.innerHTML = {json.dumps(note, ensure_ascii=False)};"
-              "document.title = '需要通过网址打开';});</script>")
+    script = (
+        "<script>if (location.protocol === 'file:') document.addEventListener('DOMContentLoaded', () => {"
+        f"document.body.innerHTML = {json.dumps(note, ensure_ascii=False)};"
+        "document.title = '需要通过网址打开';});</script>"
+    )
     text = page.read_text("utf-8")
     if "<head>" not in text:
         raise CourseError(f"{page}: no <head> to add the file:// note to (did JupyterLite's page change?)")
@@ -145,17 +151,26 @@ def check_lite(lite: Path, shipped: dict[str, bytes]) -> None:
     contents index names nothing else, and Pyodide is the local, offline one with its lock beside it."""
     found = {p.relative_to(lite / "files").as_posix(): p for p in (lite / "files").rglob("*.ipynb")}
     if set(found) != set(shipped) or any(found[p].read_bytes() != data for p, data in shipped.items()):
-        raise CourseError(f"{lite}/files holds {sorted(found)}, expected exactly the site's notebooks {sorted(shipped)}")
+        raise CourseError(
+            f"{lite}/files holds {sorted(found)}, expected exactly the site's notebooks {sorted(shipped)}"
+        )
     listed = set()
     for index in (lite / "api" / "contents").rglob("all.json"):
-        listed |= {item["path"] for item in json.loads(index.read_text("utf-8")).get("content", [])
-                   if item.get("type") == "notebook"}
+        listed |= {
+            item["path"]
+            for item in json.loads(index.read_text("utf-8")).get("content", [])
+            if item.get("type") == "notebook"
+        }
     if listed != set(shipped):
         raise CourseError(f"{lite}/api/contents lists the notebooks {sorted(listed)}, expected {sorted(shipped)}")
     settings = json.loads((lite / "jupyter-lite.json").read_text("utf-8"))["jupyter-config-data"]
     kernel = settings["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
     url = kernel.get("pyodideUrl", "")
-    if not url.startswith("./") or not (lite / url).is_file() or not (lite / url).with_name("pyodide-lock.json").is_file():
+    if (
+        not url.startswith("./")
+        or not (lite / url).is_file()
+        or not (lite / url).with_name("pyodide-lock.json").is_file()
+    ):
         raise CourseError(f"{lite}/jupyter-lite.json: pyodideUrl {url!r} is not the local Pyodide with its lock")
     if kernel.get("disablePyPIFallback") is not True:
         raise CourseError(f"{lite}/jupyter-lite.json: disablePyPIFallback must be true (nothing fetched at view time)")

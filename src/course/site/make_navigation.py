@@ -14,8 +14,10 @@ def sidebar_html(lessons: list[Lesson], current: str | None) -> str:
     for lesson in lessons:
         mark = ' aria-current="page"' if lesson.stem == current else ""
         items.append(f'<li><a href="{lesson.stem}.html"{mark}>{escape(lesson.title)}</a></li>')
-    return ('<details class="lessons-details" open><summary class="sidebar-title">全部课程</summary>'
-            f'<ol class="lessons-list">{"".join(items)}</ol></details>')
+    return (
+        '<details class="lessons-details" open><summary class="sidebar-title">全部课程</summary>'
+        f'<ol class="lessons-list">{"".join(items)}</ol></details>'
+    )
 
 
 def pager_html(lessons: list[Lesson], current: str) -> str:
@@ -32,5 +34,7 @@ def pager_html(lessons: list[Lesson], current: str) -> str:
 
 def _pager_link(lesson: Lesson, rel: str, label: str) -> str:
     """One previous/next link: the direction in bold, then the lesson's title."""
-    return (f'<a class="pagination-link pagination-{rel}" rel="{rel}" href="{lesson.stem}.html">'
-            f'<strong>{label}</strong> {escape(lesson.title)}</a>')
+    return (
+        f'<a class="pagination-link pagination-{rel}" rel="{rel}" href="{lesson.stem}.html">'
+        f"<strong>{label}</strong> {escape(lesson.title)}</a>"
+    )

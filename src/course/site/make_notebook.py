@@ -17,14 +17,17 @@ LESSON_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<stem>[\w-]+)\.qmd\)(?:\{[^}
 DIV_TITLES = {"callout-note": "注", "callout-tip": "提示", "callout-important": "重要", "callout-warning": "注意"}
 BLANK = "______"
 # Under an exercise still holding blanks: why Run All stops at the first cell that calls it, in the clients' words.
-BLANKS_NOTE = ("**注**：上面的单元还有待填的 `______`。填完之前，运行调用它的单元会报 "
-               "`NameError: name '______' is not defined`，这是预期的：**Run All** 会停在那里。"
-               "填好后用 **Kernel → Restart Kernel and Run All Cells…**"
-               "（JupyterLab 4 / Notebook 7 的菜单名）从头再跑一遍。")
+BLANKS_NOTE = (
+    "**注**：上面的单元还有待填的 `______`。填完之前，运行调用它的单元会报 "
+    "`NameError: name '______' is not defined`，这是预期的：**Run All** 会停在那里。"
+    "填好后用 **Kernel → Restart Kernel and Run All Cells…**"
+    "（JupyterLab 4 / Notebook 7 的菜单名）从头再跑一遍。"
+)
 
 
-def make_notebook(lesson: Lesson, outputs: Outputs, *, freeze_hidden_code: bool = False,
-                  note_blanks: bool = False) -> nbformat.NotebookNode:
+def make_notebook(
+    lesson: Lesson, outputs: Outputs, *, freeze_hidden_code: bool = False, note_blanks: bool = False
+) -> nbformat.NotebookNode:
     """Markdown between cells becomes markdown cells; executable cells keep their outputs.
 
     With FREEZE_HIDDEN_CODE, cells whose code the page hides (echo: false) become markdown showing their
@@ -35,9 +38,13 @@ def make_notebook(lesson: Lesson, outputs: Outputs, *, freeze_hidden_code: bool 
     and that this is expected.
     """
     nb = nbformat.v4.new_notebook()
-    nb.metadata.update({"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-                        "language_info": {"name": "python"},
-                        "course": {"lesson": lesson.stem, "variant": lesson.variant}})
+    nb.metadata.update(
+        {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+            "course": {"lesson": lesson.stem, "variant": lesson.variant},
+        }
+    )
     prose: list[str] = []
     count = 0
     solved = {pair.exercise.label for pair in exercise_pairs(lesson)}
@@ -109,8 +116,10 @@ def output_markdown(output: dict, alt: str = "") -> str:
     if "text/markdown" in data:
         return join(data["text/markdown"])
     if "image/png" in data:
-        return (f'<img src="data:image/png;base64,{join(data["image/png"]).strip()}" alt="{html.escape(alt, quote=True)}"'
-                ' style="max-width:100%">')
+        return (
+            f'<img src="data:image/png;base64,{join(data["image/png"]).strip()}" alt="{html.escape(alt, quote=True)}"'
+            ' style="max-width:100%">'
+        )
     text = join(output.get("text", "")) or join(data.get("text/plain", ""))
     return fence(text.rstrip("\n"), "text") if text.strip() else ""
 
@@ -122,7 +131,9 @@ def _numbered(output: dict, count: int) -> dict:
 
 def _link_lessons(text: str, lesson_dir: Path) -> str:
     """Links to other lessons point at their reading notebooks, or become plain text if not published yet."""
+
     def sub(m: re.Match) -> str:
         exists = (lesson_dir / f"{m['stem']}.qmd").exists()
         return f"[{m['text']}]({notes_notebook(m['stem'])})" if exists else m["text"]
+
     return LESSON_LINK.sub(sub, text)

@@ -19,6 +19,10 @@ def search_index_script(pages: list[tuple[Path, str]], *, site_files: Path, buil
     documents = []
     for path, title in pages:
         documents += page_sections(path.read_text("utf-8"), path.name, title)
-    index = run_node(site_files / BUILDER, [str(builder), str(site_files / OPTIONS)],
-                     json.dumps(as_json_rows(documents), ensure_ascii=False), what="the search index")
+    index = run_node(
+        site_files / BUILDER,
+        [str(builder), str(site_files / OPTIONS)],
+        json.dumps(as_json_rows(documents), ensure_ascii=False),
+        what="the search index",
+    )
     return f"window.COURSE_SEARCH_INDEX = {json.dumps(index, ensure_ascii=False)};\n"

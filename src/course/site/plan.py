@@ -68,7 +68,8 @@ def check_variants(root: Path, names: tuple) -> None:
     """[tool.course] variants names at least one variant, each of the model's (course.lesson.variants) and once."""
     unknown = [name for name in names if not isinstance(name, str) or name not in VARIANTS]
     if unknown:
-        raise setting_error(root, "variants", f"unknown variant {unknown[0]!r}; expected names among "
-                                              f"{', '.join(VARIANTS)}")
+        raise setting_error(
+            root, "variants", f"unknown variant {unknown[0]!r}; expected names among {', '.join(VARIANTS)}"
+        )
     if not names or len(set(names)) < len(names):
         raise setting_error(root, "variants", f"expected at least one variant, each named once, got {list(names)}")

@@ -11,27 +11,52 @@ from course.tools.pandoc import run_pandoc
 
 def filter_metadata(variant: str | Variant) -> list[str]:
     """pandoc's options that tell the page filter what VARIANT shows (as _quarto-NAME.yml tells it under Quarto)."""
-    return [arg for key, value in get_variant(variant).metadata().items()
-            for arg in ("-M", f"{key}={str(value).lower() if isinstance(value, bool) else value}")]
+    return [
+        arg
+        for key, value in get_variant(variant).metadata().items()
+        for arg in ("-M", f"{key}={str(value).lower() if isinstance(value, bool) else value}")
+    ]
 
 
-def render_page(markdown: str, *, plan: BuildPlan, variant: str | Variant, title: str, lesson_dir: Path,
-                toc: bool = True, number: int | None = None, sidebar: str = "", pager: str = "") -> str:
+def render_page(
+    markdown: str,
+    *,
+    plan: BuildPlan,
+    variant: str | Variant,
+    title: str,
+    lesson_dir: Path,
+    toc: bool = True,
+    number: int | None = None,
+    sidebar: str = "",
+    pager: str = "",
+) -> str:
     """HTML for one page; math for MathJax, diagrams for mermaid, code highlighted by pandoc; NUMBER is the page's own
     lesson (its mentions of other lessons link, of itself not); SIDEBAR and PAGER are the site's navigation."""
     variant = get_variant(variant)
     args = [
-        "-t", "html5", "--standalone", "--wrap=none", "--mathjax", "--syntax-highlighting=pygments",
+        "-t",
+        "html5",
+        "--standalone",
+        "--wrap=none",
+        "--mathjax",
+        "--syntax-highlighting=pygments",
         f"--template={plan.site_files / 'page.html'}",
         f"--lua-filter={plan.lua_filter}",
         *filter_metadata(variant),
-        "-M", f"course-lesson-dir={lesson_dir}",
-        "-M", f"title={title}",
-        "-M", f"pagetitle={title}",
-        "-V", f"course-title={plan.config.course_title}",
-        "-V", f"course-variant-label={variant.label}",
-        "-V", f"course-sidebar={sidebar}",
-        "-V", f"course-pager={pager}",
+        "-M",
+        f"course-lesson-dir={lesson_dir}",
+        "-M",
+        f"title={title}",
+        "-M",
+        f"pagetitle={title}",
+        "-V",
+        f"course-title={plan.config.course_title}",
+        "-V",
+        f"course-variant-label={variant.label}",
+        "-V",
+        f"course-sidebar={sidebar}",
+        "-V",
+        f"course-pager={pager}",
     ]
     if number is not None:
         args += ["-M", f"lesson={number}"]

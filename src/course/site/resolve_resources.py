@@ -47,8 +47,9 @@ def _rewrite(lesson: Lesson, root: Path, block: Markdown, m: re.Match, found: li
     written = m["target"].strip("<>")
     if REMOTE.match(written):
         line = block.line + block.text[: m.start()].count("\n")
-        raise CourseError(f"image {written} is remote; the site must work offline: put it under assets/",
-                          Location(lesson.path, line))
+        raise CourseError(
+            f"image {written} is remote; the site must work offline: put it under assets/", Location(lesson.path, line)
+        )
     file = (lesson.path.parent / written).resolve()
     line = block.line + block.text[: m.start()].count("\n")
     try:

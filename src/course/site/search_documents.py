@@ -14,8 +14,11 @@ HEADINGS = ("h1", "h2", "h3")
 SKIPPED = ("script", "style", "svg", "math", "mjx-container", "nav")  # not prose: drawings, markup, navigation
 SKIPPED_CLASSES = ("mermaid",)  # a diagram's source, which the browser draws
 SPACE = re.compile(r"\s+")
-DIAGRAM_SOURCE = re.compile(r"^(?:flowchart|graph|sequenceDiagram|classDiagram|stateDiagram(?:-v2)?|erDiagram|gantt|pie|"
-                            r"journey|mindmap|timeline|gitGraph)\b.*(?:\n(?:[ \t]+.*|[ \t]*(?=\n[ \t]+\S)))*\n?", re.M)
+DIAGRAM_SOURCE = re.compile(
+    r"^(?:flowchart|graph|sequenceDiagram|classDiagram|stateDiagram(?:-v2)?|erDiagram|gantt|pie|"
+    r"journey|mindmap|timeline|gitGraph)\b.*(?:\n(?:[ \t]+.*|[ \t]*(?=\n[ \t]+\S)))*\n?",
+    re.M,
+)
 # A formula as the page's HTML holds it before MathJax typesets it: \(…\) inline, \[…\] displayed.
 DELIMITED_MATH = re.compile(r"\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 

@@ -47,6 +47,8 @@ def _profile_shows(lesson: Lesson, div: Div, variant: Variant) -> bool | None:
         return None
     profile = div.attr.get("when-profile")
     if profile not in VARIANTS:
-        raise CourseError(f".{cls} needs when-profile naming a variant ({' or '.join(map(repr, VARIANTS))}), "
-                          f"got {profile!r}", Location(lesson.path, div.line))
+        raise CourseError(
+            f".{cls} needs when-profile naming a variant ({' or '.join(map(repr, VARIANTS))}), got {profile!r}",
+            Location(lesson.path, div.line),
+        )
     return variant.is_profile(profile) == (cls == "content-visible")

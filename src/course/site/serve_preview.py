@@ -29,8 +29,9 @@ class PreviewServer:
         try:
             self.httpd = ThreadingHTTPServer((HOST, port), handler)
         except OSError as exc:
-            raise CourseError(f"cannot listen on {HOST}:{port} ({exc.strerror}); "
-                              "choose another port with --port (0 picks a free one)") from None
+            raise CourseError(
+                f"cannot listen on {HOST}:{port} ({exc.strerror}); choose another port with --port (0 picks a free one)"
+            ) from None
         self.httpd.daemon_threads = True
         self.httpd.site_version = 0
         self.httpd.reload_script = resources.files("course").joinpath("site/preview_reload.js").read_text("utf-8")
@@ -45,7 +46,7 @@ class PreviewServer:
         """Tell the open pages that the site changed: they reload themselves."""
         self.httpd.site_version += 1
 
-    def __enter__(self) -> "PreviewServer":
+    def __enter__(self) -> PreviewServer:
         self._thread.start()
         return self
 

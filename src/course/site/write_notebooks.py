@@ -29,13 +29,16 @@ def check_figure_alts(view: Lesson, outputs: dict) -> None:
     for cell in view.cells():
         drawn = [t for out in outputs.get(cell.label, []) for t in FIGURE_TYPES if t in out.get("data", {})]
         if drawn and not str(cell.options.get("fig-alt") or "").strip():
-            raise CourseError(f"the cell draws a figure ({drawn[0]}) but has no alt text: add "
-                              f'`#| fig-alt: "…"` (what the figure shows, for a reader who cannot see it)',
-                              Location(view.path, cell.line, cell.label))
+            raise CourseError(
+                f"the cell draws a figure ({drawn[0]}) but has no alt text: add "
+                f'`#| fig-alt: "…"` (what the figure shows, for a reader who cannot see it)',
+                Location(view.path, cell.line, cell.label),
+            )
 
 
-def write_notebooks(plan: BuildPlan, lesson: Lesson, view: Lesson, outputs: dict, out: Path,
-                    released: dict | None = None) -> list[Path]:
+def write_notebooks(
+    plan: BuildPlan, lesson: Lesson, view: Lesson, outputs: dict, out: Path, released: dict | None = None
+) -> list[Path]:
     """Write a lesson's reading notebook (and RELEASED: its released assignment by file name) into OUT, images
     embedded and checked for leftover markup: the same files whichever renderer makes the pages."""
     import nbformat

@@ -73,7 +73,9 @@ def _output(out: dict, alt: str) -> str:
     if kind == "stream":
         return f"::: {{.cell-output .cell-output-{out['name']}}}\n\n{fence(_text(out['text']), '{.text}')}\n\n:::"
     if kind == "error":
-        return f"::: {{.cell-output .cell-output-error}}\n\n{fence(out['ename'] + ': ' + out['evalue'], '{.text}')}\n\n:::"
+        return (
+            f"::: {{.cell-output .cell-output-error}}\n\n{fence(out['ename'] + ': ' + out['evalue'], '{.text}')}\n\n:::"
+        )
     data = out.get("data", {})
     if "image/svg+xml" in data:
         body = fence(_text(data["image/svg+xml"]), "{=html}")
@@ -94,4 +96,3 @@ def _output(out: dict, alt: str) -> str:
 def _text(value: str | list[str]) -> str:
     """nbformat stores multi-line strings as lists; join them."""
     return "".join(value) if isinstance(value, list) else value
-

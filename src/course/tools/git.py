@@ -20,8 +20,9 @@ def git_path() -> str:
 
 def run_git(repo: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
     """Run one git command in REPO and return its stripped stdout."""
-    proc = subprocess.run([git_path(), *args], cwd=repo, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+    proc = subprocess.run(
+        [git_path(), *args], cwd=repo, capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
     if check and proc.returncode != 0:
         raise CourseError(f"git {' '.join(args[:2])} failed in {repo}: {proc.stderr.strip()}")
     return proc.stdout.strip()

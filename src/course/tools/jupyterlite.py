@@ -52,9 +52,11 @@ def pyodide_folder(project_root: Path) -> Path:
     except (OSError, ValueError, KeyError):
         raise ToolMissing(f"npm package pyodide missing in {folder}; {SETUP_HINT}") from None
     if version != PYODIDE_VERSION:
-        raise CourseError(f"{folder / 'package.json'}: pyodide {version}, but jupyterlite-pyodide-kernel "
-                          f"{metadata.version('jupyterlite-pyodide-kernel')} needs exactly {PYODIDE_VERSION}; "
-                          "pin that version in package.json and run `make`")
+        raise CourseError(
+            f"{folder / 'package.json'}: pyodide {version}, but jupyterlite-pyodide-kernel "
+            f"{metadata.version('jupyterlite-pyodide-kernel')} needs exactly {PYODIDE_VERSION}; "
+            "pin that version in package.json and run `make`"
+        )
     return folder
 
 
@@ -62,8 +64,10 @@ def pinned_wheels(requirements: Path) -> dict[str, set[str]]:
     """Each pinned wheel's normalised name → the sha256 hashes the requirements file allows for it."""
     pins: dict[str, set[str]] = {}
     if not requirements.is_file():
-        raise CourseError(f"{requirements} not found: it pins the wheels the in-browser notebooks' kernel loads "
-                          "(`name==version --hash=sha256:…` per line; the course repository has one)")
+        raise CourseError(
+            f"{requirements} not found: it pins the wheels the in-browser notebooks' kernel loads "
+            "(`name==version --hash=sha256:…` per line; the course repository has one)"
+        )
     for number, line in enumerate(requirements.read_text("utf-8").splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -87,8 +91,10 @@ def verified_wheels(requirements: Path) -> dict[str, Path]:
             found[name] = wheel
     missing = sorted(set(pins) - set(found))
     if missing:
-        raise ToolMissing(f"the Pyodide kernel's wheels {', '.join(missing)} are missing or do not match their "
-                          f"hashes in {folder}; {SETUP_HINT}")
+        raise ToolMissing(
+            f"the Pyodide kernel's wheels {', '.join(missing)} are missing or do not match their "
+            f"hashes in {folder}; {SETUP_HINT}"
+        )
     return found
 
 
@@ -122,9 +128,19 @@ def build(lite_dir: Path, contents: Path, output: Path) -> None:
     """`jupyter lite build` in LITE_DIR (its config, doit db and cache stay there) of CONTENTS into OUTPUT."""
     versions()
     extension = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "@jupyterlite" / "pyodide-kernel-extension"
-    command = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(lite_dir),
-               "--contents", str(contents), "--output-dir", str(output),
-               f"--LiteBuildConfig.federated_extensions={extension}"]
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlite_core",
+        "build",
+        "--lite-dir",
+        str(lite_dir),
+        "--contents",
+        str(contents),
+        "--output-dir",
+        str(output),
+        f"--LiteBuildConfig.federated_extensions={extension}",
+    ]
     proc = subprocess.run(command, cwd=lite_dir, capture_output=True, text=True, timeout=600)
     if proc.returncode != 0:
         raise CourseError(f"jupyter lite build failed in {lite_dir}: {(proc.stdout + proc.stderr)[-3000:]}")

@@ -13,15 +13,18 @@ def node_path() -> Path:
     """The node binary on PATH."""
     found = shutil.which("node")
     if not found:
-        raise ToolMissing("node not found; the site's search index is built with Node.js: "
-                          "`apt-get install nodejs npm` (or run `make`, which installs it when root)")
+        raise ToolMissing(
+            "node not found; the site's search index is built with Node.js: "
+            "`apt-get install nodejs npm` (or run `make`, which installs it when root)"
+        )
     return Path(found)
 
 
 def run_node(script: Path, args: list[str], stdin: str, *, what: str) -> str:
     """Run SCRIPT with ARGS on STDIN and return its stdout; a failure names WHAT was being made."""
-    proc = subprocess.run([str(node_path()), str(script), *args], input=stdin.encode("utf-8"),
-                          capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [str(node_path()), str(script), *args], input=stdin.encode("utf-8"), capture_output=True, timeout=120
+    )
     if proc.returncode != 0:
         raise CourseError(f"node failed making {what}: {proc.stderr.decode('utf-8', 'replace').strip()[-2000:]}")
     return proc.stdout.decode("utf-8")

@@ -18,10 +18,13 @@ def pandoc_path() -> Path:
     """The pandoc binary shipped in the pypandoc-binary wheel."""
     try:
         import pypandoc
+
         path = Path(pypandoc.get_pandoc_path())
     except (ImportError, OSError) as exc:
-        raise ToolMissing(f"pandoc not found ({exc}); install it with: pip install pypandoc-binary==1.17 "
-                          "(or run `make`, which installs everything)") from None
+        raise ToolMissing(
+            f"pandoc not found ({exc}); install it with: pip install pypandoc-binary==1.17 "
+            "(or run `make`, which installs everything)"
+        ) from None
     return path
 
 
@@ -35,8 +38,9 @@ def pandoc_version() -> str:
 
 def run_pandoc(source: str, args: list[str], *, what: str) -> str:
     """Run pandoc on SOURCE with ARGS; a failure names WHAT was being converted."""
-    proc = subprocess.run([str(pandoc_path()), "-f", READER, *args], input=source.encode("utf-8"),
-                          capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [str(pandoc_path()), "-f", READER, *args], input=source.encode("utf-8"), capture_output=True, timeout=120
+    )
     if proc.returncode != 0:
         raise CourseError(f"pandoc failed on {what}: {proc.stderr.decode('utf-8', 'replace').strip()}")
     return proc.stdout.decode("utf-8")

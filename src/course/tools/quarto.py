@@ -14,9 +14,11 @@ from course.errors import CourseError, ToolMissing
 
 MIN_VERSION = (1, 7)
 ENV = "QUARTO"  # the Quarto binary; wins over [tool.course] quarto
-HOW_TO_GET = ("install Quarto 1.7 or later from https://quarto.org/docs/get-started/ and put it on PATH, or name "
-              "its binary in the QUARTO environment variable or in [tool.course] quarto (in this project's CI "
-              "and tests: Q=$(../shared/tools/quarto/setup.sh) gives one)")
+HOW_TO_GET = (
+    "install Quarto 1.7 or later from https://quarto.org/docs/get-started/ and put it on PATH, or name "
+    "its binary in the QUARTO environment variable or in [tool.course] quarto (in this project's CI "
+    "and tests: Q=$(../shared/tools/quarto/setup.sh) gives one)"
+)
 
 
 @dataclass(frozen=True)
@@ -62,8 +64,9 @@ def quarto_version(path: Path) -> str:
 
 def run_quarto(quarto: Quarto, args: list[str], *, cwd: Path, env: dict[str, str], what: str) -> str:
     """Run Quarto with ARGS in CWD; a failure names WHAT was rendered and ends with Quarto's own message."""
-    proc = subprocess.run([str(quarto.path), *args], cwd=cwd, env={**os.environ, **env}, capture_output=True,
-                          timeout=1800)
+    proc = subprocess.run(
+        [str(quarto.path), *args], cwd=cwd, env={**os.environ, **env}, capture_output=True, timeout=1800
+    )
     output = (proc.stdout + proc.stderr).decode("utf-8", "replace")
     if proc.returncode != 0:
         raise CourseError(f"quarto {quarto.version} failed rendering {what}:\n{output.strip()[-4000:]}")

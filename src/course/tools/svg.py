@@ -17,8 +17,9 @@ def svg_to_png(svg: bytes, *, what: str) -> bytes:
     try:
         import resvg_py
     except ImportError:
-        raise ToolMissing("resvg-py not installed, needed to draw SVG figures as PNG for notebooks; "
-                          "`pip install -e .` (run `make`)") from None
+        raise ToolMissing(
+            "resvg-py not installed, needed to draw SVG figures as PNG for notebooks; `pip install -e .` (run `make`)"
+        ) from None
     try:
         return bytes(resvg_py.svg_to_bytes(svg_string=svg.decode("utf-8"), zoom=ZOOM, background="#ffffff"))
     except (ValueError, UnicodeDecodeError) as error:

@@ -48,6 +48,8 @@ def _locate(project_root: Path, assets: tuple[WebAsset, ...]) -> dict[WebAsset, 
         else:
             missing.append(f"{asset.package}@{wanted.get(asset.package, '?')}")
     if missing:
-        raise ToolMissing(f"browser libraries missing: {', '.join(missing)}; install them with "
-                          "`npm install --no-package-lock` in the project root (or run `make`)")
+        raise ToolMissing(
+            f"browser libraries missing: {', '.join(missing)}; install them with "
+            "`npm install --no-package-lock` in the project root (or run `make`)"
+        )
     return found

@@ -1,1 +1,2 @@
-"""The course's workflows: each runs one whole job (build the sites, release, grade, check, publish, the demo cycle) from the layers below."""
+"""The course's workflows: each runs one whole job (build the sites, release, grade, check, publish, the demo
+cycle) from the layers below."""

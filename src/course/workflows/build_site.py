@@ -24,8 +24,15 @@ from typing import Protocol
 from course.fileio import project_lock, replace_dir_atomically, write_atomic
 from course.lesson.model import Lesson
 from course.lesson.variants import Variant, get_variant
-from course.site.fingerprint import (STAMP, lesson_fingerprints, read_stamp, read_stamp_renderer, read_steps,
-                                     stale_lessons, stamp_text)
+from course.site.fingerprint import (
+    STAMP,
+    lesson_fingerprints,
+    read_stamp,
+    read_stamp_renderer,
+    read_steps,
+    stale_lessons,
+    stamp_text,
+)
 from course.site.plan import BuildPlan, make_plan
 from course.workflows.site_steps import keep, steps_fingerprint
 
@@ -53,8 +60,17 @@ class Renderer(Protocol):
     def page_path(self, plan: BuildPlan, stem: str) -> str:
         """Where a lesson's page lies in the site, relative to it."""
 
-    def render(self, plan: BuildPlan, lessons: list[Lesson], variant: Variant, out: Path, *,
-               rebuild: frozenset[str], old: Path | None, release: bool) -> list[Path]:
+    def render(
+        self,
+        plan: BuildPlan,
+        lessons: list[Lesson],
+        variant: Variant,
+        out: Path,
+        *,
+        rebuild: frozenset[str],
+        old: Path | None,
+        release: bool,
+    ) -> list[Path]:
         """Write VARIANT's site into OUT, re-rendering the lessons in REBUILD (the others may keep the OLD site's
         files); RELEASE: release their assignments. The files written, a kept lesson's not among them."""
 
@@ -71,8 +87,9 @@ class BuildResult:
     unreleased: list[str] = field(default_factory=list)  # rebuilt without releasing their assignment (release=False)
 
 
-def build_course(root: Path, *, variants: list[str] | None = None, release: bool = True,
-                 renderer: str | None = None) -> BuildResult:
+def build_course(
+    root: Path, *, variants: list[str] | None = None, release: bool = True, renderer: str | None = None
+) -> BuildResult:
     """Build the lessons whose inputs changed into the sites of the chosen variants (default: all).
 
     RELEASE False skips stock nbgrader's release of the rebuilt lessons' assignments (seconds each; `course
@@ -88,8 +105,11 @@ def _build(plan: BuildPlan, variants: list[str], release: bool, renderer: Render
     """build_course's work, with the project's lock held."""
     fingerprints = lesson_fingerprints(plan, renderer.inputs(plan))
     steps = steps_fingerprint(plan)  # the site steps' own inputs (a lite/ edit rebuilds no page)
-    stale = {v: stems for v in variants
-             if (stems := _stale(plan, v, fingerprints, renderer)) or read_steps(plan.site_dir(v)) != steps}
+    stale = {
+        v: stems
+        for v in variants
+        if (stems := _stale(plan, v, fingerprints, renderer)) or read_steps(plan.site_dir(v)) != steps
+    }
     if not stale:
         from course.assignment.make_source import write_assignment_sources
 
@@ -120,11 +140,16 @@ def _build(plan: BuildPlan, variants: list[str], release: bool, renderer: Render
             for stem in unreleased:
                 page_dir = Path(renderer.page_path(plan, stem)).parent
                 keep(site / page_dir / assignment_notebook(stem), staging / page_dir / assignment_notebook(stem))
-            written = renderer.render(plan, parsed, variant, staging, rebuild=frozenset(stems), old=site,
-                                      release=release)
+            written = renderer.render(
+                plan, parsed, variant, staging, rebuild=frozenset(stems), old=site, release=release
+            )
             result.pages += [site / p.relative_to(staging) for p in written]
-            write_atomic(staging / STAMP, stamp_text({**fingerprints, **dict.fromkeys(unreleased, UNRELEASED)},
-                                                     renderer=renderer.label, steps=steps))
+            write_atomic(
+                staging / STAMP,
+                stamp_text(
+                    {**fingerprints, **dict.fromkeys(unreleased, UNRELEASED)}, renderer=renderer.label, steps=steps
+                ),
+            )
     return result
 
 

@@ -43,20 +43,30 @@ def find_course_root(lesson: str, given: Path | None, notebook: Path) -> Path:
 
     if given is not None:
         if not (Path(given) / "rubrics").is_dir():
-            raise CourseError(f"expected the course's nbgrader folder (the course repository's autograder/, with "
-                              f"{rubric_path(Path('.'), lesson)}); {given} is not one", Location(given))
+            raise CourseError(
+                f"expected the course's nbgrader folder (the course repository's autograder/, with "
+                f"{rubric_path(Path('.'), lesson)}); {given} is not one",
+                Location(given),
+            )
         return given
     starts = [Path.cwd().resolve(), Path(notebook).resolve().parent]
     checkout = Path(__file__).resolve().parents[3]  # src/course/workflows/ → the course repository (editable install)
-    roots = [root for folder in [*(p for start in starts for p in (start, *start.parents)), checkout]
-             for root in (folder, folder / load_config(folder).autograder_dir)]
-    found = next((r for r in roots if rubric_path(r, lesson).is_file()), None) \
-        or next((r for r in roots if (r / "rubrics").is_dir()), None)
+    roots = [
+        root
+        for folder in [*(p for start in starts for p in (start, *start.parents)), checkout]
+        for root in (folder, folder / load_config(folder).autograder_dir)
+    ]
+    found = next((r for r in roots if rubric_path(r, lesson).is_file()), None) or next(
+        (r for r in roots if (r / "rubrics").is_dir()), None
+    )
     if found is None:
-        raise CourseError(f"course check needs the course's nbgrader folder (the course repository's autograder/, "
-                          f"with {rubric_path(Path('.'), lesson)}); none found here, in any folder above, or beside "
-                          "the installed course package. Run it inside the course repository, or pass --autograder "
-                          "PATH/TO/autograder", Location(notebook))
+        raise CourseError(
+            f"course check needs the course's nbgrader folder (the course repository's autograder/, "
+            f"with {rubric_path(Path('.'), lesson)}); none found here, in any folder above, or beside "
+            "the installed course package. Run it inside the course repository, or pass --autograder "
+            "PATH/TO/autograder",
+            Location(notebook),
+        )
     return found
 
 
@@ -75,12 +85,16 @@ def require_sandbox(notebook: Path, _=str) -> None:
             probe_bwrap(find_bwrap(), sys.executable)
             return
         except ToolMissing as exc:
-            detail = _("bubblewrap cannot build a sandbox here ({why})").format(why=exc.message.split('; ')[0])
-    raise ToolMissing(_("{detail}. course check runs your notebook's code in a sandbox, as grading does. Install "
-                        "bubblewrap (Debian/Ubuntu: `sudo apt-get install bubblewrap`), or check in your own Jupyter "
-                        "kernel with `nbgrader validate {name}`, or run `course check --unsafe {name}` to run your "
-                        "code without a sandbox on purpose").format(detail=detail, name=Path(notebook).name),
-                      Location(notebook))
+            detail = _("bubblewrap cannot build a sandbox here ({why})").format(why=exc.message.split("; ")[0])
+    raise ToolMissing(
+        _(
+            "{detail}. course check runs your notebook's code in a sandbox, as grading does. Install "
+            "bubblewrap (Debian/Ubuntu: `sudo apt-get install bubblewrap`), or check in your own Jupyter "
+            "kernel with `nbgrader validate {name}`, or run `course check --unsafe {name}` to run your "
+            "code without a sandbox on purpose"
+        ).format(detail=detail, name=Path(notebook).name),
+        Location(notebook),
+    )
 
 
 @dataclass(frozen=True)
@@ -121,15 +135,21 @@ def check_notebook(path: Path, *, course_root: Path | None = None, unsafe: bool 
     _ = translator(project)  # the course's language, from its project's settings
 
     def graded(candidate: str) -> bool:
-        return course_checks_path(course_root, candidate).is_file() or \
-            (project is not None and checks_path(project, candidate).is_file())
+        return course_checks_path(course_root, candidate).is_file() or (
+            project is not None and checks_path(project, candidate).is_file()
+        )
 
     named = re.fullmatch(r"(lesson\d+)\.ipynb", Path(path).name)  # handed in as that lesson's, whatever it holds
     if not graded(lesson) and named and graded(named[1]):
         lesson = named[1]
     if not graded(lesson):
-        raise CourseError(_("no graded exercise for {lesson}; expected a lesson notebook such as lessonNN.ipynb of "
-                            "a lesson with checks").format(lesson=lesson), Location(path))
+        raise CourseError(
+            _(
+                "no graded exercise for {lesson}; expected a lesson notebook such as lessonNN.ipynb of "
+                "a lesson with checks"
+            ).format(lesson=lesson),
+            Location(path),
+        )
     rubric = load_rubric(rubric_path(course_root, lesson))
     problems, gradable = handed_in_problems(Path(path), lesson, course_root, rubric, _)
     if not gradable:
@@ -137,8 +157,14 @@ def check_notebook(path: Path, *, course_root: Path | None = None, unsafe: bool 
     if not unsafe:
         require_sandbox(path, _)
     verdicts = recheck_submission(Path(path), rubric, hidden=False, unsafe=unsafe)
-    return CheckResult(Path(course_root), lesson, problems,
-                       tuple((item.title, verdicts[item.id]) for item in rubric.code_items), True, project)
+    return CheckResult(
+        Path(course_root),
+        lesson,
+        problems,
+        tuple((item.title, verdicts[item.id]) for item in rubric.code_items),
+        True,
+        project,
+    )
 
 
 def handed_in_problems(path: Path, lesson: str, course_root: Path, rubric, _=str) -> tuple[tuple[Problem, ...], bool]:
@@ -158,18 +184,31 @@ def handed_in_problems(path: Path, lesson: str, course_root: Path, rubric, _=str
     problems = []
     other = re.fullmatch(r"(lesson\d+)\.ipynb", path.name)
     if other and other[1] != lesson:
-        problems.append(Problem(Location(path.name),
-                                _("this is {lesson}'s notebook, named as {other}'s: handed in for {other} it is not "
-                                  "graded (scored 0)").format(lesson=lesson, other=other[1]),
-                                _("hand in {other}'s own assignment as {file}, and this one as {name}").format(
-                                    other=other[1], file=path.name, name=name)))
+        problems.append(
+            Problem(
+                Location(path.name),
+                _(
+                    "this is {lesson}'s notebook, named as {other}'s: handed in for {other} it is not graded (scored 0)"
+                ).format(lesson=lesson, other=other[1]),
+                _("hand in {other}'s own assignment as {file}, and this one as {name}").format(
+                    other=other[1], file=path.name, name=name
+                ),
+            )
+        )
     elif path.name != name:
-        problems.append(Problem(Location(path.name),
-                                _("grading takes only {name}: this file would not be graded (scored 0 until it is "
-                                  "handed in under that name)").format(name=name),
-                                _("hand it in named {name} (rename it, or save it as {name})").format(name=name)))
-    given = next((p for p in (source_notebook(course_root, lesson), released_notebook(course_root, lesson))
-                  if p.is_file()), None)
+        problems.append(
+            Problem(
+                Location(path.name),
+                _(
+                    "grading takes only {name}: this file would not be graded (scored 0 until it is "
+                    "handed in under that name)"
+                ).format(name=name),
+                _("hand it in named {name} (rename it, or save it as {name})").format(name=name),
+            )
+        )
+    given = next(
+        (p for p in (source_notebook(course_root, lesson), released_notebook(course_root, lesson)) if p.is_file()), None
+    )
     source_cells = nbformat.read(given, as_version=4).cells if given else []
     released = released_texts(course_root, lesson) if given else []
     checked = preflight_file(path, lesson, source_cells, where=Location(path.name), released=released)
@@ -182,9 +221,11 @@ def handed_in_problems(path: Path, lesson: str, course_root: Path, rubric, _=str
     for question in rubric.questions:
         grade_id = question_grade_id(question.id)
         if grade_id in match.index and cells[match.index[grade_id]].source.strip() in ("", blank.get(grade_id)):
-            problems.append(Problem(Location(path.name, cell=grade_id),
-                                    _("{question} is not answered: an empty answer scores 0").format(
-                                        question=question.id),
-                                    _("write your answer in the cell under ### {question}").format(
-                                        question=question.id)))
+            problems.append(
+                Problem(
+                    Location(path.name, cell=grade_id),
+                    _("{question} is not answered: an empty answer scores 0").format(question=question.id),
+                    _("write your answer in the cell under ### {question}").format(question=question.id),
+                )
+            )
     return tuple(problems), True

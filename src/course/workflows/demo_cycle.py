@@ -1,7 +1,9 @@
 """The whole nbgrader cycle on a lesson's demo class, in the demo course (demo/), so a newcomer sees every step.
 
     python -m course.workflows.demo_cycle lesson05            # release → submissions → grade → feedback → export
-    python -m course.workflows.demo_cycle lesson05 --write-submissions   # rebuild demo/classes/lesson05/<student>/lesson05.ipynb
+    python -m course.workflows.demo_cycle lesson05 --write-submissions   # rewrite the demo students' notebooks
+
+(--write-submissions writes each to demo/classes/lesson05/<student>/lesson05.ipynb.)
 
 The demo course is an nbgrader course root of its own (demo/, `demo_dir` in [tool.course]) with its own
 gradebook, reports and exports; it takes the course's material (the lesson's source notebook, checks and rubric)
@@ -65,8 +67,11 @@ def load_students(course_root: Path, lesson: str) -> dict:
 
     doc = load_yaml(demo_dir(course_root, lesson) / STUDENTS_FILE)
     if not isinstance(doc.data, dict) or not all(isinstance(v, dict) and "fills" in v for v in doc.data.values()):
-        raise doc.error((), "expected student id → {fills: [blanks in order] or {exercise label: [blanks]}, "
-                            "prepend: code, answers: {Q1: text}}")
+        raise doc.error(
+            (),
+            "expected student id → {fills: [blanks in order] or {exercise label: [blanks]}, "
+            "prepend: code, answers: {Q1: text}}",
+        )
     return doc.data
 
 
@@ -188,17 +193,24 @@ def left_alone(course_root: Path, root: Path) -> str:
         with gradebook(where.url) as gb:
             db = f"gradebook {where.shown} with {len(gb.students)} student(s)"
             demo = demo_students(root)
-            stray = sorted(s.id for s in gb.students if s.id in demo
-                           and not any((s.first_name, s.last_name, s.email, s.lms_user_id)))
+            stray = sorted(
+                s.id
+                for s in gb.students
+                if s.id in demo and not any((s.first_name, s.last_name, s.email, s.lms_user_id))
+            )
     except NoGradebook:
         db = "no gradebook"
     except CourseError as exc:
         db = f"gradebook not read ({exc})"
-    said = (f"{course_root.name}/ (the course) left alone: release {', '.join(released) or 'none'}, "
-            f"{len(submitted)} submitted notebook(s), {db}, veto records and reports untouched")
+    said = (
+        f"{course_root.name}/ (the course) left alone: release {', '.join(released) or 'none'}, "
+        f"{len(submitted)} submitted notebook(s), {db}, veto records and reports untouched"
+    )
     if stray:
-        said += (f"\n{course_root.name}/'s gradebook holds demo students from an older `make` "
-                 f"({', '.join(stray)}): `course demo --move-out` moves them out, nothing else")
+        said += (
+            f"\n{course_root.name}/'s gradebook holds demo students from an older `make` "
+            f"({', '.join(stray)}): `course demo --move-out` moves them out, nothing else"
+        )
     return said
 
 
@@ -216,44 +228,59 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
     course_root = plan.root / plan.config.autograder_dir
     root = demo_root(plan.root)
     if lesson not in demo_lessons(root):
-        raise CourseError(f"no demo class for {lesson}: expected {CLASSES_DIR}/{lesson}/{STUDENTS_FILE} "
-                          f"(lessons with one: {', '.join(demo_lessons(root)) or 'none'})",
-                          Location(root / CLASSES_DIR))
+        raise CourseError(
+            f"no demo class for {lesson}: expected {CLASSES_DIR}/{lesson}/{STUDENTS_FILE} "
+            f"(lessons with one: {', '.join(demo_lessons(root)) or 'none'})",
+            Location(root / CLASSES_DIR),
+        )
     ensure_figures(plan.root)  # the lessons' images, drawn by `course build` too
     write_assignment_sources(plan, None)
     take_material(course_root, root, lesson)
     here = root.name
     print(f"The demo course {here}/ rehearses the cycle with its own gradebook; {course_root.name}/ is not touched.")
-    step("release: the source notebook becomes the student version",
-         f"cd {here} && nbgrader generate_assignment {lesson} --force")
+    step(
+        "release: the source notebook becomes the student version",
+        f"cd {here} && nbgrader generate_assignment {lesson} --force",
+    )
     print(f"   {release(root, lesson).relative_to(plan.root)}")
     written = write_submissions(root, lesson)  # a demo notebook from an older release would be stale
     if written:
-        step("the demo class writes its notebooks from the release", f"python -m course.workflows.demo_cycle "
-                                                                     f"{lesson} --write-submissions")
+        step(
+            "the demo class writes its notebooks from the release",
+            f"python -m course.workflows.demo_cycle {lesson} --write-submissions",
+        )
         print("   " + ", ".join(p.parent.name for p in written))
-    step("submissions: the demo class hands in",
-         f"cp {CLASSES_DIR}/{lesson}/<student>/{lesson}.ipynb submitted/<student>/{lesson}/")
+    step(
+        "submissions: the demo class hands in",
+        f"cp {CLASSES_DIR}/{lesson}/<student>/{lesson}.ipynb submitted/<student>/{lesson}/",
+    )
     print("   " + ", ".join(collect(root, lesson)))
     step("autograde, then re-check every submission outside the student's kernel", f"course grade {lesson}")
     print(summary(grade_assignment(root, lesson, GradeOptions(unsafe=unsafe))))
-    step("feedback: per test passed or not, hidden tests left out; Q1–Q3 say 待评分 until a grader scores them",
-         f"nbgrader generate_feedback {lesson} --force")
+    step(
+        "feedback: per test passed or not, hidden tests left out; Q1–Q3 say 待评分 until a grader scores them",
+        f"nbgrader generate_feedback {lesson} --force",
+    )
     print(f"   {stock(root, 'generate_feedback', lesson, '--force')}")
     step("export: one row per student and assignment", "nbgrader export")
     print(f"   {stock(root, 'export')}")
     # formgrader is a Jupyter server extension, not an nbgrader command: a server started in the course root
-    step("graders: question points in formgrader (beside each answer its 要点 and veto hints), vetoes recorded",
-         f"cd {here} && jupyter lab  # Nbgrader ▸ Formgrader ▸ Manual Grading; then course report {lesson} --veto …")
+    step(
+        "graders: question points in formgrader (beside each answer its 要点 and veto hints), vetoes recorded",
+        f"cd {here} && jupyter lab  # Nbgrader ▸ Formgrader ▸ Manual Grading; then course report {lesson} --veto …",
+    )
     for line in grade_by_hand(plan.root, root, lesson):
         print(f"   {line}")
-    step("integrity: pairs of students sharing rare answers or text (evidence for graders, never a decision)",
-         f"course similarity {lesson}")
+    step(
+        "integrity: pairs of students sharing rare answers or text (evidence for graders, never a decision)",
+        f"course similarity {lesson}",
+    )
     found = write_similarity(plan.root, lesson, autograder=root)
     print(f"   {len(found.pairs)} pair(s) among {found.students} submissions; {found.html.relative_to(plan.root)}")
     step("report: PASS / FAIL / INCOMPLETE with the reasons", f"course report {lesson}")
-    result = make_report(plan.root, lesson, similarity=similarity_for_report(plan.root, lesson, autograder=root),
-                         autograder=root)
+    result = make_report(
+        plan.root, lesson, similarity=similarity_for_report(plan.root, lesson, autograder=root), autograder=root
+    )
     for student in result.students:
         print(f"   {student.submission.student}: {student.result}")
     print(f"   {result.csv.relative_to(plan.root)}, {result.html.relative_to(plan.root)}")
@@ -266,8 +293,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m course.workflows.demo_cycle", description=__doc__.splitlines()[0])
     parser.add_argument("lesson", help="the lesson whose demo class (demo/classes/<lesson>/) to use, e.g. lesson05")
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root (default: current folder)")
-    parser.add_argument("--write-submissions", action="store_true",
-                        help="rewrite demo/classes/<lesson>/<student>/<lesson>.ipynb from students.yml and the release")
+    parser.add_argument(
+        "--write-submissions",
+        action="store_true",
+        help="rewrite demo/classes/<lesson>/<student>/<lesson>.ipynb from students.yml and the release",
+    )
     parser.add_argument("--unsafe", action="store_true", help="re-check without the bubblewrap sandbox")
     args = parser.parse_args(argv)
     try:

@@ -39,10 +39,12 @@ class MoveOut:
         elif not self.moved:
             out = [f"no demo student in {course}/'s gradebook: nothing to move out"]
         else:
-            out = [f"moved out of {course}/: {', '.join(self.moved)} (their submissions and grades from the "
-                   f"gradebook, {self.vetoes} veto record(s), {len(self.files)} folder(s) to {demo}/{MOVED_OUT}/)",
-                   "every other student, grade, comment and veto is as it was; `course report` writes the "
-                   "reports again (each lesson, then the semester)"]
+            out = [
+                f"moved out of {course}/: {', '.join(self.moved)} (their submissions and grades from the "
+                f"gradebook, {self.vetoes} veto record(s), {len(self.files)} folder(s) to {demo}/{MOVED_OUT}/)",
+                "every other student, grade, comment and veto is as it was; `course report` writes the "
+                "reports again (each lesson, then the semester)",
+            ]
         out += [f"kept {s}: a demo id, but the roster gave them a name, email or LMS id" for s in self.kept]
         return out
 
@@ -101,8 +103,11 @@ def move_veto_lines(path: Path, students: set[str], kept_in: Path) -> int:
     text = "".join(line for n, line in enumerate(lines, 1) if n not in drop)
     left = parse_yaml(path, text).data.get("vetoes") or []
     if left != [e for i, e in enumerate(entries) if i not in gone]:
-        raise CourseError("cannot take the demo students' records out line by line: expected one '  - {…}' "
-                          "line per record under vetoes:; remove them by hand", Location(str(path)))
+        raise CourseError(
+            "cannot take the demo students' records out line by line: expected one '  - {…}' "
+            "line per record under vetoes:; remove them by hand",
+            Location(str(path)),
+        )
     removed = "".join(line for n, line in enumerate(lines, 1) if n in drop)
     old = kept_in.read_text("utf-8") if kept_in.is_file() else ""
     write_atomic(kept_in, old + removed)

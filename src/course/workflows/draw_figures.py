@@ -46,14 +46,16 @@ def lesson_figures(project_root: Path) -> tuple[FigureSpec, ...]:
         shown = str(lesson.figures.relative_to(project_root))
         declared = getattr(load_data_module(lesson.data_dir, "figures", shown), "FIGURES", None)
         if not isinstance(declared, tuple) or not all(isinstance(f, FigureSpec) for f in declared):
-            raise CourseError("expected FIGURES = (FigureSpec(...), ...) built with course.figures.declare",
-                              Location(shown))
+            raise CourseError(
+                "expected FIGURES = (FigureSpec(...), ...) built with course.figures.declare", Location(shown)
+            )
         specs += [replace(f, inputs=(*(_project_relative(project_root, i) for i in f.inputs), shown)) for f in declared]
     outputs = [f.output for f in specs]
     if len(set(outputs)) != len(outputs):
         twice = sorted({o for o in outputs if outputs.count(o) > 1})
-        raise CourseError(f"two figures write {', '.join(twice)}; expected one figure per output file",
-                          Location(lessons_dir.name))
+        raise CourseError(
+            f"two figures write {', '.join(twice)}; expected one figure per output file", Location(lessons_dir.name)
+        )
     return tuple(specs)
 
 

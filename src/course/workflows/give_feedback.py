@@ -34,10 +34,12 @@ def give_feedback(course_root: Path, assignment: str) -> FeedbackRun:
     made = run_nbgrader(root, "generate_feedback", assignment, "--force", check=False)  # the others still go out
     proc = run_nbgrader(root, "release_feedback", assignment, check=False)
     marker = f"feedback on {assignment}: "
-    lines = [line[line.index(marker):] for line in (proc.stdout + proc.stderr).splitlines() if marker in line]
+    lines = [line[line.index(marker) :] for line in (proc.stdout + proc.stderr).splitlines() if marker in line]
     if not lines:
         raise nbgrader_failure(root, "release_feedback", proc.stdout + proc.stderr)
     if made.returncode:
-        lines.append(f"{marker}{nbgrader_failure(root, 'generate_feedback', made.stdout + made.stderr).message} "
-                     "(its pages may be missing or from the last run)")
+        lines.append(
+            f"{marker}{nbgrader_failure(root, 'generate_feedback', made.stdout + made.stderr).message} "
+            "(its pages may be missing or from the last run)"
+        )
     return FeedbackRun(lines, proc.returncode == 0 and made.returncode == 0)

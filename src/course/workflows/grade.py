@@ -47,15 +47,20 @@ class GradeOptions:
         if self.jobs is not None and self.jobs < 1:
             raise CourseError(f"--jobs must be at least 1, got {self.jobs}")
         if self.force_all and self.force_students:
-            raise CourseError("--force grades everyone again or the students named, not both: "
-                              f"force_all with force_students {', '.join(self.force_students)}")
+            raise CourseError(
+                "--force grades everyone again or the students named, not both: "
+                f"force_all with force_students {', '.join(self.force_students)}"
+            )
         object.__setattr__(self, "force_students", tuple(self.force_students))
         object.__setattr__(self, "settings", MappingProxyType(dict(self.settings)))
 
     def overrides(self) -> dict[str, object]:
         """The GradingSandbox settings this run sets over the course's nbgrader config."""
-        return {**({f.name: getattr(self.limits, f.name) for f in fields(self.limits)} if self.limits else {}),
-                **({"unsafe": True} if self.unsafe else {}), **self.settings}
+        return {
+            **({f.name: getattr(self.limits, f.name) for f in fields(self.limits)} if self.limits else {}),
+            **({"unsafe": True} if self.unsafe else {}),
+            **self.settings,
+        }
 
     def forced(self, submitted: Sequence[str], where: Path) -> frozenset[str]:
         """The students of SUBMITTED this run grades again whatever the gradebook holds; a student named without a
@@ -67,8 +72,11 @@ class GradeOptions:
             import difflib
 
             near = [m[0] for u in unknown if (m := difflib.get_close_matches(u, sorted(submitted), n=1, cutoff=0.6))]
-            raise CourseError(f"--force names students without a submission: {', '.join(unknown)}"
-                              + (f" (did you mean {', '.join(near)}?)" if near else ""), Location(where))
+            raise CourseError(
+                f"--force names students without a submission: {', '.join(unknown)}"
+                + (f" (did you mean {', '.join(near)}?)" if near else ""),
+                Location(where),
+            )
         return frozenset(self.force_students)
 
 
@@ -119,8 +127,13 @@ def nbgrader_env() -> dict[str, str]:
 
 def run_nbgrader(course_root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     """Run a stock nbgrader command in the course root with its nbgrader_config.py; CHECK raises on failure."""
-    proc = subprocess.run([sys.executable, "-c", NBGRADER_MAIN, *args], cwd=course_root, env=nbgrader_env(),
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", NBGRADER_MAIN, *args],
+        cwd=course_root,
+        env=nbgrader_env(),
+        capture_output=True,
+        text=True,
+    )
     if check and proc.returncode != 0:
         raise nbgrader_failure(Path(course_root), args[0], proc.stdout + proc.stderr)
     return proc
@@ -130,8 +143,9 @@ def nbgrader_failure(course_root: Path, command: str, log: str) -> CourseError:
     """The error to show for a failed nbgrader command: its exception line, else its first ERROR line."""
     lines = log.strip().splitlines()
     found = [line for line in lines if EXCEPTION_LINE.match(line)] or [line for line in lines if "ERROR" in line]
-    return CourseError(f"nbgrader {command} failed: {(found or lines[-1:] or ['no output'])[-1].strip()}",
-                       Location(course_root))
+    return CourseError(
+        f"nbgrader {command} failed: {(found or lines[-1:] or ['no output'])[-1].strip()}", Location(course_root)
+    )
 
 
 def release(course_root: Path, assignment: str) -> Path:
@@ -140,8 +154,9 @@ def release(course_root: Path, assignment: str) -> Path:
     return released_notebook(Path(course_root).resolve(), assignment)
 
 
-def grade_assignment(course_root: Path, assignment: str, options: GradeOptions = GradeOptions(), *,
-                     progress=None) -> GradeRun:
+def grade_assignment(
+    course_root: Path, assignment: str, options: GradeOptions = GradeOptions(), *, progress=None
+) -> GradeRun:
     """Grade every submission in submitted/*/ASSIGNMENT (see course.workflows.grade_batch), then write the JSON report.
 
     OPTIONS' settings go on top of the course's nbgrader config. Students whose current submission the gradebook
@@ -173,15 +188,18 @@ def grade_assignment(course_root: Path, assignment: str, options: GradeOptions =
     if not source.exists():
         raise CourseError("no source notebook: run `course build` first", Location(source))
     if not released_notebook(root, assignment).exists():
-        raise CourseError(f"not released yet: run `nbgrader generate_assignment {assignment}` in {root} first",
-                          Location(root / "release" / assignment))
+        raise CourseError(
+            f"not released yet: run `nbgrader generate_assignment {assignment}` in {root} first",
+            Location(root / "release" / assignment),
+        )
     require_assignment_in_gradebook(root, assignment)
     apply_due_date(root, configured_gradebook(root).url, assignment)  # what nbgrader's late check reads
     source_cells = nbformat.read(source, as_version=4).cells
     folders = sorted(p for p in (root / "submitted").glob(f"*/{assignment}") if p.is_dir())
     if not folders:
-        raise CourseError(f"no submissions: expected folders submitted/<student>/{assignment}/",
-                          Location(root / "submitted"))
+        raise CourseError(
+            f"no submissions: expected folders submitted/<student>/{assignment}/", Location(root / "submitted")
+        )
     config = course_config(root, options.overrides())
     forced = options.forced([f.parent.name for f in folders], root / "submitted")
     todo: list = []
@@ -193,18 +211,41 @@ def grade_assignment(course_root: Path, assignment: str, options: GradeOptions =
             rows = gradebook_rows(root, assignment, config=config)
             work = [SubmissionWork(f.parent.name, f, state.digest(f)) for f in folders]
             pending = state.pending_force()
-            why = {w.student: FORCED if w.student in forced
-                   else RESUMED if w.student in pending else state.why_grade(w, rows, version) for w in work}
+            why = {
+                w.student: FORCED
+                if w.student in forced
+                else RESUMED
+                if w.student in pending
+                else state.why_grade(w, rows, version)
+                for w in work
+            }
             todo = [w for w in work if why[w.student]]
             state.start_force([w.student for w in todo if why[w.student] in (FORCED, RESUMED)])
             jobs = options.jobs or os.cpu_count() or 1
             with worker_pool(root, assignment, config, jobs) if todo else contextlib.nullcontext() as pool:
                 history = released_texts(root, assignment)  # the workers get ready meanwhile
-                checked = {w.student: preflight(w.folder, f"{assignment}.ipynb", source_cells,
-                                                shown_as=f"submitted/{w.student}/{assignment}", released=history)
-                           for w in todo}
-                batch = run_batch(root, assignment, todo, checked, config=config, rubric=rubric,
-                                  state=state, pool=pool, jobs=jobs, progress=progress)
+                checked = {
+                    w.student: preflight(
+                        w.folder,
+                        f"{assignment}.ipynb",
+                        source_cells,
+                        shown_as=f"submitted/{w.student}/{assignment}",
+                        released=history,
+                    )
+                    for w in todo
+                }
+                batch = run_batch(
+                    root,
+                    assignment,
+                    todo,
+                    checked,
+                    config=config,
+                    rubric=rubric,
+                    state=state,
+                    pool=pool,
+                    jobs=jobs,
+                    progress=progress,
+                )
             state.end_force()
             done = [state.load(w) for w in work if w not in todo]
             students = sorted([*batch.students, *done], key=lambda g: g.student)
@@ -212,13 +253,20 @@ def grade_assignment(course_root: Path, assignment: str, options: GradeOptions =
     except Interrupted:
         raise
     except KeyboardInterrupt:  # stopped before a student was applied: nothing to undo, everything to resume
-        raise Interrupted(f"interrupted after 0 of {len(todo) or len(folders)}; "
-                          f"`course grade {assignment}` resumes") from None
+        raise Interrupted(
+            f"interrupted after 0 of {len(todo) or len(folders)}; `course grade {assignment}` resumes"
+        ) from None
     reasons: dict[str, tuple[str, ...]] = {}
     for w in todo:
         reasons[why[w.student]] = (*reasons.get(why[w.student], ()), w.student)
-    stats = GradeStats(**vars(batch.times), skipped=len(done), grading_cpu_s=time.process_time() - cpu,
-                       reasons=MappingProxyType(reasons), version=version, released=released)
+    stats = GradeStats(
+        **vars(batch.times),
+        skipped=len(done),
+        grading_cpu_s=time.process_time() - cpu,
+        reasons=MappingProxyType(reasons),
+        version=version,
+        released=released,
+    )
     return GradeRun(root, assignment, {c.id: c.points for c in rubric.code_items}, students, report, stats)
 
 
@@ -235,15 +283,19 @@ def rerelease_if_changed(root: Path, assignment: str) -> str | None:
     if before == now:
         return None
     release(root, assignment)
-    said = (f"released {assignment} again: the source notebook (its text included) or checks changed since "
-            f"{f'version {before}' if before else 'the last release (made before versions were recorded)'}; "
-            f"now version {now}")
+    said = (
+        f"released {assignment} again: the source notebook (its text included) or checks changed since "
+        f"{f'version {before}' if before else 'the last release (made before versions were recorded)'}; "
+        f"now version {now}"
+    )
     outbound = exchange_release(root, assignment)
     if outbound is None:
         return f"{said}; students get it from release/{assignment}/ (the student site after `course build`)"
     run_nbgrader(root, "release_assignment", assignment, "--force")
-    return (f"{said}; the exchange has it too (`nbgrader release_assignment {assignment} --force`, {outbound}): a "
-            f"student who fetched the old one moves their {assignment}/ folder aside and fetches again")
+    return (
+        f"{said}; the exchange has it too (`nbgrader release_assignment {assignment} --force`, {outbound}): a "
+        f"student who fetched the old one moves their {assignment}/ folder aside and fetches again"
+    )
 
 
 def exchange_release(root: Path, assignment: str) -> Path | None:
@@ -254,8 +306,7 @@ def exchange_release(root: Path, assignment: str) -> Path | None:
     from course.grading.gradebook import nbgrader_config
 
     config = nbgrader_config(root)
-    outbound = (Path(Exchange(config=config).root) / CourseDirectory(config=config).course_id / "outbound"
-                / assignment)
+    outbound = Path(Exchange(config=config).root) / CourseDirectory(config=config).course_id / "outbound" / assignment
     return outbound if outbound.is_dir() else None
 
 
@@ -263,19 +314,23 @@ def require_assignment_in_gradebook(root: Path, assignment: str, config=None) ->
     """Stop before grading anyone when the configured gradebook is unreadable or lacks the assignment."""
     from nbgrader.api import MissingEntry
 
-    fix = (f"if db_url names the right gradebook, run `nbgrader generate_assignment {assignment} --force` in {root} "
-           "(it records the assignment and its graded cells from the source notebook), then grade again; every "
-           "student is then graded afresh")
+    fix = (
+        f"if db_url names the right gradebook, run `nbgrader generate_assignment {assignment} --force` in {root} "
+        "(it records the assignment and its graded cells from the source notebook), then grade again; every "
+        "student is then graded afresh"
+    )
     where = configured_gradebook(root, config)
     with course_gradebook(root, fix, config) as gb:
         try:
             gb.find_assignment(assignment)
         except MissingEntry:
-            raise where.error(f"the gradebook has no assignment {assignment!r} (a new or replaced database, or one "
-                              f"restored from an older copy?): {fix}") from None
+            raise where.error(
+                f"the gradebook has no assignment {assignment!r} (a new or replaced database, or one "
+                f"restored from an older copy?): {fix}"
+            ) from None
 
 
-def summary(result: "GradeRun") -> str:
+def summary(result: GradeRun) -> str:
     """A table of per-item points (kernel→re-check where they differ), then each flagged student's reasons."""
     items = list(result.code_points)
     width = max(len(s.student) for s in result.students)
@@ -286,15 +341,27 @@ def summary(result: "GradeRun") -> str:
         kernel = {c.item: c.kernel_score for c in corrected}
         points = {item: result.code_points[item] if s.verdicts[item].passed else 0 for item in items}
         cells = [f"{kernel[i]:g}→{points[i]:g}" if i in kernel else f"{points[i]:g}" for i in items]
-        lines.append(f"{s.student:<{width}}  " + "  ".join(f"{c:>{len(i)}}" for c, i in zip(cells, items))
-                     + f"  {sum(points.values()):g}/{sum(result.code_points.values()):g}" + ("  FLAG" if s.flagged else ""))
+        lines.append(
+            f"{s.student:<{width}}  "
+            + "  ".join(f"{c:>{len(i)}}" for c, i in zip(cells, items))
+            + f"  {sum(points.values()):g}/{sum(result.code_points.values()):g}"
+            + ("  FLAG" if s.flagged else "")
+        )
         notes += [f"  {s.student}: {p}" for p in s.problems]
         notes += [f"  {s.student}: {n}" for n in s.notes]
-        notes += [f"  {s.student}: {c.item}: kernel {c.kernel_score:g}, re-check {c.recheck_score:g} ({c.reason})"
-                  for c in corrected]
+        notes += [
+            f"  {s.student}: {c.item}: kernel {c.kernel_score:g}, re-check {c.recheck_score:g} ({c.reason})"
+            for c in corrected
+        ]
     flagged = sum(s.flagged for s in result.students)
-    lines += ["", f"{flagged} of {len(result.students)} submission(s) flagged for review:" if flagged else
-              "no submission flagged", *notes, f"report: {result.report}"]
+    lines += [
+        "",
+        f"{flagged} of {len(result.students)} submission(s) flagged for review:"
+        if flagged
+        else "no submission flagged",
+        *notes,
+        f"report: {result.report}",
+    ]
     limits = sorted({s.memory_limit for s in result.students if s.memory_limit})
     lines += [f"memory limit: {limit}" for limit in limits]
     stats = result.stats
@@ -302,8 +369,10 @@ def summary(result: "GradeRun") -> str:
         lines.append(stats.released)
     for reason, students in stats.reasons.items():
         lines.append(f"graded {len(students)} — {reason}: {', '.join(students)}")
-    lines.append(f"graded {stats.students} ({stats.skipped} already graded, skipped) with {stats.jobs} "
-                 f"worker(s) in {stats.wall_s:.1f} s wall; time spent: autograde {stats.worker_s:.1f} s "
-                 f"(on the workers), gradebook writes {stats.gradebook_s:.1f} s; the grading process's own "
-                 f"CPU (the sequential part) {stats.grading_cpu_s:.1f} s")
+    lines.append(
+        f"graded {stats.students} ({stats.skipped} already graded, skipped) with {stats.jobs} "
+        f"worker(s) in {stats.wall_s:.1f} s wall; time spent: autograde {stats.worker_s:.1f} s "
+        f"(on the workers), gradebook writes {stats.gradebook_s:.1f} s; the grading process's own "
+        f"CPU (the sequential part) {stats.grading_cpu_s:.1f} s"
+    )
     return "\n".join(lines)

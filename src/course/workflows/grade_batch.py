@@ -118,8 +118,10 @@ class GradeState:
         """Record the student as graded, with the grades the gradebook holds now, ROW if known (atomically)."""
         if row is None:
             row = gradebook_rows(self.root, self.assignment, work.student).get(work.student)
-        write_atomic(self._path(work.student), json.dumps({"digest": work.digest, "gradebook": row,
-                                                           **grade.to_json()}, ensure_ascii=False))
+        write_atomic(
+            self._path(work.student),
+            json.dumps({"digest": work.digest, "gradebook": row, **grade.to_json()}, ensure_ascii=False),
+        )
 
     def _forced_path(self) -> Path:
         return self.dir.parent / "forced.json"
@@ -222,8 +224,12 @@ def worker_pool(course_root: Path, assignment: str, config, jobs: int) -> Iterat
     require_sandbox(GradingSandbox(config=config))
     # forked while this process holds no gradebook connection (its checks closed theirs): each worker starts with
     # nbgrader and the course already imported (no second start-up per worker) and with no connection of this one
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=start_worker,
-                               initargs=(str(course_root), assignment, worker_settings(config)))
+    pool = ProcessPoolExecutor(
+        jobs,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=start_worker,
+        initargs=(str(course_root), assignment, worker_settings(config)),
+    )
     pool.submit(os.getpid)  # a forking pool forks every worker at its first task
     gc.freeze()  # this process's imported code leaves its collector's passes as the workers' does (speedups)
     try:
@@ -232,8 +238,19 @@ def worker_pool(course_root: Path, assignment: str, config, jobs: int) -> Iterat
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], checked: dict, *, config, rubric,
-              state: GradeState, pool: Executor | None, jobs: int, progress=None) -> BatchResult:
+def run_batch(
+    course_root: Path,
+    assignment: str,
+    todo: list[SubmissionWork],
+    checked: dict,
+    *,
+    config,
+    rubric,
+    state: GradeState,
+    pool: Executor | None,
+    jobs: int,
+    progress=None,
+) -> BatchResult:
     """Grade TODO: autograde on POOL's JOBS workers (worker_pool), apply each student's rows here, in order,
     commit to STATE."""
     from course.grading.gradebook import configured_gradebook, gradebook_engine
@@ -250,17 +267,31 @@ def run_batch(course_root: Path, assignment: str, todo: list[SubmissionWork], ch
         with engine.connect() as conn:
             rows, version = assignment_rows(conn, assignment), schema_version(conn)
         template = make_template(Path(scratch) / "template.db", rows, version)
-        setup = WorkerSetup(str(course_root), assignment, worker_settings(config), url, str(template),
-                            tuple(rows["assignment"]))
-        futures = {w.student: pool.submit(grade_student, setup, w.student) for w in todo
-                   if checked[w.student].notebook is not None}
+        setup = WorkerSetup(
+            str(course_root), assignment, worker_settings(config), url, str(template), tuple(rows["assignment"])
+        )
+        futures = {
+            w.student: pool.submit(grade_student, setup, w.student)
+            for w in todo
+            if checked[w.student].notebook is not None
+        }
         try:
             with engine.connect() as conn:
-                Applier(course_root, assignment, config, conn, state, result, checked, rubric,
-                        progress if progress is not None else Progress(len(todo))).run(todo, futures)
+                Applier(
+                    course_root,
+                    assignment,
+                    config,
+                    conn,
+                    state,
+                    result,
+                    checked,
+                    rubric,
+                    progress if progress is not None else Progress(len(todo)),
+                ).run(todo, futures)
         except KeyboardInterrupt:
-            raise Interrupted(f"interrupted after {len(result.students)} of {len(todo)}; "
-                              f"`course grade {assignment}` resumes") from None
+            raise Interrupted(
+                f"interrupted after {len(result.students)} of {len(todo)}; `course grade {assignment}` resumes"
+            ) from None
         finally:  # stopped (Ctrl-C, an error): students not started yet are not started, the others end here
             for future in futures.values():
                 future.cancel()
@@ -330,18 +361,22 @@ class Applier:
         record = record_path(self.root, self.assignment, work.student)
         if not done.success or not record.is_file():
             reason = done.reason or "nbgrader autograde left no grading record"
-            return _failed(work, self.checked, self.rubric, f"nbgrader autograde failed: {reason}"), \
-                f"not graded: {reason[:60]}"
+            return _failed(
+                work, self.checked, self.rubric, f"nbgrader autograde failed: {reason}"
+            ), f"not graded: {reason[:60]}"
         saved = json.loads(record.read_text("utf-8"))
         grade = StudentGrade.from_json(work.student, saved)
         self.state.commit(work, grade, saved["graded"]["gradebook"])
         self.result.times.gradebook_s += time.perf_counter() - t
         return grade, "flagged" if grade.flagged else "ok"
+
+
 def _failed(work: SubmissionWork, checked: dict, rubric, reason: str) -> StudentGrade:
     """A student nbgrader could not grade this time: reported, flagged, not marked done (a rerun retries)."""
     from course.assignment.preflight import Problem
     from course.grading.recheck import all_failed
 
     where = Location(f"submitted/{work.student}")
-    return StudentGrade(work.student, all_failed(rubric, reason), [],
-                        [*checked[work.student].problems, Problem(where, reason)])
+    return StudentGrade(
+        work.student, all_failed(rubric, reason), [], [*checked[work.student].problems, Problem(where, reason)]
+    )

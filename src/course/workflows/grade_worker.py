@@ -9,7 +9,8 @@ metadata checks — against a private SQLite gradebook holding the assignment's 
 (course.grading.gradebook_changes); it reads the configured gradebook, never writes it. The autograded notebook,
 the files the run wrote and the student's grading record land in the course root as stock autograde leaves them;
 the gradebook rows autograde wrote come back as changes, which the grading process applies in one short
-transaction (course.workflows.grade_batch). A worker dies with the grading process, so a killed batch leaves no worker grading on.
+transaction (course.workflows.grade_batch). A worker dies with the grading process, so a killed batch leaves no
+worker grading on.
 """
 
 from __future__ import annotations
@@ -64,7 +65,9 @@ def nbgrader_api(config):
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
-    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"  # nbgrader runs alembic
+    os.environ["PATH"] = (
+        f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"  # nbgrader runs alembic
+    )
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from course.errors import CourseError, Location
@@ -33,30 +33,34 @@ class HandIn:
 def received_at(text: str | None) -> datetime:
     """TEXT (ISO 8601 with its UTC offset, e.g. 2026-12-01T17:59+08:00) as a UTC time; now when None."""
     if text is None:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
-        raise CourseError(f"--received {text!r}: expected a date and time with its UTC offset, "
-                          "e.g. 2026-12-01T17:59+08:00") from None
+        raise CourseError(
+            f"--received {text!r}: expected a date and time with its UTC offset, e.g. 2026-12-01T17:59+08:00"
+        ) from None
     if when.tzinfo is None:
         raise CourseError(f"--received {text!r}: give its UTC offset, e.g. {text}+08:00 (the due dates carry theirs)")
-    return when.astimezone(timezone.utc)
+    return when.astimezone(UTC)
 
 
-def hand_in(course_root: Path, assignment: str, student: str, files: list[Path],
-            received: datetime | None = None) -> HandIn:
+def hand_in(
+    course_root: Path, assignment: str, student: str, files: list[Path], received: datetime | None = None
+) -> HandIn:
     """Copy FILES into submitted/STUDENT/ASSIGNMENT/ with timestamp.txt saying RECEIVED (now when None)."""
     if not ID.fullmatch(student):
-        raise CourseError(f"student id {student!r}: expected letters, digits and . _ @ - (a folder name and a "
-                          "hub user name), as in the roster")
+        raise CourseError(
+            f"student id {student!r}: expected letters, digits and . _ @ - (a folder name and a "
+            "hub user name), as in the roster"
+        )
     names = [Path(f).name for f in files]
     for path in files:
         if not Path(path).is_file():
             raise CourseError("not a file", Location(Path(path)))
     if TIMESTAMP in names or len(set(names)) != len(names):
         raise CourseError(f"expected files with distinct names other than {TIMESTAMP}: {', '.join(names)}")
-    when = received or datetime.now(timezone.utc)
+    when = received or datetime.now(UTC)
     folder = Path(course_root) / "submitted" / student / assignment
     with replace_dir_atomically(folder) as staging:
         for path in files:

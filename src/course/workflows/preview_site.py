@@ -39,8 +39,13 @@ def preview(root: Path, *, variant: str | Variant | None = None, port: int = 800
     with PreviewServer(plan.site_dir(variant), port) as server:
         say(f"serving the {variant} site at {server.url} (Ctrl-C stops)")
         try:
-            for changes in watchfiles.watch(*watched_paths(plan), watch_filter=InputFilter(plan),
-                                            rust_timeout=QUIET_MS, yield_on_timeout=True, raise_interrupt=True):
+            for changes in watchfiles.watch(
+                *watched_paths(plan),
+                watch_filter=InputFilter(plan),
+                rust_timeout=QUIET_MS,
+                yield_on_timeout=True,
+                raise_interrupt=True,
+            ):
                 if changes:
                     say(f"changed: {', '.join(sorted({_shown(plan, path) for _, path in changes}))}")
                     built = rebuild(plan.root, variant, release=False)
@@ -75,8 +80,10 @@ def rebuild(root: Path, variant: str | Variant, *, release: bool) -> BuildResult
     stems = result.rebuilt.get(str(variant), [])
     later = f"; assignment of {', '.join(result.unreleased)} released when the edits pause" if result.unreleased else ""
     done = "released the assignments and " if release else ""
-    say(f"{done}rebuilt {', '.join(stems)} ({len(stems)} of {len(result.lessons)} lesson(s)) "
-        f"in {time.perf_counter() - start:.2f} s{later}")
+    say(
+        f"{done}rebuilt {', '.join(stems)} ({len(stems)} of {len(result.lessons)} lesson(s)) "
+        f"in {time.perf_counter() - start:.2f} s{later}"
+    )
     return result
 
 
@@ -103,8 +110,11 @@ class InputFilter:
 
     def __call__(self, change, path: str) -> bool:
         file = Path(path)
-        return (self._default(change, path) and not self.TEMPORARY.match(file.name)
-                and not any(file == g or g in file.parents for g in self._generated))
+        return (
+            self._default(change, path)
+            and not self.TEMPORARY.match(file.name)
+            and not any(file == g or g in file.parents for g in self._generated)
+        )
 
 
 def _shown(plan: BuildPlan, path: str) -> str:

@@ -24,7 +24,9 @@ class Published:
     changed: bool
 
 
-def publish_variants(root: Path, *, variants: tuple[str, ...] | None = None, message: str | None = None) -> list[Published]:
+def publish_variants(
+    root: Path, *, variants: tuple[str, ...] | None = None, message: str | None = None
+) -> list[Published]:
     """Commit _site/<variant>/ to branch <variant> for each variant; unchanged sites make no new commit."""
     plan = make_plan(root)
     repo = Path(run_git(plan.root, "rev-parse", "--show-toplevel"))
@@ -33,8 +35,9 @@ def publish_variants(root: Path, *, variants: tuple[str, ...] | None = None, mes
     for variant in chosen:  # check every site before any branch moves
         if not (plan.site_dir(variant) / "index.html").is_file():
             raise CourseError(f"{plan.config.site_dir}/{variant}/index.html not found: run `course build` first")
-    return [_commit_dir(repo, plan.site_dir(v), v, message or f"Publish the {v} site built from {source}")
-            for v in chosen]
+    return [
+        _commit_dir(repo, plan.site_dir(v), v, message or f"Publish the {v} site built from {source}") for v in chosen
+    ]
 
 
 def _commit_dir(repo: Path, site: Path, branch: str, message: str) -> Published:
@@ -50,8 +53,19 @@ def _commit_dir(repo: Path, site: Path, branch: str, message: str) -> Published:
         tree = run_git(repo, "write-tree", env=env)
     if parent and run_git(repo, "rev-parse", f"{parent}^{{tree}}") == tree:
         return Published(branch, parent, changed=False)
-    commit = run_git(repo, "commit-tree", tree, *(["-p", parent] if parent else []), "-m", message,
-                     env={"GIT_AUTHOR_NAME": "course publish", "GIT_AUTHOR_EMAIL": "course@localhost",
-                          "GIT_COMMITTER_NAME": "course publish", "GIT_COMMITTER_EMAIL": "course@localhost"})
+    commit = run_git(
+        repo,
+        "commit-tree",
+        tree,
+        *(["-p", parent] if parent else []),
+        "-m",
+        message,
+        env={
+            "GIT_AUTHOR_NAME": "course publish",
+            "GIT_AUTHOR_EMAIL": "course@localhost",
+            "GIT_COMMITTER_NAME": "course publish",
+            "GIT_COMMITTER_EMAIL": "course@localhost",
+        },
+    )
     run_git(repo, "update-ref", ref, commit, *([parent] if parent else []))
     return Published(branch, commit, changed=True)

@@ -63,9 +63,12 @@ def check_includes_folder(plan: BuildPlan) -> None:
     expected = (Path(plan.config.cache_dir) / "quarto").as_posix()
     settings = yaml.safe_load((plan.root / "_quarto.yml").read_text("utf-8")) or {}
     if settings.get(INCLUDES_KEY) != expected:
-        raise CourseError(f"{INCLUDES_KEY}: expected {expected} (the build cache, [tool.course] cache_dir, then "
-                          f"quarto/), got {settings.get(INCLUDES_KEY)!r}; the course's filter reads each variant's "
-                          "includes from there", Location(plan.root / "_quarto.yml"))
+        raise CourseError(
+            f"{INCLUDES_KEY}: expected {expected} (the build cache, [tool.course] cache_dir, then "
+            f"quarto/), got {settings.get(INCLUDES_KEY)!r}; the course's filter reads each variant's "
+            "includes from there",
+            Location(plan.root / "_quarto.yml"),
+        )
 
 
 def rendered_before(lessons: list[Lesson], root: Path, environ: dict[str, str]) -> frozenset[str]:
@@ -74,11 +77,13 @@ def rendered_before(lessons: list[Lesson], root: Path, environ: dict[str, str]) 
     return _among(lessons, root, environ, "QUARTO_PROJECT_INPUT_FILES", lambda lesson: lesson.path)
 
 
-def rendered_after(lessons: list[Lesson], root: Path, out: Path, layout_dir: str,
-                   environ: dict[str, str]) -> frozenset[str]:
+def rendered_after(
+    lessons: list[Lesson], root: Path, out: Path, layout_dir: str, environ: dict[str, str]
+) -> frozenset[str]:
     """The lessons a render made pages of, as Quarto tells its post-render scripts (QUARTO_PROJECT_OUTPUT_FILES)."""
-    return _among(lessons, root, environ, "QUARTO_PROJECT_OUTPUT_FILES",
-                  lambda lesson: out / layout_dir / f"{lesson.stem}.html")
+    return _among(
+        lessons, root, environ, "QUARTO_PROJECT_OUTPUT_FILES", lambda lesson: out / layout_dir / f"{lesson.stem}.html"
+    )
 
 
 def _among(lessons: list[Lesson], root: Path, environ: dict[str, str], key: str, path) -> frozenset[str]:
@@ -95,8 +100,15 @@ def _among(lessons: list[Lesson], root: Path, environ: dict[str, str], key: str,
 
 def site_run(plan: BuildPlan, lessons: list[Lesson], variant: Variant, rendered: frozenset[str], out: Path) -> SiteRun:
     """The site steps' view of this render: Quarto's layout, the notebooks staged in the variant's build cache."""
-    return SiteRun(plan=plan, variant=variant, lessons=lessons, rendered=rendered, out=out,
-                   layout=quarto_layout(plan), notebooks=staging_dir(plan, variant))
+    return SiteRun(
+        plan=plan,
+        variant=variant,
+        lessons=lessons,
+        rendered=rendered,
+        out=out,
+        layout=quarto_layout(plan),
+        notebooks=staging_dir(plan, variant),
+    )
 
 
 def pre_render(root: Path, variant: Variant, environ: dict[str, str]) -> list[Path]:
@@ -123,8 +135,11 @@ def pre_render(root: Path, variant: Variant, environ: dict[str, str]) -> list[Pa
     run_steps(site, BEFORE)
     blocks = "".join(f":::: {{#{stem}}}\n{block}::::\n\n" for stem, block in site.page_blocks.items())
     blocks += f":::: {{#{CELL_NOTE}}}\n::: {{.cell-note}}\n{NOT_RUN_NOTE}\n:::\n::::\n"
-    return [write_atomic(staged / BROWSER_INCLUDE, blocks), write_atomic(staged / INDEX_INCLUDE, site.index_markdown),
-            *write_departures_pages(plan, lessons, site.departures).values()]
+    return [
+        write_atomic(staged / BROWSER_INCLUDE, blocks),
+        write_atomic(staged / INDEX_INCLUDE, site.index_markdown),
+        *write_departures_pages(plan, lessons, site.departures).values(),
+    ]
 
 
 def write_departures_pages(plan: BuildPlan, lessons: list[Lesson], departures: dict[str, list]) -> dict[str, Path]:
@@ -135,9 +150,12 @@ def write_departures_pages(plan: BuildPlan, lessons: list[Lesson], departures: d
     for old in plan.root.glob(QUARTO_PATTERN):
         old.unlink()
     by_stem = {lesson.stem: lesson for lesson in lessons}
-    return {stem: write_atomic(plan.root / quarto_source(stem),
-                               quarto_page(by_stem[stem], entries, plan.config.lessons_dir))
-            for stem, entries in departures.items()}
+    return {
+        stem: write_atomic(
+            plan.root / quarto_source(stem), quarto_page(by_stem[stem], entries, plan.config.lessons_dir)
+        )
+        for stem, entries in departures.items()
+    }
 
 
 def post_render(root: Path, variant: Variant, out: Path, environ: dict[str, str]) -> list[Path]:

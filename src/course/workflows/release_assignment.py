@@ -15,8 +15,10 @@ from course.site.plan import BuildPlan
 
 CONFIG_FILE = "nbgrader_config.py"
 # The course's nbgrader settings (as in autograder/nbgrader_config.py), rooted at the throwaway copy.
-CONFIG = ("from pathlib import Path\nfrom course.nbgrader_hooks.config import configure\n"
-          "configure(get_config(), Path(__file__).resolve().parent)\n")
+CONFIG = (
+    "from pathlib import Path\nfrom course.nbgrader_hooks.config import configure\n"
+    "configure(get_config(), Path(__file__).resolve().parent)\n"
+)
 
 
 def released_assignments(plan: BuildPlan, stems: list[str]) -> dict[str, object]:

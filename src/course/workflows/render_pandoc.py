@@ -20,10 +20,18 @@ from course.site.plan import BuildPlan
 from course.workflows.site_steps import AFTER, BEFORE, PageLayout, SiteRun, copy, keep, run_steps
 
 # What the pandoc pages load from site_libs/ (course.site): styles, diagrams, figures, in-browser notes, search.
-PANDOC_SCRIPTS = ("course.css", "mermaid-options.js", "course.js", "figure-viewer.js", "course-lite.js",
-                  "course-search.js", "search-options.js")
-PANDOC_LAYOUT = PageLayout(lessons_dir="", page_suffix=".html", departures_source=pandoc_page, index_prefix="",
-                           scripts=PANDOC_SCRIPTS)
+PANDOC_SCRIPTS = (
+    "course.css",
+    "mermaid-options.js",
+    "course.js",
+    "figure-viewer.js",
+    "course-lite.js",
+    "course-search.js",
+    "search-options.js",
+)
+PANDOC_LAYOUT = PageLayout(
+    lessons_dir="", page_suffix=".html", departures_source=pandoc_page, index_prefix="", scripts=PANDOC_SCRIPTS
+)
 
 
 def pandoc_inputs(plan: BuildPlan) -> list[str]:
@@ -52,12 +60,30 @@ class PandocRenderer:
         """A lesson's page in the site: at its root."""
         return f"{stem}.html"
 
-    def render(self, plan: BuildPlan, lessons: list[Lesson], variant: Variant, out: Path, *,
-               rebuild: frozenset[str], old: Path | None, release: bool) -> list[Path]:
+    def render(
+        self,
+        plan: BuildPlan,
+        lessons: list[Lesson],
+        variant: Variant,
+        out: Path,
+        *,
+        rebuild: frozenset[str],
+        old: Path | None,
+        release: bool,
+    ) -> list[Path]:
         """Write VARIANT's site into OUT: the pages of the lessons in REBUILD, with the site steps around them; the
         other lessons keep their files from the OLD site. RELEASE: release the rebuilt lessons' assignments."""
-        site = SiteRun(plan=plan, variant=variant, lessons=lessons, rendered=rebuild, out=out, layout=PANDOC_LAYOUT,
-                       notebooks=out, release=release, old=old)
+        site = SiteRun(
+            plan=plan,
+            variant=variant,
+            lessons=lessons,
+            rendered=rebuild,
+            out=out,
+            layout=PANDOC_LAYOUT,
+            notebooks=out,
+            release=release,
+            old=old,
+        )
         run_steps(site, BEFORE)
         site.written += write_pages(site)
         run_steps(site, AFTER)
@@ -83,15 +109,28 @@ def write_pages(site: SiteRun) -> list[Path]:
                 if site.old is not None:
                     keep(site.old / name, out / name)
             continue
-        page = render_page(site.page_blocks[lesson.stem] + write_page_markdown(view, site.outputs[lesson.stem]),
-                           plan=plan, variant=variant, title=lesson.title, lesson_dir=lesson.path.parent,
-                           number=lesson.number, sidebar=sidebar_html(lessons, lesson.stem),
-                           pager=pager_html(lessons, lesson.stem))
+        page = render_page(
+            site.page_blocks[lesson.stem] + write_page_markdown(view, site.outputs[lesson.stem]),
+            plan=plan,
+            variant=variant,
+            title=lesson.title,
+            lesson_dir=lesson.path.parent,
+            number=lesson.number,
+            sidebar=sidebar_html(lessons, lesson.stem),
+            pager=pager_html(lessons, lesson.stem),
+        )
         written.append(write_atomic(out / f"{lesson.stem}.html", page))
         if lesson.stem in site.departures:
             written.append(write_departures_page(site, lesson))
-    index = render_page(site.index_markdown, plan=plan, variant=variant, title=plan.config.course_title,
-                        lesson_dir=plan.lessons[0].parent, toc=False, sidebar=sidebar_html(lessons, None))
+    index = render_page(
+        site.index_markdown,
+        plan=plan,
+        variant=variant,
+        title=plan.config.course_title,
+        lesson_dir=plan.lessons[0].parent,
+        toc=False,
+        sidebar=sidebar_html(lessons, None),
+    )
     written.append(write_atomic(out / "index.html", index))
     written.append(write_search_index(plan, lessons, out))
     return written
@@ -103,9 +142,14 @@ def write_departures_page(site: SiteRun, lesson: Lesson) -> Path:
     from course.site.make_navigation import sidebar_html
     from course.site.render_page import render_page
 
-    page = render_page(pandoc_markdown(lesson, site.departures[lesson.stem]), plan=site.plan,
-                       variant=site.variant.name, title=page_title(lesson), lesson_dir=lesson.path.parent,
-                       sidebar=sidebar_html(site.lessons, None))
+    page = render_page(
+        pandoc_markdown(lesson, site.departures[lesson.stem]),
+        plan=site.plan,
+        variant=site.variant.name,
+        title=page_title(lesson),
+        lesson_dir=lesson.path.parent,
+        sidebar=sidebar_html(site.lessons, None),
+    )
     return write_atomic(site.out / pandoc_page(lesson.stem), page)
 
 

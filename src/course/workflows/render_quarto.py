@@ -34,8 +34,14 @@ QUARTO_FILES = ("_quarto.yml", "index.qmd", "scripts/quarto_hook.py", "scripts/q
 
 def quarto_layout(plan: BuildPlan) -> PageLayout:
     """Quarto's site: lesson pages under lessons/, linked by their sources, departures pages at the root."""
-    return PageLayout(lessons_dir=plan.config.lessons_dir, page_suffix=".qmd", departures_source=quarto_source,
-                      index_prefix="./", scripts=QUARTO_SCRIPTS, index_source="index.qmd")
+    return PageLayout(
+        lessons_dir=plan.config.lessons_dir,
+        page_suffix=".qmd",
+        departures_source=quarto_source,
+        index_prefix="./",
+        scripts=QUARTO_SCRIPTS,
+        index_source="index.qmd",
+    )
 
 
 @dataclass(frozen=True)
@@ -63,14 +69,30 @@ class QuartoRenderer:
         """A lesson's page in the site: under the lessons' folder, as in the project."""
         return f"{plan.config.lessons_dir}/{stem}.html"
 
-    def render(self, plan: BuildPlan, lessons: list[Lesson], variant: Variant, out: Path, *,
-               rebuild: frozenset[str], old: Path | None, release: bool) -> list[Path]:
+    def render(
+        self,
+        plan: BuildPlan,
+        lessons: list[Lesson],
+        variant: Variant,
+        out: Path,
+        *,
+        rebuild: frozenset[str],
+        old: Path | None,
+        release: bool,
+    ) -> list[Path]:
         """Render VARIANT's whole site into OUT (a folder inside the project, as Quarto requires): Quarto renders
         every page whatever REBUILD holds, into a fresh OUT (OLD unused), and releases the assignments itself
         (RELEASE is always true for it: see releases_assignments)."""
         before = set(out.rglob("*"))
-        run_quarto(self.quarto, ["render", "--profile", variant.name, "--output-dir", str(out.relative_to(plan.root))],
-                   cwd=plan.root, env={"QUARTO_PYTHON": sys.executable, IN_COURSE_BUILD: "1"},
-                   what=f"the {variant.name} site")
-        return sorted(p for p in out.rglob("*") if p.is_file() and p not in before
-                      and p.relative_to(out).parts[0] not in ("site_libs", LITE))  # pages and notebooks, as pandoc's
+        run_quarto(
+            self.quarto,
+            ["render", "--profile", variant.name, "--output-dir", str(out.relative_to(plan.root))],
+            cwd=plan.root,
+            env={"QUARTO_PYTHON": sys.executable, IN_COURSE_BUILD: "1"},
+            what=f"the {variant.name} site",
+        )
+        return sorted(
+            p
+            for p in out.rglob("*")
+            if p.is_file() and p not in before and p.relative_to(out).parts[0] not in ("site_libs", LITE)
+        )  # pages and notebooks, as pandoc's

@@ -24,8 +24,9 @@ class SimilarityResult:
     pairs: tuple[Pair, ...]
 
 
-def write_similarity(project_root: Path, assignment: str, out_dir: Path | None = None, *,
-                     autograder: Path | None = None) -> SimilarityResult:
+def write_similarity(
+    project_root: Path, assignment: str, out_dir: Path | None = None, *, autograder: Path | None = None
+) -> SimilarityResult:
     """Read the submissions (and the gradebook when there is one), rank the pairs, write CSV and HTML (and the
     JSON formgrader reads to show each student's evidence beside their answers); AUTOGRADER: another course root
     than the project's (the demo course)."""
@@ -43,8 +44,9 @@ def _course_root(project_root: Path, autograder: Path | None) -> Path:
     return Path(autograder) if autograder else Path(project_root) / load_config(Path(project_root)).autograder_dir
 
 
-def similarity_for_report(project_root: Path, assignment: str, *,
-                          autograder: Path | None = None) -> SimilarityInReport | None:
+def similarity_for_report(
+    project_root: Path, assignment: str, *, autograder: Path | None = None
+) -> SimilarityInReport | None:
     """The similarity section and each student's strongest pair for `course report`; None before the release."""
     from nbgrader.coursedir import CourseDirectory
 
@@ -55,6 +57,8 @@ def similarity_for_report(project_root: Path, assignment: str, *,
     if not any(Path(coursedir.format_path(coursedir.release_directory, ".", assignment)).glob("*.ipynb")):
         return None  # nothing released yet, so nothing handed in to compare
     pairs = find_pairs(collect(Path(project_root), assignment, autograder=autograder))
-    strongest = {student: f"{pair.b if pair.a == student else pair.a} ({pair.score:.2f}): {pair.evidence[0].reason}"
-                 for student, pair in strongest_pair(pairs).items()}
+    strongest = {
+        student: f"{pair.b if pair.a == student else pair.a} ({pair.score:.2f}): {pair.evidence[0].reason}"
+        for student, pair in strongest_pair(pairs).items()
+    }
     return SimilarityInReport(render_section(pairs), strongest)

@@ -18,10 +18,11 @@ import hashlib
 import os
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
@@ -120,7 +121,8 @@ def write_notebooks(site: SiteRun) -> None:
     from course.lesson.notebook_names import assignment_notebook, notes_notebook
     from course.site.resolve_resources import resolve_resources
     from course.site.select_variant import select_variant
-    from course.site.write_notebooks import lesson_outputs, write_notebooks as write
+    from course.site.write_notebooks import lesson_outputs
+    from course.site.write_notebooks import write_notebooks as write
     from course.workflows.release_assignment import released_assignments
 
     folder = site.page_dir(site.notebooks)
@@ -154,17 +156,31 @@ def page_blocks(site: SiteRun) -> None:
     runs = browser_runs(site.plan, site.lessons, site.variant.name, folder)
     site.departures = departures_by_lesson(site.lessons, site.plan.root, site.variant.name)
     for lesson in site.lessons:
-        pointer = (link_markdown(lesson, layout.to_site + layout.departures_source(lesson.stem))
-                   if lesson.stem in site.departures else "")
-        site.page_blocks[lesson.stem] = (page_markdown(site.plan, site.variant.name, runs[lesson.stem], layout.to_site)
-                                         + pointer + assets_markdown(lesson))
-    offered = {lesson.stem: assignment_notebook(lesson.stem) for lesson in site.lessons
-               if (folder / assignment_notebook(lesson.stem)).is_file()}  # written now or kept
+        pointer = (
+            link_markdown(lesson, layout.to_site + layout.departures_source(lesson.stem))
+            if lesson.stem in site.departures
+            else ""
+        )
+        site.page_blocks[lesson.stem] = (
+            page_markdown(site.plan, site.variant.name, runs[lesson.stem], layout.to_site)
+            + pointer
+            + assets_markdown(lesson)
+        )
+    offered = {
+        lesson.stem: assignment_notebook(lesson.stem)
+        for lesson in site.lessons
+        if (folder / assignment_notebook(lesson.stem)).is_file()
+    }  # written now or kept
     folder_link = f"{layout.lessons_dir}/" if layout.lessons_dir else ""
     site.index_markdown = index_markdown(
-        site.lessons, site.variant.name, offered, {stem: index_link(run) for stem, run in runs.items()},
-        folder=folder_link, page=layout.page_suffix,
-        departures={stem: layout.index_prefix + layout.departures_source(stem) for stem in site.departures})
+        site.lessons,
+        site.variant.name,
+        offered,
+        {stem: index_link(run) for stem, run in runs.items()},
+        folder=folder_link,
+        page=layout.page_suffix,
+        departures={stem: layout.index_prefix + layout.departures_source(stem) for stem in site.departures},
+    )
 
 
 def notebooks_into_site(site: SiteRun) -> None:
@@ -208,7 +224,8 @@ def site_files(site: SiteRun) -> None:
 def page_assets(site: SiteRun) -> None:
     """Each rendered lesson's own scripts and styles beside its page (refused on a variant without solutions when
     one shows a solution line); the other lessons keep the old site's."""
-    from course.site.lesson_scripts import copy_assets, page_assets as assets, site_path
+    from course.site.lesson_scripts import copy_assets, site_path
+    from course.site.lesson_scripts import page_assets as assets
 
     for lesson in site.lessons:
         if lesson.stem in site.rendered:
@@ -239,18 +256,21 @@ def check_pages(site: SiteRun) -> None:
             write_atomic(page, cleaned)
         what = f"{site.variant.name}/{relative.as_posix()}"
         if remote := REMOTE.findall(cleaned):
-            raise CourseError(f"{what} loads from another host ({remote[0]}); the site must work offline",
-                              Location(page))
+            raise CourseError(
+                f"{what} loads from another host ({remote[0]}); the site must work offline", Location(page)
+            )
         source = sources.get(page, index)
         check_markup(leftover_in_html(cleaned), source=source, what=what)
         if not site.variant.shows_departures and fnmatch(page.name, pandoc_page("lesson[0-9][0-9]")):
-            raise CourseError(f"{what}: a page of departures from the original is for the answer site only",
-                              Location(page))
+            raise CourseError(
+                f"{what}: a page of departures from the original is for the answer site only", Location(page)
+            )
         if not site.variant.shows_solutions:
             for lesson in site.lessons:
                 if leaked := solution_leaks(lesson, cleaned):
-                    raise CourseError(f"{what} shows solution code of {lesson.stem}: {leaked[0]!r}",
-                                      Location(lesson.path))
+                    raise CourseError(
+                        f"{what} shows solution code of {lesson.stem}: {leaked[0]!r}", Location(lesson.path)
+                    )
 
 
 def lite_fingerprint(plan: BuildPlan) -> str:
