@@ -42,13 +42,12 @@ demo: build
 # it beside the clone), and named to them in COURSE_TEST_QUARTO; without it those tests are skipped, saying so.
 QUARTO_SETUP := ../shared/tools/quarto/setup.sh
 
-# Every test, spread over pytest-xdist workers; a test file stays on one worker, so its module fixtures (a built
-# course, a browser) are made once; files are handed out in collection order, the longest first
-# (tests/collection_order.py), not xdist's default of the most tests first. Two workers per core: many tests
-# spend their time waiting (on a sandbox's time limit, a kernel or a browser starting, a server, a subprocess), so
-# a worker per core leaves the cores idle; on 2 cores, 4 workers ran a subset of such files in 543 s instead of
-# 872 s for 2 workers, using 12 % more CPU. TEST_WORKERS=N sets another number.
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc) * 2 )))
+# Every test, spread over pytest-xdist workers, one per core; a test file stays on one worker, so its module
+# fixtures (a built course, a browser) are made once; files are handed out in collection order, the longest first
+# (tests/collection_order.py), not xdist's default of the most tests first. Two workers per core were tried: on the
+# whole suite on 2 cores they took as long as one per core (the suite is CPU-bound as a whole) and made the tests
+# with time limits wait on each other. TEST_WORKERS=N sets another number.
+TEST_WORKERS ?= $(shell nproc)
 test: setup
 	@if [ -f $(QUARTO_SETUP) ] && [ -z "$$COURSE_TEST_QUARTO" ]; then \
 	  q=$$(bash $(QUARTO_SETUP)) || { echo "make test: $(QUARTO_SETUP) failed" >&2; exit 1; }; \

@@ -103,8 +103,11 @@ def draw_scale(out_path: Path, project_root: Path) -> Path:
 
 
 FIGURES = (
-    FigureSpec("assets/figs/{stem}-scale.png", draw_scale,
-               (SOLUTION, HERE / "scale_chart.py", package_file("course.figures.render"))),
+    FigureSpec(
+        "assets/figs/{stem}-scale.png",
+        draw_scale,
+        (SOLUTION, HERE / "scale_chart.py", package_file("course.figures.render")),
+    ),
 )
 """
 
