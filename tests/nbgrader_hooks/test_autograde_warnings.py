@@ -26,7 +26,8 @@ def stock_run(released, tmp_path_factory):
 
     project = tmp_path_factory.mktemp("warnings")
     root = course_with_class(released, project, {s: OUT / f"{s}.ipynb" for s in ("reference", "edited-test-cell")})
-    shutil.copy(ROOT / "package.json", project)  # laid out like the repository: feedback inlines MathJax from there
+    for name in ("pyproject.toml", "package.json"):  # laid out like the repository: feedback inlines its MathJax
+        shutil.copy(ROOT / name, project)
     (project / "node_modules").symlink_to(ROOT / "node_modules")
     proc = run_nbgrader(root, "autograde", "lesson05")
     return root, proc.stdout + proc.stderr

@@ -180,8 +180,8 @@ def test_course_grade_call_timeout_option_sets_the_sandbox_setting_for_one_run(m
     class Graded(Exception):
         """Raised instead of grading: the settings the command passed are all this test needs."""
 
-    def instead(*args, settings, **kwargs):
-        raise Graded(settings)
+    def instead(root, assignment, options, **kwargs):
+        raise Graded(dict(options.settings))
 
     monkeypatch.setattr(grade, "grade_assignment", instead)
     with pytest.raises(Graded) as given:
