@@ -44,9 +44,9 @@ QUARTO_SETUP := ../shared/tools/quarto/setup.sh
 
 # Every test, spread over pytest-xdist workers, one per core; a test file stays on one worker, so its module
 # fixtures (a built course, a browser) are made once; files are handed out in collection order, the longest first
-# (tests/collection_order.py), not xdist's default of the most tests first. Two workers per core were tried: on the
-# whole suite on 2 cores they took as long as one per core (the suite is CPU-bound as a whole) and made the tests
-# with time limits wait on each other. TEST_WORKERS=N sets another number.
+# (tests/collection_order.py), not xdist's default of the most tests first. Two workers per core were tried: the whole
+# suite on 2 cores took 1347 s with 4 workers in a built checkout, about what it had taken with 2 (the suite keeps
+# both cores busy). TEST_WORKERS=N sets another number.
 TEST_WORKERS ?= $(shell nproc)
 test: setup
 	@if [ -f $(QUARTO_SETUP) ] && [ -z "$$COURSE_TEST_QUARTO" ]; then \

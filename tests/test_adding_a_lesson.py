@@ -21,7 +21,7 @@ import pytest
 
 from tests.project_copy import ADDED, copy_built, with_added_lesson
 
-pytestmark = [pytest.mark.slow, pytest.mark.long(210)]
+pytestmark = [pytest.mark.slow, pytest.mark.long(410)]
 
 ROOT = Path(__file__).resolve().parents[1]
 # In the copy, one pytest run: the lesson-generic tests for the added lesson, every test of the fast tier (any of them

@@ -18,7 +18,7 @@ from tests.assignment.make_submissions import EXPECTED
 from tests.classes import submit
 from tests.grading.test_one_path import SMALL, course, graded, notebook_of, small_limits_config
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+pytestmark = [pytest.mark.long(30), pytest.mark.slow, pytest.mark.sandbox]
 
 # case → words its reason must contain
 DAMAGED = {

@@ -18,6 +18,8 @@ from course.grading.rubric import load_rubric
 from course.grading.vetoes import new_file
 from tests.grading.report_class import DEMO, FULL, RUBRIC, report_rows, student_section
 
+pytestmark = pytest.mark.long(30)
+
 
 def shown(root: Path) -> str:
     """How errors name the course's configured gradebook (its URL, no password)."""

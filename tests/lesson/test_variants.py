@@ -17,7 +17,7 @@ from course.lesson.variants import STUDENT, VARIANTS, get_variant
 from course.site.plan import make_plan
 from tests.project_copy import copy_project
 
-pytestmark = pytest.mark.long(25)  # the one build (test_a_build_makes_only_the_variants_pyproject_names)
+pytestmark = pytest.mark.long(10)  # the one build (test_a_build_makes_only_the_variants_pyproject_names)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("src", "scripts", "_extensions")

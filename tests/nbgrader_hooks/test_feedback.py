@@ -12,6 +12,8 @@ from course.nbgrader_hooks.feedback import CODE_ERROR, STATUS, HideHiddenTests
 from tests.assignment.hidden_checks import leaked
 from tests.assignment.make_submissions import EXPECTED, SPEC
 
+pytestmark = pytest.mark.long(60)
+
 SOURCE = (
     "check(f(1))\n### BEGIN HIDDEN TESTS\nwith _course.hidden():\n"
     "    check(f(1_000_003))\n### END HIDDEN TESTS\nprint('ok')"

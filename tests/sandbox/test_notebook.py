@@ -36,7 +36,7 @@ from course.sandbox.results import SandboxRun
 from course.tools import bubblewrap
 from course.tools.bubblewrap import SandboxUnavailable, find_bwrap, probe_bwrap
 
-pytestmark = pytest.mark.long(40)
+pytestmark = pytest.mark.long(50)
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
 
 

@@ -9,7 +9,7 @@ from tests.lesson_cases import each_lesson
 from tests.offline_page import keep_offline
 from tests.site.page_checks import DESKTOP, PHONE, axe_violations
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(45)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(70)]
 
 
 def _open(browser, path):

@@ -14,7 +14,7 @@ from course.workflows.build_site import build_course
 from tests.lesson_cases import each_lesson
 from tests.project_copy import ADDED, copy_built, copy_project, with_added_lesson
 
-pytestmark = [pytest.mark.slow, pytest.mark.long(40)]
+pytestmark = [pytest.mark.slow, pytest.mark.long(50)]
 
 
 @each_lesson

@@ -17,7 +17,7 @@ from course.workflows.grade import GradeOptions, grade_assignment, run_nbgrader
 from tests.classes import course_with_class
 from tests.workflows.batches import kill_mid_batch
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(40)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(60)]
 
 SAMPLES = Path(__file__).parents[1] / "assignment" / "submissions"
 BATCH = Path(__file__).parents[1] / "grading" / "fixtures" / "batch"

@@ -21,7 +21,7 @@ from tests.classes import course_with_class, submit
 from tests.gradebooks import hub_config
 from tests.workflows.batches import kill_mid_batch
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+pytestmark = [pytest.mark.long(40), pytest.mark.slow, pytest.mark.sandbox]
 
 SAMPLES = Path(__file__).parents[1] / "assignment" / "submissions"
 QUESTIONS = ("answer-Q1", "answer-Q2", "answer-Q3")
