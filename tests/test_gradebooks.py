@@ -4,16 +4,14 @@ worker that needs it and stopped, its folder removed, by the last one to finish.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.probe_run import run_probes
+
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
 PROBE = """
 import json, os, time
 
@@ -28,38 +26,9 @@ def test_{n}(postgres_server):
 
 def test_the_workers_of_a_run_share_one_server_and_the_last_one_stops_it(tmp_path):
     probes, seen = tmp_path / "probes", tmp_path / "seen.jsonl"
-    probes.mkdir()
-    (probes / "conftest.py").write_text("from tests.gradebooks import postgres_server  # noqa: F401\n", "utf-8")
-    for n in range(4):
-        (probes / f"test_probe_{n}.py").write_text(PROBE.format(n=n, seen=str(seen)), "utf-8")
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(ROOT),
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-    }
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-n",
-            "2",
-            "-p",
-            "no:cacheprovider",
-            "--rootdir",
-            str(probes),
-            "-c",
-            os.devnull,
-            f"--basetemp={tmp_path / 'base'}",
-            str(probes),
-        ],
-        cwd=probes,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    files = {f"test_probe_{n}.py": PROBE.format(n=n, seen=str(seen)) for n in range(4)}
+    files["conftest.py"] = "from tests.gradebooks import postgres_server  # noqa: F401\n"
+    run = run_probes(probes, files, "-n", "2")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     rows = [json.loads(line) for line in seen.read_text("utf-8").splitlines()]
     assert len(rows) == 4 and {worker for worker, _, _ in rows} == {"gw0", "gw1"}

@@ -4,16 +4,12 @@ that do not drive the browser, run after one that did."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+
+from tests.probe_run import run_probes
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[1]
 CONFTEST = "from tests.shared_browser import browser, chromium, playwright_loop_only_in_browser_modules  # noqa: F401\n"
 PROBES = {
     "test_1_browser.py": """
@@ -71,33 +67,8 @@ def test_then_asyncio_in_the_next_module():
 
 def test_one_chromium_a_fresh_context_per_test_and_asyncio_elsewhere(tmp_path):
     probes, seen = tmp_path / "probes", tmp_path / "seen.txt"
-    probes.mkdir()
-    (probes / "conftest.py").write_text(CONFTEST, "utf-8")
-    for name, text in PROBES.items():
-        (probes / name).write_text(text.format(seen=str(seen)), "utf-8")
-    (probes / "test_4_elsewhere_again.py").write_text(PROBES["test_2_elsewhere.py"], "utf-8")
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:xdist",
-            "-p",
-            "no:cacheprovider",
-            "--rootdir",
-            str(probes),
-            "-c",
-            os.devnull,
-            f"--basetemp={tmp_path / 'base'}",
-            str(probes),
-        ],
-        cwd=probes,
-        env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'src'}"},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    files = {name: text.format(seen=str(seen)) for name, text in PROBES.items()}
+    files["test_4_elsewhere_again.py"] = files["test_2_elsewhere.py"]
+    run = run_probes(probes, {"conftest.py": CONFTEST, **files}, "-p", "no:xdist")
     assert run.returncode == 0 and "8 passed" in run.stdout, run.stdout[-3000:] + run.stderr[-2000:]
     assert len(set(seen.read_text("utf-8").split())) == 1  # both browser modules had the same Chromium
