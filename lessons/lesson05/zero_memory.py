@@ -272,14 +272,15 @@ def card_example_markdown(ex: CardExample | None = None) -> str:
         f"{shape.layers} 层的检查点就要 {_both(ex.checkpoints)}，"
         f"是剩余空间的 {ex.checkpoints / ex.left:.1f} 倍。这还没算重计算某一层时的完整激活、输入嵌入与输出层"
         f"（各 {shape.vocab} × {shape.hidden} 个参数）所在的单元，以及梯度按 FP32 归约时更大的单元峰值"
-        f"（$12\\Psi_u$ = {_both(ex.unit_peak_fp32)}）。"
+        f"（至多 $12\\Psi_u$ = {_both(ex.unit_peak_fp32)}）。"
         "加卡只能压低静态部分（$16\\Psi/N_d$），$8\\Psi_u$ 与激活不随 $N_d$ 下降；"
         "要在这样的卡上训练 70B，还需要把状态卸载（offload）"
         "到 CPU 内存，或用张量并行把单元切小、把激活分摊到多张卡上。",
         "",
         f"装得下也不等于跑得动：每步每卡收发 $3\\frac{{N_d-1}}{{N_d}}\\Psi$ = {_sci(ex.traffic_values)} 个数值，"
         f"集合通信全用 BF16 时为 {gb(ex.traffic_bf16)} GB，梯度按 FP32 归约时 reduce-scatter 那一份翻倍，共 "
-        f"{gb(ex.traffic_fp32_grads)} GB。RTX 4090 没有 NVLink，卡间走 PCIe：按 PCIe 4.0 x16 单向理论带宽约 "
-        f"{gb(PCIE4_X16)} GB/s 计，仅 BF16 的通信每步就要约 {fixed(ex.traffic_bf16 / PCIE4_X16, 0)} s，跨节点更慢。",
+        f"{gb(ex.traffic_fp32_grads)} GB。RTX 4090 没有 NVLink，卡间走 PCIe，NVIDIA 的驱动也不支持它的卡间 P2P 直传"
+        f"（数据要经过主机内存）：即使按 PCIe 4.0 x16 单向理论带宽约 {gb(PCIE4_X16)} GB/s 计，"
+        f"仅 BF16 的通信每步也至少要约 {fixed(ex.traffic_bf16 / PCIE4_X16, 0)} s，跨节点更慢。",
     ]
     return "\n".join(text) + "\n"

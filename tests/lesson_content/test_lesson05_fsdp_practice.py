@@ -140,7 +140,7 @@ def _expected_numbers() -> dict[str, list[str]]:
         HEADINGS[3]: [
             f"{psi:,}",
             f"{16 * psi / 1e9:.1f} GB",
-            f"{20 * psi / 1e9:.1f} GB",
+            f"{18 * psi / 1e9:.1f} GB",  # 16-bit parameters, FP32 gradients, FP32 master and Adam state
             f"{8 * unit / 1e9:.2f} GB",
             f"{8 * unit / 2**30:.2f} GiB",
             f"{ckpt / 1e9:.2f} GB",
