@@ -51,8 +51,8 @@ FORWARD_STEPS = (
 BACKWARD_STEPS = (
     ("反向 all-gather 参数：合计 ≈ Ψ", "all-gather 参数", ALL_GATHER),
     (None, "反向计算", COMPUTE),
+    (None, "释放", FREE),  # FSDP2 reshards the layer's parameters before it reduce-scatters their gradients
     ("reduce-scatter 梯度：合计 ≈ Ψ", "reduce-scatter 梯度", REDUCE_SCATTER),
-    (None, "释放", FREE),
 )
 
 
@@ -219,7 +219,7 @@ def zero3_comm_flow_svg(*, layers: int = 3, dp: int = 4) -> str:
     svg = ET.Element("svg", {"xmlns": SVG_NS, "font-family": FONT_FAMILY, "fill": "#111827"})
     ET.SubElement(svg, "title").text = "ZeRO-3（FSDP）一个训练步的逐层通信流程"
     ET.SubElement(svg, "desc").text = (
-        "前向逐层 all-gather 参数、计算、释放；反向逐层再次 all-gather、计算、reduce-scatter 梯度、释放；"
+        "前向逐层 all-gather 参数、计算、释放；反向逐层再次 all-gather、计算、释放全量参数、reduce-scatter 梯度；"
         "最后各卡本地更新自己的 1/N_d 分片。三部分通信各约 Ψ，总计 3Ψ。"
     )
     marker = ET.SubElement(

@@ -141,6 +141,8 @@ def test_figure_draws_measured_bars_over_psi_without_missing_glyphs(lab_report_p
     shown = 358 / (fig.get_figwidth() * fig.dpi)
     labels = [t for ax in fig.axes for t in ax.get_xticklabels() + ax.get_yticklabels() if t.get_text()]
     assert labels and min(t.get_fontsize() * fig.dpi / 72 * shown for t in labels) >= 10
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert {"N=2", "N=4", "前向后额外持有（完整 BF16 参数）", "教材公式（对照阶段）"} <= set(legend)
     alt = repr(fig)  # Jupyter's text/plain: the page's and the notebooks' alt text
     assert alt.startswith("条形图") and "Figure" not in alt and "都落在黑线上" in alt and "0.667" in alt
 

@@ -59,6 +59,14 @@ def test_backward_visits_layers_in_reverse():
     assert rows == ["第 1 层", "第 2 层", "第 3 层", "第 3 层", "第 2 层", "第 1 层"]
 
 
+def test_each_layer_frees_its_parameters_before_reduce_scattering_as_fsdp2_does():
+    """FSDP2's post-backward reshards a layer's parameters, then reduce-scatters its gradients: the page's unit peak
+    (two units' parameters) counts on that order."""
+    texts = _texts(zero3_comm_flow_svg(layers=1))
+    backward = texts[texts.index("反向计算") :]
+    assert backward.index("释放") < backward.index("reduce-scatter 梯度")
+
+
 def test_shard_size_follows_dp():
     texts = _texts(zero3_comm_flow_svg(dp=16))
     assert any("本地优化器更新" in t and "1/16" in t for t in texts)

@@ -11,7 +11,7 @@ from course.site.lite_page import BrowserRun, browser_notebook, page_markdown
 from course.site.plan import make_plan
 from tests.lesson_cases import ROOT
 
-HAND_IN = "用 `course check` 检查后提交"
+HAND_IN = "再提交（装有本课程工具时可先用 `course check` 检查）"
 
 
 def test_a_site_that_offers_the_assignment_runs_it_and_says_how_to_hand_it_in():

@@ -251,7 +251,9 @@ def _deviations(row: dict, memory: str = "内存") -> list[str]:
         shares = "、".join(_n(s["optimizer"]) for s in mem["per_rank"])
         said.append(
             f"{memory}是公式的 {mem['ratio']:.3f} 倍：模型是 "
-            "FP32，每个 rank 常驻 FP32 参数 4Ψ 与 DDP 梯度桶 4Ψ，"
+            "FP32，每个 rank 常驻 FP32 参数 4Ψ 与 DDP 梯度桶 4Ψ"
+            "（实验设了 `gradient_as_bucket_view=True`，梯度就是桶的视图；"
+            "默认设置下梯度与桶各占一份，还要多 4Ψ），"
             "而不是公式假设的 BF16 参数与梯度；Adam 状态按整个参数张量分给各 "
             f"rank，并不均等（N={n} 时各 rank {shares} B，"
             "表中取最满的 rank）。"
@@ -506,7 +508,7 @@ def plot_measured_vs_formula(path: Path | str) -> LabFigure:
         handles, labels = mem_ax.get_legend_handles_labels()  # one colour per N, shared by both panels
         fig.legend(
             handles,
-            [label.split()[-1] for label in labels],
+            [label.removeprefix(f"{SOURCE['memory_bytes']} ") for label in labels],  # "N=2", not "实测 N=2"
             loc="outside lower center",
             ncols=2,
             frameon=False,

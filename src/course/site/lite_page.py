@@ -142,7 +142,7 @@ def page_markdown(plan: BuildPlan, variant: str | Variant, run: BrowserRun, to_s
     attrs = f'data-lite-path="{run.path}" data-lite-storage={storage} data-lite-stem="{run.stem}"'
     saved = (
         "你的修改保存在这个浏览器里（清除浏览器的网站数据会把它们一起删掉）；"
-        f"完成后用 File → Download 下载 `{run.stem}.ipynb`，用 `course check` 检查后提交。"
+        f"完成后用 File → Download 下载 `{run.stem}.ipynb` 再提交（装有本课程工具时可先用 `course check` 检查）。"
     )
     if not variant.offers_assignment:
         saved = f"这是{variant.label} notebook，在浏览器中运行可以核对每个检查。"
