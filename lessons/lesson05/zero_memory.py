@@ -47,7 +47,7 @@ SHARDED_BY_STAGE = (
     "optimizer states, gradients and parameters",
 )
 
-STAGE_LABELS = ("ZeRO-0\n朴素 DP", "ZeRO-1\n分片优化器状态", "ZeRO-2\n+ 分片梯度", "ZeRO-3\n+ 分片参数（FSDP）")
+STAGE_LABELS = ("ZeRO-0\n朴素 DP", "ZeRO-1\n分片优化器状态", "ZeRO-2\n+ 分片梯度", "ZeRO-3\n+ 分片参数（FSDP 全分片）")
 # (legend label, StageMemory field, colour), bottom of the stack first
 COMPONENTS = (
     ("参数（BF16）", "params", "#4C72B0"),
