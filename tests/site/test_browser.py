@@ -13,7 +13,7 @@ from tests.lesson_cases import each_lesson
 from tests.offline_page import keep_offline
 from tests.site.page_checks import DESKTOP, PHONE, axe_violations
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(70)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(30)]
 
 
 @pytest.fixture(scope="module")
