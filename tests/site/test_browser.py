@@ -1,5 +1,9 @@
 """The built pages in headless Chromium: math typeset, diagrams drawn, answers collapsed, nothing fetched; every
-lesson's pages accessible (axe-core) and readable at phone and desktop widths, its images loaded and captioned."""
+lesson's pages accessible (axe-core) and readable at phone and desktop widths, its images loaded and captioned.
+
+Each page is loaded once per width and kept open for the module's tests that read it (`opened`); a test that changes
+its page (opens a callout, the contents) is the only one to read that state, or puts it back.
+"""
 
 from __future__ import annotations
 
@@ -9,28 +13,52 @@ from tests.lesson_cases import each_lesson
 from tests.offline_page import keep_offline
 from tests.site.page_checks import DESKTOP, PHONE, axe_violations
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(70)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(30)]
 
 
-def _open(browser, path):
-    """Load a built page from disk, failing any request that leaves the file system."""
-    page = browser.new_page()
+@pytest.fixture(scope="module")
+def opened(built_site, chromium):
+    """opened(variant, name, size=DESKTOP): the built page <variant>/<name>.html at SIZE, loaded from disk once for
+    the module (one browser context of its own), its math typeset and diagrams drawn; (page, requests that tried to
+    leave the file system, script errors so far)."""
+    context = chromium.new_context()
+    pages = {}
+
+    def page_at(variant: str, name: str, size: dict = DESKTOP):
+        key = (variant, name, size["width"])
+        if key not in pages:
+            pages[key] = _open(context, built_site / variant / f"{name}.html", size)
+        return pages[key]
+
+    yield page_at
+    context.close()
+
+
+def _open(context, path, size: dict):
+    """Load a built page from disk at SIZE, failing any request that leaves the file system."""
+    page = context.new_page()
+    page.set_viewport_size(size)
     remote = keep_offline(page)
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(path.as_uri())
+    _drawn(page)
+    return page, remote, errors
+
+
+def _drawn(page) -> None:
+    """Wait until PAGE's math is typeset and its diagrams drawn."""
     page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
     page.evaluate("() => MathJax.startup.promise")
     page.wait_for_function(
         "() => document.querySelectorAll('pre.mermaid').length === document.querySelectorAll('pre.mermaid svg').length",
         timeout=20000,
     )
-    return page, remote, errors
 
 
 @pytest.mark.parametrize("variant", ["student", "answer"])
-def test_lesson5_math_and_diagrams_render_offline(built_site, browser, variant):
-    page, remote, errors = _open(browser, built_site / variant / "lesson05.html")
+def test_lesson5_math_and_diagrams_render_offline(opened, variant):
+    page, remote, errors = opened(variant, "lesson05")
     math_spans = page.locator("span.math").count()
     typeset = page.locator("span.math > mjx-container > svg").count()
     assert math_spans > 100 and typeset == math_spans
@@ -43,11 +71,10 @@ def test_lesson5_math_and_diagrams_render_offline(built_site, browser, variant):
     assert page.locator("pre.sourceCode code span.kw").count() > 5  # highlighted code
     assert "冗余" in page.inner_text("main")
     assert not remote and not errors
-    page.close()
 
 
-def test_lesson5_answer_callout_starts_collapsed_and_opens(built_site, browser):
-    page, _, _ = _open(browser, built_site / "answer" / "lesson05.html")
+def test_lesson5_answer_callout_starts_collapsed_and_opens(opened):
+    page, _, _ = opened("answer", "lesson05")
     callout = page.locator("details.callout", has_text="点击展开参考答案")
     assert callout.count() == 1
     assert callout.evaluate("el => el.open") is False
@@ -56,28 +83,22 @@ def test_lesson5_answer_callout_starts_collapsed_and_opens(built_site, browser):
     callout.locator("summary").click()
     assert callout.evaluate("el => el.open") is True
     assert inside.is_visible()
-    page.close()
+    callout.locator("summary").click()  # collapsed again, as the module's other tests read the page
 
 
-def test_lesson5_student_page_has_no_answer_callout(built_site, browser):
-    page, _, _ = _open(browser, built_site / "student" / "lesson05.html")
+def test_lesson5_student_page_has_no_answer_callout(opened):
+    page, _, _ = opened("student", "lesson05")
     assert page.locator("details.callout", has_text="参考答案").count() == 0
     assert page.locator("details.callout", has_text="完整结果表").count() == 1  # the full lab table starts collapsed
     assert page.locator(".variant-badge").inner_text() == "学生版"
-    page.close()
 
 
 @each_lesson
 @pytest.mark.parametrize("variant", ["student", "answer"])
-def test_diagrams_and_figures_fit_the_text_column_at_1280px(built_site, browser, variant, stem):
+def test_diagrams_and_figures_fit_the_text_column_at_1280px(opened, variant, stem):
     """No figure is cut off: each fits the column, or its own box scrolls; the page never scrolls sideways."""
-    page = browser.new_page()
-    page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto((built_site / variant / f"{stem}.html").as_uri())
-    page.wait_for_function(
-        "() => document.querySelectorAll('pre.mermaid').length === document.querySelectorAll('pre.mermaid svg').length",
-        timeout=20000,
-    )
+    page, _, _ = opened(variant, stem)
+    assert page.viewport_size == DESKTOP and DESKTOP["width"] == 1280
     boxes = page.evaluate("""() => {
       const column = document.querySelector('main').getBoundingClientRect();
       return [...document.querySelectorAll('pre.mermaid svg, main figure img, .img-card img, .cell-output-display img')].map(el => {
@@ -90,33 +111,29 @@ def test_diagrams_and_figures_fit_the_text_column_at_1280px(built_site, browser,
         assert len(boxes) >= 5  # two mermaid diagrams, two lesson images, the 实测 figure
     assert not [b["what"] for b in boxes if not (b["fits"] or b["scrolls"])]
     assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
-    page.close()
 
 
-def test_lesson5_student_page_links_the_assignment_at_the_exercise(built_site, browser):
-    page, _, _ = _open(browser, built_site / "student" / "lesson05.html")
+def test_lesson5_student_page_links_the_assignment_at_the_exercise(opened):
+    page, _, _ = opened("student", "lesson05")
     link = page.locator("a[href='lesson05.ipynb']")
     assert link.count() == 1 and link.is_visible()
     heading_y = page.locator("h2", has_text="代码填空题").bounding_box()["y"]
     exercise_y = page.locator("#cell-ex-zero-memory").bounding_box()["y"]
     assert heading_y < link.bounding_box()["y"] < exercise_y
     assert "Submit" in page.inner_text("main") and "lesson05.ipynb" in page.inner_text("main")
-    page.close()
 
 
 @each_lesson
 @pytest.mark.parametrize("variant", ["student", "answer"])
-def test_the_lesson_page_has_no_serious_or_critical_accessibility_violation(built_site, browser, variant, stem):
-    page, remote, _ = _open(browser, built_site / variant / f"{stem}.html")
+def test_the_lesson_page_has_no_serious_or_critical_accessibility_violation(opened, variant, stem):
+    page, remote, _ = opened(variant, stem)
     assert not axe_violations(page) and not remote
-    page.close()
 
 
 @pytest.mark.parametrize("variant", ["student", "answer"])
-def test_the_index_has_no_serious_or_critical_accessibility_violation(built_site, browser, variant):
-    page, remote, _ = _open(browser, built_site / variant / "index.html")
+def test_the_index_has_no_serious_or_critical_accessibility_violation(opened, variant):
+    page, remote, _ = opened(variant, "index")
     assert not axe_violations(page) and not remote
-    page.close()
 
 
 def test_axe_finds_what_it_should_on_this_machine(built_site, browser, tmp_path):
@@ -135,14 +152,12 @@ def test_axe_finds_what_it_should_on_this_machine(built_site, browser, tmp_path)
 
 @each_lesson
 @pytest.mark.parametrize("variant", ["student", "answer"])
-def test_the_lesson_page_reads_at_phone_and_desktop_widths(built_site, browser, variant, stem):
+def test_the_lesson_page_reads_at_phone_and_desktop_widths(opened, variant, stem):
     """At 390 px the contents stand collapsed above a full-width text; at 1280 px beside it; nothing scrolls
-    sideways."""
-    page, _, _ = _open(browser, built_site / variant / f"{stem}.html")
+    sideways. (Each width's page was loaded at that width, as a reader's browser opens it.)"""
     for size in (PHONE, DESKTOP):
-        page.set_viewport_size(size)
-        page.reload()
-        page.wait_for_load_state("load")
+        page, _, _ = opened(variant, stem, size)
+        assert page.viewport_size == size
         box = page.evaluate("""() => {
           const main = document.querySelector('main').getBoundingClientRect();
           const toc = document.querySelector('#TOC');
@@ -157,18 +172,15 @@ def test_the_lesson_page_reads_at_phone_and_desktop_widths(built_site, browser, 
             assert not box["toc_open"] and box["toc_bottom"] < 150  # collapsed: one line above the text
         else:
             assert box["toc_right"] <= box["main_left"] and box["main_width"] >= 700 and box["toc_open"]
-    page.set_viewport_size(PHONE)
-    page.reload()
-    page.wait_for_load_state("load")
+    page, _, _ = opened(variant, stem, PHONE)  # no other test reads the phone page: the contents may stay open
     page.locator("#TOC summary").click()
     assert page.locator("#TOC li a").first.is_visible()  # the collapsed contents open with a tap
-    page.close()
 
 
 @each_lesson
 @pytest.mark.parametrize("variant", ["student", "answer"])
-def test_every_image_loads_and_every_figure_shows_its_caption(built_site, browser, variant, stem):
-    page, _, errors = _open(browser, built_site / variant / f"{stem}.html")
+def test_every_image_loads_and_every_figure_shows_its_caption(opened, variant, stem):
+    page, _, errors = opened(variant, stem)
     page.wait_for_load_state("load")
     images = page.evaluate(
         "() => [...document.querySelectorAll('main img')].map(i => [i.getAttribute('src').slice(0, 60), "
@@ -187,15 +199,13 @@ def test_every_image_loads_and_every_figure_shows_its_caption(built_site, browse
     )
     assert not uncaptioned
     assert not errors
-    page.close()
 
 
-def test_lesson5s_figures_carry_their_captions_and_the_memory_chart_its_alt_text(built_site, browser):
-    page, _, _ = _open(browser, built_site / "student" / "lesson05.html")
+def test_lesson5s_figures_carry_their_captions_and_the_memory_chart_its_alt_text(opened):
+    page, _, _ = opened("student", "lesson05")
     captions = page.locator("main figure > figcaption").all_inner_texts()
     assert [c for c in captions if c.startswith(("图 5-3：", "图 5-4："))] == [
         "图 5-3：ZeRO 各阶段单卡显存占用对比（7B 模型 8 卡环境）",
         "图 5-4：ZeRO-3 一个训练步里每层的通信与计算：①前向 ②反向 ③优化器更新",
     ]
     assert page.locator("img[src$='train_zero_memory.png']").get_attribute("alt").startswith("图 5-3：")
-    page.close()

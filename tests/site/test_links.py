@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -38,7 +39,9 @@ def _pages(site: Path) -> list[Path]:
     return sorted(site.glob("*/*.html"))
 
 
+@cache
 def _parse(page: Path) -> _Refs:
+    """PAGE's links, loads and ids (parsed once: every link to an anchor reads its target's ids)."""
     refs = _Refs()
     refs.feed(page.read_text("utf-8"))
     return refs

@@ -232,10 +232,10 @@ def test_the_downloaded_notebook_grades_full_marks_with_course_grade_and_stock_a
     assert downloaded.metadata.kernelspec.name == "python"  # JupyterLite's Pyodide kernel, graded with no flag
     shipped = nbformat.read(seen["release"], as_version=4)
     assert [c.metadata.get("nbgrader") for c in downloaded.cells] == [c.metadata.get("nbgrader") for c in shipped.cells]
-    roots = {}
-    for way in ("course", "stock"):
-        root = roots[way] = tmp_path / way / "autograder"
-        _course_root(root, stem)
+    roots = {"course": tmp_path / "course" / "autograder", "stock": tmp_path / "stock" / "autograder"}
+    _course_root(roots["course"], stem)
+    shutil.copytree(roots["course"], roots["stock"])  # released once: the same course root, graded two ways
+    for root in roots.values():
         folder = root / "submitted" / "browser-student" / stem
         folder.mkdir(parents=True)
         shutil.copyfile(seen["download"], folder / f"{stem}.ipynb")
@@ -311,8 +311,10 @@ def test_a_re_release_does_not_replace_the_saved_work_and_the_page_says_a_new_ve
     page.wait_for_function(
         SAVED, arg=[storage_name(make_plan(ROOT), "student"), release.name, "我在第一版里写的进度"], timeout=30_000
     )
-    page.goto(f"{base}/{stem}.html")
-    page.wait_for_timeout(1500)
+    with page.expect_response(lambda r: r.url.endswith(f"/lite/files/{release.name}")) as compared:
+        page.goto(f"{base}/{stem}.html")  # the page compares the saved copy with the release it fetches
+    compared.value.finished()
+    page.evaluate("() => new Promise(done => setTimeout(done, 100))")  # the comparison's own step, after the fetch
     assert page.locator(".lite-new-release").count() == 0  # saved work of the current release: nothing to say
 
     second = nbformat.read(release, as_version=4)  # release 2: the instructor fixed a read-only cell's text

@@ -137,12 +137,13 @@ def test_the_build_check_refuses_a_notebook_it_was_not_given_and_a_pyodide_from_
 
 
 @pytest.mark.slow
-def test_a_lite_config_edit_rebuilds_the_in_browser_site_and_no_page(built_site, tmp_path):
+def test_a_lite_config_edit_rebuilds_the_in_browser_site_and_no_page(built_site, tmp_path_factory, tmp_path):
+    """On a copy of the built project shared with other tests (tests/project_copy.py): its sites up to date."""
     from course.workflows.build_site import build_course
-    from tests.project_copy import copy_project
+    from tests.project_copy import copy_built, with_added_lesson
 
-    proj = copy_project(tmp_path / "project")
-    build_course(proj, variants=["student"])
+    proj = copy_built(with_added_lesson(tmp_path_factory), tmp_path / "project")
+    assert build_course(proj, variants=["student"]).up_to_date
     site = proj / "_site" / "student"
     pages = {p: p.stat().st_ino for p in site.glob("lesson*") if p.is_file()}  # the pages and notebooks
     overrides = proj / "lite" / "overrides.json"
