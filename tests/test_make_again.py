@@ -22,7 +22,7 @@ from tests.classes import submit
 from tests.gradebooks import gradebook_rows
 from tests.project_copy import copy_project
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(90)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(75)]
 REAL = ["2026001", "2026002"]
 BIN = Path(sys.executable).parent
 

@@ -14,7 +14,7 @@ import pytest
 from tests.lesson_content.lesson05_calculator import assert_shows, fragment, random_setting, shown
 from tests.offline_page import keep_offline
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(60)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(45)]
 
 CONTROLS = ("zc-preset", "zc-psi", "zc-nd", "zc-stage", "zc-k", "zc-accum", "zc-card")
 # Llama-2-70B's shapes as the lesson gives them: 80 layers, h = 8192, FFN 28672, 64 heads with 8 K/V heads; 32000
