@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import jupyterhub
 import pytest
 from traitlets.config import Config
 
@@ -114,6 +118,7 @@ def test_the_hub_is_set_up_for_one_course_with_instructors_and_graders(tmp_path,
     assert exchange.stat().st_mode & 0o7777 == 0o1777
     nbgrader = json.loads((tmp_path / "state" / "jupyter" / "global" / "nbgrader_config.json").read_text("utf-8"))
     assert nbgrader["Exchange"]["root"] == str(exchange)
+    assert c.Spawner.cmd == service["command"] == [sys.executable, "-P", "-m", "course.hub.singleuser"]
 
     class Spawner:  # what the pre-spawn hook sees of a user's spawner
         def __init__(self, name):
@@ -125,6 +130,23 @@ def test_the_hub_is_set_up_for_one_course_with_instructors_and_graders(tmp_path,
         c.Spawner.pre_spawn_hook(spawner)
         assert spawner.environment["JUPYTER_CONFIG_PATH"].split(":")[0] == str(tmp_path / "state" / "jupyter" / role)
         assert spawner.environment["KEEP"] == "1"
+
+
+def test_the_servers_start_jupyterhub_singleuser_without_the_unused_iri_checker(tmp_path):
+    """The hub's servers are stock jupyterhub-singleuser (its version, its options), minus the IRI checker's grammars
+    (rfc3987_syntax on lark), which every start would otherwise build."""
+    env = {**os.environ, "PYTHONPROFILEIMPORTTIME": "1"}
+    run = subprocess.run(
+        [sys.executable, "-P", "-m", "course.hub.singleuser", "--version"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0 and run.stdout.strip() == jupyterhub.__version__, run.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
+    assert {"jupyterhub.singleuser", "jsonschema"} <= imported and "lark" not in imported
 
 
 def test_a_trial_logs_in_with_a_shared_password(tmp_path, roster, monkeypatch):

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import nbformat
 import pytest
@@ -29,11 +30,12 @@ from playwright.sync_api import expect
 
 from course.hub.role_config import config_path
 from course.nbgrader_hooks.config import COURSE_ID
+from course.workflows.grade import NBGRADER_MAIN
 from tests.assignment.make_submissions import CORRECT
 from tests.loopback import free_ports
 from tests.open_view import in_open_view
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.hub, pytest.mark.long(110)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.hub, pytest.mark.long(95)]
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -168,7 +170,7 @@ def hub(hub_site, tmp_path_factory):
         while not (_status(port, "/hub/api") == 200 and _status(port, f"/services/{COURSE_ID}/") == 302):
             assert proc.poll() is None, log_path.read_text("utf-8", "replace")[-3000:]
             assert time.monotonic() < deadline, "the hub did not come up within 180 s; see " + str(log_path)
-            time.sleep(1)
+            time.sleep(0.2)
         yield {**hub_site, "url": url, "state": state, "log": log_path}
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -192,7 +194,8 @@ def _stop_proxy(pid_file: Path) -> None:
 
 
 def instructor(hub, *args: str) -> str:
-    """Run a stock nbgrader command as the course's grading account in the course root (its terminal there)."""
+    """Run a stock nbgrader command as the course's grading account in the course root (its terminal there), started
+    as the course's own tools start it (NBGRADER_MAIN: `nbgrader`'s main, without the unused IRI checker's grammars)."""
     name = hub["names"]["grading"]
     env = {
         "HOME": pwd.getpwnam(name).pw_dir,
@@ -208,7 +211,9 @@ def instructor(hub, *args: str) -> str:
         "env",
         "-i",
         *(f"{k}={v}" for k, v in env.items()),
-        str(VENV_BIN / "nbgrader"),
+        sys.executable,
+        "-c",
+        NBGRADER_MAIN,
         *args,
     ]
     done = subprocess.run(
@@ -219,19 +224,23 @@ def instructor(hub, *args: str) -> str:
 
 
 class Session:
-    """One person in their own browser context, logged in to the hub; requests off 127.0.0.1 are refused."""
+    """One person in their own browser context, logged in to the hub; requests off 127.0.0.1 are refused. Logged in
+    to go to NEXT (a path on the hub), they start no server of their own; else theirs starts and shows JupyterLab."""
 
-    def __init__(self, browser, hub, who: str):
+    def __init__(self, browser, hub, who: str, next: str | None = None):
         self.hub, self.name = hub, hub["names"][who]
         self.context = browser.new_context(viewport={"width": 1400, "height": 900})
         self.remote: list[str] = []
         self.context.route("**/*", self._guard)
         self.page = self.context.new_page()
         self.page.set_default_timeout(60_000)
-        self.page.goto(f"{hub['url']}/hub/login")
+        self.page.goto(f"{hub['url']}/hub/login" + (f"?next={quote(next)}" if next else ""))
         self.page.fill("#username_input", self.name)
         self.page.fill("#password_input", PASSWORD)
         self.page.click("#login_submit")
+        if next:
+            self.page.wait_for_url(hub["url"] + next, timeout=120_000)
+            return
         self.page.wait_for_url(f"**/user/{self.name}/lab**", timeout=240_000)  # the server starts on login
         self.page.wait_for_selector("#jp-main-dock-panel", timeout=120_000)
 
@@ -345,10 +354,10 @@ def test_a_whole_round_on_the_hub(hub, chromium, release_nb):
     graded = instructor(hub, "autograde", "lesson05")
     assert f"Autograding {hub['course_root']}/autograded/{names['student']}/lesson05/lesson05.ipynb" in graded
 
-    # The grader: formgrader in the course's shared server, the 要点 beside each answer, Q1–Q3 entered.
-    grader = Session(chromium, hub, "grader")
+    # The grader: formgrader in the course's shared server, straight from the hub's login (no server of their own
+    # needed), the 要点 beside each answer, Q1–Q3 entered.
+    grader = Session(chromium, hub, "grader", next=f"/services/{COURSE_ID}/formgrader/gradebook/lesson05/lesson05")
     fg = grader.page
-    fg.goto(f"{hub['url']}/services/{COURSE_ID}/formgrader/gradebook/lesson05/lesson05")
     fg.get_by_text("Submission #1").click()
     fg.wait_for_load_state("networkidle")  # formgrader has loaded each grade's model into its input
     fg.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")

@@ -4,6 +4,7 @@ settings as its URL fragment writes them. Used on the pandoc page and on Quarto'
 
 from __future__ import annotations
 
+import json
 import random
 from fractions import Fraction
 
@@ -48,14 +49,34 @@ def expected(setting: dict) -> dict[str, Fraction]:
     }
 
 
+# What the calculator shows, read in one call into the page: every element of each quantity (there must be one),
+# the verdict and the bars' heading.
+READ = """() => {
+    const all = (selector, read) => [...document.querySelectorAll("#zero-calc " + selector)].map(read);
+    return {
+        values: Object.fromEntries(%s.map(q => [q, all(`[data-quantity='${q}']`, e => e.getAttribute("data-value"))])),
+        fits: all("[data-fits]", e => e.getAttribute("data-fits")),
+        heading: all(".zc-heading", e => e.textContent),
+    };
+}"""
+
+
+def showing(page) -> dict:
+    """The quantities' values, the verdict and the heading the calculator shows now."""
+    read = page.evaluate(READ % json.dumps(QUANTITIES))
+    assert all(len(found) == 1 for found in read["values"].values()), read["values"]
+    return read
+
+
 def shown(page) -> dict[str, float]:
-    return {q: float(page.locator(f"#zero-calc [data-quantity='{q}']").get_attribute("data-value")) for q in QUANTITIES}
+    return {q: float(value) for q, [value] in showing(page)["values"].items()}
 
 
 def assert_shows(page, setting: dict) -> None:
     """Every shown value is the formulas' (to a double's precision), the total also the reference solution's, and the
     verdict says whether the total fits the card, and the bars' heading names what their length is measured against."""
-    values, want = shown(page), expected(setting)
+    read, want = showing(page), expected(setting)
+    values = {q: float(value) for q, [value] in read["values"].items()}
     for name in QUANTITIES:
         assert values[name] == pytest.approx(float(want[name]), rel=1e-12, abs=0), (setting, name)
     solution = zero_memory_per_gpu(
@@ -68,8 +89,6 @@ def assert_shows(page, setting: dict) -> None:
     assert values["memory"] == pytest.approx(solution, rel=1e-12)
     capacity = int(setting["card"]) * GIB
     if abs(want["memory"] - capacity) > capacity * Fraction(1, 10**9):
-        fits = page.locator("#zero-calc [data-fits]").get_attribute("data-fits")
-        assert fits == ("1" if want["memory"] <= capacity else "0"), setting
+        assert read["fits"] == ["1" if want["memory"] <= capacity else "0"], setting
         basis = f" {setting['card']} GiB 的卡" if want["memory"] <= capacity else "合计显存"
-        heading = page.locator("#zero-calc .zc-heading").text_content()
-        assert heading == f"每卡静态显存（条长按{basis}计）：", setting
+        assert read["heading"] == [f"每卡静态显存（条长按{basis}计）："], setting

@@ -14,7 +14,7 @@ import pytest
 from tests.lesson_content.lesson05_calculator import assert_shows, fragment, random_setting, shown
 from tests.offline_page import keep_offline
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(60)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(45)]
 
 CONTROLS = ("zc-preset", "zc-psi", "zc-nd", "zc-stage", "zc-k", "zc-accum", "zc-card")
 # Llama-2-70B's shapes as the lesson gives them: 80 layers, h = 8192, FFN 28672, 64 heads with 8 K/V heads; 32000
@@ -22,16 +22,35 @@ CONTROLS = ("zc-preset", "zc-psi", "zc-nd", "zc-stage", "zc-k", "zc-accum", "zc-
 LAYERS, HIDDEN, FFN, HEADS, KV_HEADS, VOCAB = 80, 8192, 28672, 64, 8, 32000
 
 
+def open_calc(context, url: str):
+    """A new page of CONTEXT on URL, the calculator drawn; the requests that left the machine and the page's errors."""
+    page = context.new_page()
+    remote, errors = keep_offline(page), []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_selector("#zero-calc [data-quantity=memory]")
+    return page, remote, errors
+
+
 @pytest.fixture
 def calc(browser, built_site, request):
     """A fresh page on the student site's lesson 5, whose requests must stay on the machine and raise nothing."""
-    page = browser.new_page()
-    remote, errors = keep_offline(page), []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto((built_site / getattr(request, "param", "student") / "lesson05.html").as_uri())
-    page.wait_for_selector("#zero-calc [data-quantity=memory]")
+    page, remote, errors = open_calc(
+        browser, (built_site / getattr(request, "param", "student") / "lesson05.html").as_uri()
+    )
     yield page
     page.close()
+    assert not remote and not errors
+
+
+@pytest.fixture(scope="module")
+def settled(chromium, built_site):
+    """One page on the student site's lesson 5 for the tests that set every input themselves before each check, so
+    that what an earlier one left changes nothing (a page of lesson 5 costs seconds of CPU to lay out)."""
+    context = chromium.new_context()
+    page, remote, errors = open_calc(context, (built_site / "student" / "lesson05.html").as_uri())
+    yield page
+    context.close()
     assert not remote and not errors
 
 
@@ -42,12 +61,9 @@ def fragment_setting(page) -> dict:
     return dict(parse_qsl(hash_.split("?", 1)[1]))
 
 
-def test_the_issues_link_opens_exactly_that_setting(calc, built_site):
-    calc.goto(
-        (built_site / "student" / "lesson05.html").as_uri() + "#zero-calc?psi=7.5e9&nd=64&stage=3&k=12&accum=0&card=24"
-    )
-    calc.reload()
-    calc.wait_for_selector("#zero-calc [data-quantity=memory]")
+def test_the_issues_link_opens_exactly_that_setting(browser, built_site):
+    link = "#zero-calc?psi=7.5e9&nd=64&stage=3&k=12&accum=0&card=24"
+    calc, remote, errors = open_calc(browser, (built_site / "student" / "lesson05.html").as_uri() + link)  # a new tab
     assert [calc.input_value(f"#{c}") for c in ("zc-psi", "zc-nd", "zc-stage", "zc-k", "zc-card")] == [
         "7500000000",
         "64",
@@ -58,9 +74,11 @@ def test_the_issues_link_opens_exactly_that_setting(calc, built_site):
     assert not calc.is_checked("#zc-accum")
     assert shown(calc)["memory"] == 16 * 7.5e9 / 64 == 1.875e9  # §2: 16Ψ/N_d
     assert_shows(calc, {"psi": "7.5e9", "nd": "64", "stage": "3", "k": "12", "accum": "0", "card": "24"})
+    assert not remote and not errors
 
 
-def test_fifty_random_fragments_show_the_lessons_numbers(calc):
+def test_fifty_random_fragments_show_the_lessons_numbers(settled):
+    calc = settled
     rng = random.Random(20261206)
     for _ in range(60):
         setting = random_setting(rng)
@@ -73,7 +91,8 @@ def test_fifty_random_fragments_show_the_lessons_numbers(calc):
         assert_shows(calc, setting)
 
 
-def test_fifty_random_settings_typed_into_the_inputs_show_the_lessons_numbers_and_go_into_the_fragment(calc):
+def test_fifty_random_settings_typed_into_the_inputs_show_the_lessons_numbers_and_go_into_the_fragment(settled):
+    calc = settled
     rng = random.Random(40)
     for _ in range(55):
         setting = random_setting(rng)
@@ -88,8 +107,9 @@ def test_fifty_random_settings_typed_into_the_inputs_show_the_lessons_numbers_an
         assert {k: Fraction(v) for k, v in now.items()} == {k: Fraction(v) for k, v in setting.items()}
 
 
-def test_the_presets_are_the_lessons_models(calc):
+def test_the_presets_are_the_lessons_models(settled):
     """7B is Ψ = 7×10⁹; Llama-2-70B's shapes count what the lesson's per-layer figure (about 0.856×10⁹) says."""
+    calc = settled
     per_layer = 2 * HIDDEN * HIDDEN + 2 * HIDDEN * (HIDDEN * KV_HEADS // HEADS) + 3 * HIDDEN * FFN + 2 * HIDDEN
     assert round(per_layer / 1e9, 3) == 0.856
     llama = LAYERS * per_layer + 2 * VOCAB * HIDDEN + HIDDEN

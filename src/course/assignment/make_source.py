@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,7 +150,7 @@ def make_assignment_source(
     checks_text = Path(spec.source.path).read_text("utf-8")
     rubric = rubric or load_rubric(rubric_path(course_root, lesson.stem))
     view, images = resolve_resources(select_variant(lesson, STUDENT), project_root)
-    nb = source_notebook_node(lesson, view, spec, rubric, outputs=_student_outputs(view, project_root))
+    nb = source_notebook_node(lesson, view, spec, rubric, outputs=lambda: _student_outputs(view, project_root))
     return AssignmentSource(
         lesson.stem, nbformat.writes(nb), tuple(str(i.project_path) for i in images), Path(project_root), checks_text
     )
@@ -181,10 +182,13 @@ def _student_outputs(view: Lesson, project_root: Path) -> dict:
     )
 
 
-def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rubric, *, outputs: dict | None = None):
+def source_notebook_node(
+    lesson: Lesson, view: Lesson, spec: AssignmentSpec, rubric, *, outputs: dict | Callable[[], dict] | None = None
+):
     """The lesson notebook of VIEW with the exercises and the questions turned into nbgrader cells.
 
-    OUTPUTS (the student variant's executed cells) supply what display-only cells show; they become markdown,
+    OUTPUTS (the student variant's executed cells, or what executes them: called once the checks are proved, so
+    bad checks stop the build before a kernel starts) supply what display-only cells show; they become markdown,
     so grading runs nothing but the student's work.
     """
     import nbformat
@@ -198,7 +202,7 @@ def source_notebook_node(lesson: Lesson, view: Lesson, spec: AssignmentSpec, rub
     check_against_rubric(spec, rubric)
     pairs = check_against_lesson(spec, lesson)
     prove(lesson, pairs, spec, rubric)
-    nb = make_notebook(view, outputs or {}, freeze_hidden_code=True)
+    nb = make_notebook(view, (outputs() if callable(outputs) else outputs) or {}, freeze_hidden_code=True)
     unlink_self(nb, assignment_notebook(lesson.stem))  # the release is that very file
     cells, helpers = [intro_cell(lesson, rubric)], True
     for cell in nb.cells:

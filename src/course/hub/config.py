@@ -102,7 +102,7 @@ def configure_hub(c, project_root: Path) -> CourseHub:
     exchange.chmod(0o1777)  # as nbgrader asks: everyone writes, nobody removes others' files
     configs = write_role_configs(state / "jupyter", hub.course_id, exchange)
     venv_bin = Path(sys.executable).parent
-    singleuser = str(venv_bin / "jupyterhub-singleuser")
+    singleuser = [sys.executable, "-P", "-m", "course.hub.singleuser"]  # -P: nothing from the cwd shadows it
     path = os.pathsep.join([str(venv_bin), "/usr/local/bin", "/usr/bin", "/bin"])  # nbgrader runs alembic from PATH
 
     def environment(role: str) -> dict[str, str]:
@@ -129,7 +129,7 @@ def configure_hub(c, project_root: Path) -> CourseHub:
         c.JupyterHub.authenticator_class = "pam"
 
     c.JupyterHub.spawner_class = "localprocess"
-    c.Spawner.cmd = [singleuser]
+    c.Spawner.cmd = singleuser
     c.Spawner.default_url = "/lab"
     c.Spawner.start_timeout = c.Spawner.http_timeout = 180  # a JupyterLab start on a busy two-core machine
 
@@ -165,7 +165,7 @@ def configure_hub(c, project_root: Path) -> CourseHub:
         {
             "name": course,
             "url": f"http://127.0.0.1:{hub.port + 3}",
-            "command": [singleuser],
+            "command": singleuser,
             "user": roster.grading_account,
             "cwd": str(Path(hub.course_root).resolve()),
             "oauth_no_confirm": True,

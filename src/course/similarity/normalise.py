@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import io
 import keyword
 import tokenize
@@ -69,10 +70,10 @@ _FSTRING_TYPES = {
 
 def text_chars(text: str) -> list[tuple[str, int]]:
     """TEXT's letters and digits, folded (NFKC, lower case), each with its index in TEXT."""
-    out = []
-    for i, ch in enumerate(text):
-        folded = unicodedata.normalize("NFKC", ch).lower()
-        for c in folded:
-            if unicodedata.category(c)[0] in "LN":
-                out.append((c, i))
-    return out
+    return [(c, i) for i, ch in enumerate(text) for c in _folded(ch)]
+
+
+@functools.cache
+def _folded(ch: str) -> str:
+    """One character's letters and digits after folding: worked out once per character (a lesson page repeats few)."""
+    return "".join(c for c in unicodedata.normalize("NFKC", ch).lower() if unicodedata.category(c)[0] in "LN")

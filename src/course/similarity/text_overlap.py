@@ -20,10 +20,10 @@ MIN_CONTAINMENT = 0.25  # a light paraphrase keeps about 40 % of its 6-grams; in
 def char_grams(text: str, n: int = N) -> dict[int, list[Span]]:
     """TEXT's n-grams of folded characters (hashed), each with the span it covers in TEXT."""
     chars = text_chars(text)
+    folded = "".join(c for c, _ in chars)  # sliced, not joined again, for each gram
     out: dict[int, list[Span]] = {}
     for i in range(len(chars) - n + 1):
-        gram = hash("".join(c for c, _ in chars[i : i + n]))
-        out.setdefault(gram, []).append((chars[i][1], chars[i + n - 1][1] + 1))
+        out.setdefault(hash(folded[i : i + n]), []).append((chars[i][1], chars[i + n - 1][1] + 1))
     return out
 
 
