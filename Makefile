@@ -13,14 +13,10 @@ all: build demo
 
 # System packages (chromium, a CJK font, bubblewrap), the Python environment with torch's CPU wheel, MathJax/mermaid
 # and Pyodide (npm), and the wheels the in-browser kernel loads (PyPI, pinned by hash; course.tools.jupyterlite).
-# rfc3987-syntax (pulled in by jupyter-events for jsonschema's optional "iri" formats, which no notebook, nbgrader or
-# course schema uses) is removed again: it compiles its grammars in every process that imports jsonschema (each
-# kernel, notebook runner, Jupyter server and Quarto hook: about 1.7 CPU-s each); jsonschema skips the format without it.
 $(READY): pyproject.toml package.json lite/pyodide-wheels.txt scripts/setup-system.sh
 	bash scripts/setup-system.sh
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test,lab]' '$(TORCH_PIN)'
-	$(BIN)/pip uninstall --quiet --yes rfc3987-syntax
 	npm install --no-package-lock --no-audit --no-fund --silent
 	$(BIN)/pip download --quiet --disable-pip-version-check --no-deps --require-hashes --only-binary=:all: \
 	    --implementation py --python-version 3.14 --platform any -r lite/pyodide-wheels.txt \
@@ -33,7 +29,15 @@ CATALOGS := $(patsubst %.po,%.mo,$(wildcard src/course/locale/*/LC_MESSAGES/*.po
 %.mo: %.po $(READY)
 	$(BIN)/pybabel compile --statistics -D course -d src/course/locale
 
-setup: $(READY) $(CATALOGS)
+# rfc3987-syntax (pulled in by jupyter-events for jsonschema's optional "iri" formats, which no notebook, nbgrader or
+# course schema uses) is removed after each install: it compiles its grammars in every process that imports jsonschema
+# (each kernel, notebook runner, Jupyter server and Quarto hook: about 1.7 CPU-s each); jsonschema skips the format.
+LEAN := $(VENV)/.without-iri-grammars
+$(LEAN): $(READY)
+	$(BIN)/pip uninstall --quiet --yes rfc3987-syntax
+	touch $@
+
+setup: $(READY) $(LEAN) $(CATALOGS)
 
 # pandoc always, whatever Quarto the machine has: `make` gives the same site everywhere (docs/authors.md).
 build: setup
