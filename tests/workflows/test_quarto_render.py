@@ -101,18 +101,33 @@ def quarto() -> str:
 
 
 @pytest.fixture(scope="module")
-def project(quarto, built_site, tmp_path_factory) -> Path:
+def project(quarto, built_site, project_root, tmp_path_factory) -> Path:
     """A copy of the project with lesson 9 added by `course new` (built once per run: tests/project_copy.py), its
     text now naming lessons 5 and 7 and holding a formula, plus an exercise and a solution that plot; built with
     pandoc (lesson 9's figures, nbgrader source and the pandoc site the Quarto pages are compared with), that site
     then moved aside. Asks for Quarto first, so that without one nothing is copied or built before the skip."""
     root = copy_built(with_added_lesson(tmp_path_factory), tmp_path_factory.mktemp("quarto") / "project")
+    inherit_lite_builds(project_root, root)
     qmd = root / "lessons" / f"{ADDED}.qmd"
     text = qmd.read_text("utf-8").replace(ADDED_SENTENCE, "本课接着第 5 课，第 7 课尚未发布。$a^2 + b^2 = c^2$")
     qmd.write_text(text.replace("## 问答题", PLOT_EXERCISE + "\n## 问答题", 1), "utf-8")
     course(root, "build", "--renderer", "pandoc")
     shutil.move(root / "_site", root.parent / "pandoc")  # Quarto renders into an empty _site, as on a fresh clone
     return root
+
+
+def inherit_lite_builds(source: Path, root: Path) -> None:
+    """ROOT's JupyterLite builds (.course-cache/lite/VARIANT/) replaced by SOURCE's, hard-linked (a build never writes
+    through a file: it removes the folder and starts afresh). Lesson 9's plot leaves the browser, so each variant's
+    lite/ holds lesson 5's notebook alone, as the real project's does; each build's key (its inputs, notebooks
+    included) decides whether the copy's builds reuse it, and the sites' lite/ is checked as before."""
+    from course.site.lite_site import LITE
+
+    source_cache, cache = make_plan(source).cache_dir / LITE, make_plan(root).cache_dir / LITE
+    for variant in VARIANTS:
+        if (source_cache / variant / ".key").is_file():
+            shutil.rmtree(cache / variant, ignore_errors=True)
+            shutil.copytree(source_cache / variant, cache / variant, copy_function=os.link)
 
 
 def course(root: Path, *args: str, env: dict | None = None) -> str:
@@ -138,9 +153,8 @@ def sites(project, quarto) -> dict[str, Path]:
         start = time.perf_counter()
         run([quarto, "render", "--profile", variant], project)
         print(f"whole render ({variant}): {time.perf_counter() - start:.1f} s")
-    shutil.copytree(project / "_site", project.parent / "plain")
+    shutil.move(project / "_site", project.parent / "plain")  # `course build` then renders into an empty _site
     out[KINDS[0]] = project.parent / "plain"
-    shutil.rmtree(project / "_site")
     course(project, "build", "--renderer", "quarto", env={"QUARTO": quarto})
     out[KINDS[1]] = project / "_site"
     return out
@@ -580,8 +594,17 @@ def test_a_single_page_render_restages_only_its_lesson(project, sites, quarto, t
     notebooks and page in the site and lite/ (whose notebooks did not change) are left as they were."""
     import time
 
+    def link_lite(src: str, dst: str) -> str:
+        """JupyterLite's files (the build cache's and the site's lite/) hard-linked: a render only removes and links
+        them again (and a build of lite/ starts from an empty folder); every other file copied."""
+        parts = Path(src).relative_to(project).parts
+        if parts[0] not in ("_site", ".course-cache") or "lite" not in parts:
+            return shutil.copy2(src, dst)
+        os.link(src, dst)
+        return dst
+
     root = tmp_path / "project"
-    shutil.copytree(project, root, symlinks=True, ignore=shutil.ignore_patterns("answer"))
+    shutil.copytree(project, root, symlinks=True, ignore=shutil.ignore_patterns("answer"), copy_function=link_lite)
     staged, site = root / ".course-cache" / "quarto" / "student" / "lessons", root / "_site" / "student"
     files = [
         *staged.glob("*.ipynb"),
