@@ -51,12 +51,13 @@ def cached_release(cache: Path, course_root: Path, stem: str):
     from course.fileio import write_atomic
 
     kept = cache / f"{stem}-{release_key(course_root, stem)}.ipynb"
-    if not kept.is_file():
-        released = release_copy(course_root, stem)
-        for old in cache.glob(f"{stem}-*.ipynb"):
-            old.unlink()
-        write_atomic(kept, released)
-    return nbformat.read(kept, as_version=4)
+    if kept.is_file():
+        return nbformat.read(kept, as_version=4)
+    released = release_copy(course_root, stem)
+    for old in cache.glob(f"{stem}-*.ipynb"):
+        old.unlink(missing_ok=True)  # another render in this checkout may have removed it first
+    write_atomic(kept, released)
+    return nbformat.reads(released.decode("utf-8"), as_version=4)
 
 
 def release_key(course_root: Path, stem: str) -> str:
