@@ -2,7 +2,8 @@
 user types it) and `course build --renderer quarto`, with a real Quarto, on a copy of the project with a lesson added
 by `course new` whose exercise and solution draw a matplotlib figure.
 
-One render of each kind per variant is shared by every check (module fixtures): only the course's lessons are
+One render of each kind per variant is shared by every check (module fixtures), and the second kind writes the
+first's files byte for byte, so the checks in Chromium open the plain render's pages: only the course's lessons are
 rendered; each page has the pandoc page's h2/h3 headings, figure captions and number of formulas; in Chromium, with
 every request off the machine aborted, every formula is typeset and nothing is requested; "第 N 课" is a link exactly
 when lesson N exists; every local link and image resolves; the index lists every lesson; nothing scrolls sideways at
@@ -38,6 +39,7 @@ from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from course.lesson.parse_qmd import parse_lesson
 from course.site.check_leaks import script_leaks, solution_leaks
 from course.site.departures_page import pandoc_page
+from course.site.fingerprint import STAMP
 from course.site.plan import make_plan
 from tests.offline_page import keep_offline
 from tests.project_copy import ADDED, ADDED_SENTENCE, copy_built, with_added_lesson
@@ -52,7 +54,7 @@ from tests.site.page_checks import (
     opens_full_size,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(340)]
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(290)]
 
 ROOT_LESSON5 = Path(__file__).resolve().parents[2] / "lessons" / "lesson05.qmd"
 VARIANTS = ("student", "answer")
@@ -101,18 +103,33 @@ def quarto() -> str:
 
 
 @pytest.fixture(scope="module")
-def project(quarto, built_site, tmp_path_factory) -> Path:
+def project(quarto, built_site, project_root, tmp_path_factory) -> Path:
     """A copy of the project with lesson 9 added by `course new` (built once per run: tests/project_copy.py), its
     text now naming lessons 5 and 7 and holding a formula, plus an exercise and a solution that plot; built with
     pandoc (lesson 9's figures, nbgrader source and the pandoc site the Quarto pages are compared with), that site
     then moved aside. Asks for Quarto first, so that without one nothing is copied or built before the skip."""
     root = copy_built(with_added_lesson(tmp_path_factory), tmp_path_factory.mktemp("quarto") / "project")
+    inherit_lite_builds(project_root, root)
     qmd = root / "lessons" / f"{ADDED}.qmd"
     text = qmd.read_text("utf-8").replace(ADDED_SENTENCE, "本课接着第 5 课，第 7 课尚未发布。$a^2 + b^2 = c^2$")
     qmd.write_text(text.replace("## 问答题", PLOT_EXERCISE + "\n## 问答题", 1), "utf-8")
     course(root, "build", "--renderer", "pandoc")
     shutil.move(root / "_site", root.parent / "pandoc")  # Quarto renders into an empty _site, as on a fresh clone
     return root
+
+
+def inherit_lite_builds(source: Path, root: Path) -> None:
+    """ROOT's JupyterLite builds (.course-cache/lite/VARIANT/) replaced by SOURCE's, hard-linked (a build never writes
+    through a file: it removes the folder and starts afresh). Lesson 9's plot leaves the browser, so each variant's
+    lite/ holds lesson 5's notebook alone, as the real project's does; each build's key (its inputs, notebooks
+    included) decides whether the copy's builds reuse it, and the sites' lite/ is checked as before."""
+    from course.site.lite_site import LITE
+
+    source_cache, cache = make_plan(source).cache_dir / LITE, make_plan(root).cache_dir / LITE
+    for variant in VARIANTS:
+        if (source_cache / variant / ".key").is_file():
+            shutil.rmtree(cache / variant, ignore_errors=True)
+            shutil.copytree(source_cache / variant, cache / variant, copy_function=os.link)
 
 
 def course(root: Path, *args: str, env: dict | None = None) -> str:
@@ -138,12 +155,32 @@ def sites(project, quarto) -> dict[str, Path]:
         start = time.perf_counter()
         run([quarto, "render", "--profile", variant], project)
         print(f"whole render ({variant}): {time.perf_counter() - start:.1f} s")
-    shutil.copytree(project / "_site", project.parent / "plain")
+    shutil.move(project / "_site", project.parent / "plain")  # `course build` then renders into an empty _site
     out[KINDS[0]] = project.parent / "plain"
-    shutil.rmtree(project / "_site")
     course(project, "build", "--renderer", "quarto", env={"QUARTO": quarto})
     out[KINDS[1]] = project / "_site"
     return out
+
+
+def site_files(site: Path) -> dict[str, Path]:
+    """Every file of a built site by its path in the site, the build's stamp left out."""
+    return {p.relative_to(site).as_posix(): p for p in sorted(site.rglob("*")) if p.is_file() and p.name != STAMP}
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """A and B hold the same bytes (one file hard-linked twice, as lite/ is from its build cache, or equal files)."""
+    return os.path.samefile(a, b) or a.read_bytes() == b.read_bytes()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_course_build_writes_the_site_quarto_render_writes(sites, variant):
+    """`course build --renderer quarto`, rendering afresh into an empty _site, writes the very files plain `quarto
+    render` wrote, byte for byte (it adds its build stamp): every check below holds on both, and those in Chromium
+    open the plain render's pages."""
+    plain, built = (site_files(sites[kind] / variant) for kind in KINDS)
+    assert list(built) == list(plain) and len(plain) > 10
+    assert [name for name in plain if not same_file(plain[name], built[name])] == []
+    assert (sites[KINDS[1]] / variant / STAMP).is_file() and not (sites[KINDS[0]] / variant / STAMP).exists()
 
 
 LESSON_REF = r'<a href="(?:\.\./lessons/)?lesson(\d\d)\.html" class="lesson-ref"'  # Quarto writes links from the root
@@ -334,13 +371,14 @@ def test_the_answer_site_has_each_lessons_departures_page_linked_from_its_page_a
     assert not [p for p in student.rglob("*.html") if "与原稿的差异" in p.read_text("utf-8")]
 
 
-@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_lesson5s_calculator_on_quartos_page_shows_the_lessons_numbers(sites, browser, kind, variant):
+def test_lesson5s_calculator_on_quartos_page_shows_the_lessons_numbers(sites, browser, variant):
     """The lesson's script and style come with Quarto's page (lessons/lesson05/) and hold no solution on the student
-    site; opened from a link with a setting, and for random settings, it shows the formulas' numbers."""
+    site; opened from a link with a setting, and for random settings, it shows the formulas' numbers. (The pages of
+    `course build --renderer quarto` are these very files: test_course_build_writes_the_site_quarto_render_writes.)"""
     from tests.lesson_content.lesson05_calculator import assert_shows, fragment, random_setting
 
+    kind = KINDS[0]
     site = sites[kind] / variant
     script = site / "lessons" / "lesson05" / "zero-calc.js"
     assert script.is_file() and (site / "lessons" / "lesson05" / "zero-calc.css").is_file()
@@ -383,34 +421,27 @@ def test_quarto_search_index_has_the_chinese_text_of_every_lesson(project, sites
         assert {e["href"].split("#")[0] for e in entries} >= {f"lessons/{s}.html" for s in lesson_stems(project)}
 
 
-@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_in_chromium_offline_every_formula_is_typeset_nothing_is_fetched_and_nothing_scrolls_at_390px(
-    project, sites, browser, kind, variant
+    project, sites, drawn, variant
 ):
-    site = sites[kind] / variant
+    """On the plain render's pages, which `course build --renderer quarto` writes byte for byte the same."""
+    site = sites[KINDS[0]] / variant
     for path in [site / "index.html"] + [site / "lessons" / f"{s}.html" for s in lesson_stems(project)]:
-        page = browser.new_page()
-        page.set_viewport_size({"width": 390, "height": 844})
-        remote = keep_offline(page)
-        page.goto(path.as_uri())
-        page.wait_for_load_state("load")
+        page, remote = drawn(path, 390)
         if path.name != "index.html":
-            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-            page.evaluate("() => MathJax.startup.promise")
             spans = page.locator("main span.math").count()
             assert spans == formulas(path) > 0 and page.locator("main span.math mjx-container").count() == spans
             assert page.locator("mjx-merror").count() == 0
         assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), path
         assert remote == [], path
-        page.close()
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_opened_from_disk_a_student_lesson_page_says_its_notebook_needs_a_web_address(sites, browser, kind):
+def test_opened_from_disk_a_student_lesson_page_says_its_notebook_needs_a_web_address(sites, browser):
     """The pandoc page's note from site_libs/course-lite.js, on Quarto's page in lessons/ (its link is ../lite/…);
-    the release the script compares a saved copy with is the site's lite/files/ notebook, found from that link."""
-    site = sites[kind] / "student"
+    the release the script compares a saved copy with is the site's lite/files/ notebook, found from that link.
+    (The plain render's page; `course build --renderer quarto` writes the same files.)"""
+    site = sites[KINDS[0]] / "student"
     page = browser.new_page()
     remote = keep_offline(page)
     page.goto((site / "lessons" / "lesson05.html").as_uri())
@@ -448,8 +479,24 @@ def test_quarto_search_finds_chinese_offline_in_chromium(served, browser):
     page.close()
 
 
+@pytest.fixture(scope="module")
+def drawn(chromium, sites):
+    """drawn(PATH, WIDTH): the page, opened once in this module at WIDTH px, offline, its diagrams drawn and (a
+    lesson's) formulas typeset, and the requests it made off the machine. The checks that read the same page at the
+    same width share it (only the last of them, the figures' check, clicks on it); all closed at the end."""
+    context, opened = chromium.new_context(), {}
+
+    def page_at(path: Path, width: int):
+        if (path, width) not in opened:
+            opened[path, width] = _drawn(context, path, width)
+        return opened[path, width]
+
+    yield page_at
+    context.close()
+
+
 def _drawn(browser, path: Path, width: int):
-    """PATH at WIDTH px, offline, once its diagrams are drawn."""
+    """PATH at WIDTH px, offline, once its diagrams are drawn and a lesson page's formulas typeset."""
     page = browser.new_page()
     page.set_viewport_size({"width": width, "height": 844})
     remote = keep_offline(page)
@@ -459,21 +506,23 @@ def _drawn(browser, path: Path, width: int):
         "() => document.querySelectorAll('pre.mermaid').length === document.querySelectorAll('pre.mermaid svg').length",
         timeout=20000,
     )
+    if path.name != "index.html":
+        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+        page.evaluate("() => MathJax.startup.promise")
     return page, remote
 
 
 @pytest.mark.parametrize("width", (390, 1280))
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_diagrams_are_drawn_as_on_the_pandoc_pages_and_no_link_holds_another(project, sites, browser, variant, width):
+def test_diagrams_are_drawn_as_on_the_pandoc_pages_and_no_link_holds_another(project, sites, drawn, variant, width):
     site = sites[KINDS[0]] / variant
     for path in [site / "index.html"] + [site / "lessons" / f"{s}.html" for s in lesson_stems(project)]:
-        page, remote = _drawn(browser, path, width)
+        page, remote = drawn(path, width)
         assert nested_links(page) == [], path.name
         if path.stem == "lesson05":
             assert page.evaluate(DIAGRAM_COUNT) == 2 and page.locator("svg.mermaid-js").count() == 0
             assert mermaid_problems(page) == []
         assert remote == [], path.name
-        page.close()
 
 
 def test_quarto_search_snippets_show_formulas_as_they_read(sites):
@@ -535,8 +584,8 @@ def test_a_figure_a_cell_draws_has_its_authors_alt_text_on_both_renderers(projec
 
 
 @pytest.mark.parametrize("width", (390, 1280))
-def test_figures_open_full_size_keep_alt_text_as_alt_text_and_share_one_caption_style(project, sites, browser, width):
-    page, remote = _drawn(browser, sites[KINDS[0]] / "answer" / "lessons" / "lesson05.html", width)
+def test_figures_open_full_size_keep_alt_text_as_alt_text_and_share_one_caption_style(project, sites, drawn, width):
+    page, remote = drawn(sites[KINDS[0]] / "answer" / "lessons" / "lesson05.html", width)
     found = figures(page)
     assert len(found) == 3  # 图 5-3, 5-4 and the cell's 图 5-5, as on the pandoc page
     for i, figure in enumerate(found):
@@ -546,7 +595,6 @@ def test_figures_open_full_size_keep_alt_text_as_alt_text_and_share_one_caption_
     assert [s[0][:5] for s in styles] == [f"图 5-{n}" for n in range(1, 6)]
     assert {tuple(s[1:]) for s in styles} == {tuple(styles[0][1:])} and styles[0][1] == "center"
     assert remote == []
-    page.close()
 
 
 def test_from_disk_the_quarto_index_links_carry_the_lesson_pages_note(sites, browser):
@@ -580,8 +628,17 @@ def test_a_single_page_render_restages_only_its_lesson(project, sites, quarto, t
     notebooks and page in the site and lite/ (whose notebooks did not change) are left as they were."""
     import time
 
+    def link_lite(src: str, dst: str) -> str:
+        """JupyterLite's files (the build cache's and the site's lite/) hard-linked: a render only removes and links
+        them again (and a build of lite/ starts from an empty folder); every other file copied."""
+        parts = Path(src).relative_to(project).parts
+        if parts[0] not in ("_site", ".course-cache") or "lite" not in parts:
+            return shutil.copy2(src, dst)
+        os.link(src, dst)
+        return dst
+
     root = tmp_path / "project"
-    shutil.copytree(project, root, symlinks=True, ignore=shutil.ignore_patterns("answer"))
+    shutil.copytree(project, root, symlinks=True, ignore=shutil.ignore_patterns("answer"), copy_function=link_lite)
     staged, site = root / ".course-cache" / "quarto" / "student" / "lessons", root / "_site" / "student"
     files = [
         *staged.glob("*.ipynb"),

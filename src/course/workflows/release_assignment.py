@@ -2,11 +2,14 @@
 
 `nbgrader generate_assignment` runs in a throwaway copy of the course root (its own gradebook), so building
 the site never touches the instructors' gradebook or release/ folder. A lesson has an assignment when
-`course build` wrote its nbgrader source notebook (autograder/source/<lesson>/<lesson>.ipynb).
+`course build` wrote its nbgrader source notebook (autograder/source/<lesson>/<lesson>.ipynb). The release is kept
+in the build cache (RELEASES) under the hash of everything it is made from, so a build or a Quarto render that
+changed none of it reuses the notebook nbgrader made instead of running nbgrader again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import tempfile
 from pathlib import Path
@@ -21,10 +24,15 @@ CONFIG = (
 )
 
 
+RELEASES = "releases"  # the build cache's folder of released notebooks, one per lesson: <stem>-<key>.ipynb
+
+
 def released_assignments(plan: BuildPlan, stems: list[str]) -> dict[str, object]:
     """The released notebook (nbformat node) of every lesson in STEMS that has an assignment."""
     course_root = plan.root / plan.config.autograder_dir
-    return {stem: release_copy(course_root, stem) for stem in assignment_lessons(plan, stems)}
+    return {
+        stem: cached_release(plan.cache_dir / RELEASES, course_root, stem) for stem in assignment_lessons(plan, stems)
+    }
 
 
 def assignment_lessons(plan: BuildPlan, stems: list[str]) -> list[str]:
@@ -35,10 +43,40 @@ def assignment_lessons(plan: BuildPlan, stems: list[str]) -> list[str]:
     return [stem for stem in stems if source_notebook(course_root, stem).exists()]
 
 
-def release_copy(course_root: Path, stem: str):
-    """Run stock `nbgrader generate_assignment` on a copy of the source folder; return the released notebook."""
+def cached_release(cache: Path, course_root: Path, stem: str):
+    """STEM's released notebook: the one in CACHE made from the same inputs (release_key), else a new release
+    (release_copy), which then replaces the lesson's older one there."""
     import nbformat
 
+    from course.fileio import write_atomic
+
+    kept = cache / f"{stem}-{release_key(course_root, stem)}.ipynb"
+    if kept.is_file():
+        return nbformat.read(kept, as_version=4)
+    released = release_copy(course_root, stem)
+    for old in cache.glob(f"{stem}-*.ipynb"):
+        old.unlink(missing_ok=True)  # another render in this checkout may have removed it first
+    write_atomic(kept, released)
+    return nbformat.reads(released.decode("utf-8"), as_version=4)
+
+
+def release_key(course_root: Path, stem: str) -> str:
+    """Hash of what STEM's release is made from: its source folder, the course's nbgrader config and code (the
+    course package) and nbgrader's version."""
+    from importlib.metadata import version
+
+    from course.assignment.make_source import source_notebook
+
+    h = hashlib.sha256(f"{CONFIG}\0nbgrader {version('nbgrader')}".encode())
+    package = Path(__file__).resolve().parents[1]
+    for root in (source_notebook(course_root, stem).parent, package):
+        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+            h.update(f"\0{path.relative_to(root).as_posix()}\0".encode() + path.read_bytes())
+    return h.hexdigest()[:32]
+
+
+def release_copy(course_root: Path, stem: str) -> bytes:
+    """Run stock `nbgrader generate_assignment` on a copy of the source folder; return the released notebook."""
     from course.assignment.make_source import source_notebook
     from course.workflows.grade import release
 
@@ -47,4 +85,4 @@ def release_copy(course_root: Path, stem: str):
         root = Path(tmp)
         (root / CONFIG_FILE).write_text(CONFIG, "utf-8")
         shutil.copytree(source.parent, source_notebook(root, stem).parent)
-        return nbformat.read(release(root, stem), as_version=4)
+        return release(root, stem).read_bytes()
