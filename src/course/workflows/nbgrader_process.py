@@ -72,6 +72,7 @@ def decoded(path: Path) -> str:
 def serve() -> None:
     """The server: nbgrader's command line imported once, then per request line on stdin a forked child runs the
     command (ending this function in the child only) while the server answers its pid, waits, answers its status."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the command and the caller, never the server
     from course import skip_unused_iri_checker
 
     skip_unused_iri_checker()  # before nbformat is imported, as nbgrader_main does
@@ -83,7 +84,6 @@ def serve() -> None:
     freeze_imports()  # the loaded code stays out of the children's collector passes and their exit's
 
     requests, replies = os.fdopen(os.dup(0), "rb"), os.fdopen(os.dup(1), "wb")
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the command and the caller, not the server
     for line in requests:
         request = json.loads(line)
         pid = os.fork()
