@@ -43,8 +43,8 @@ def run_forked(cwd: Path, args: Sequence[str], env: Mapping[str, str]) -> subpro
         try:
             server.stdin.write(json.dumps(request).encode() + b"\n")
             server.stdin.flush()
-            child = json.loads(server.stdout.readline())["pid"]
-            code = json.loads(server.stdout.readline())["exit"]
+            child = answer(server, "pid")
+            code = answer(server, "exit")
         except BaseException:  # interrupted mid-command (as subprocess.run, the command is killed), or no server
             if child is not None:
                 with contextlib.suppress(ProcessLookupError):
@@ -54,6 +54,14 @@ def run_forked(cwd: Path, args: Sequence[str], env: Mapping[str, str]) -> subpro
             _server = None
             raise
         return subprocess.CompletedProcess(["nbgrader", *args], code, decoded(out), decoded(err))
+
+
+def answer(server: subprocess.Popen, key: str) -> int:
+    """The server's next answer (KEY of its JSON line); a server that ended without one is an error."""
+    line = server.stdout.readline()
+    if not line:
+        raise RuntimeError(f"the nbgrader command server ended before answering (exit {server.wait()}; see its stderr)")
+    return json.loads(line)[key]
 
 
 def stop(owner: int, server: subprocess.Popen) -> None:
