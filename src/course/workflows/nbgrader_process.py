@@ -125,6 +125,6 @@ def become_command(request: dict) -> None:
         os.close(opened)
     sys.stdin = open(0, encoding="utf-8", closefd=False)
     sys.stdout = open(1, "w", encoding="utf-8", closefd=False)
-    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)
+    sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False)  # line by line
     sys.argv = ["-c", *request["args"]]  # sys.path starts with "" already: the server is a `python -c` too
     nbgrader_main()
