@@ -14,7 +14,7 @@ import pytest
 from course.workflows.grade import run_nbgrader
 from tests.assignment.make_submissions import OUT
 
-pytestmark = [pytest.mark.long(50), pytest.mark.sandbox, pytest.mark.slow]
+pytestmark = [pytest.mark.long(20), pytest.mark.sandbox, pytest.mark.slow]
 
 EXCHANGE = {"2026001": "reference", "2026002": "swapped-comm-volumes", "2026003": "forgot-extra"}
 NOTES = "2026004"  # handed in lesson05-notes.ipynb through the exchange
