@@ -213,7 +213,7 @@ def grade_assignment(
             }
             todo = [w for w in work if why[w.student]]
             state.start_force([w.student for w in todo if why[w.student] in (FORCED, RESUMED)])
-            jobs = options.jobs or os.cpu_count() or 1
+            jobs = min(options.jobs or os.cpu_count() or 1, max(len(todo), 1))  # no worker without a student
             with worker_pool(root, assignment, config, jobs) if todo else contextlib.nullcontext() as pool:
                 history = released_texts(root, assignment)  # the workers get ready meanwhile
                 checked = {
