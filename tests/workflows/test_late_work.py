@@ -16,7 +16,7 @@ from tests.classes import submit
 from tests.workflows.live_course import demo_project, full_marks
 
 pytestmark = [
-    pytest.mark.long(65),
+    pytest.mark.long(55),
     pytest.mark.slow,
     pytest.mark.sandbox,
     pytest.mark.usefixtures("released"),  # made from the project: lesson05's outputs in the cache demo_project copies
