@@ -10,12 +10,15 @@ from tests.classes import submit
 
 
 def demo_project(tmp_path: Path) -> Path:
-    """What the demo needs of the project: lessons, solutions, assets, the course's rubrics and config, demo classes."""
+    """What the demo needs of the project: lessons, solutions, assets, the course's rubrics and config, demo classes;
+    and the build's cell outputs (the execution cache, keyed by the cells' content: the source notebook's outputs are
+    read from it instead of running the lesson again in a kernel)."""
     from course.workflows.draw_figures import ensure_figures
 
     ensure_figures(ROOT)
-    for folder in ("lessons", "solutions", "assets", "autograder/rubrics", "demo/classes"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
+    for folder in ("lessons", "solutions", "assets", "autograder/rubrics", "demo/classes", ".course-cache/exec"):
+        if (ROOT / folder).is_dir():
+            shutil.copytree(ROOT / folder, tmp_path / folder)
     for file in ("pyproject.toml", "autograder/nbgrader_config.py", ".course-cache/figures.json"):
         (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / file, tmp_path / file)

@@ -13,7 +13,12 @@ from course.workflows.demo_cycle import run_cycle
 from tests.assignment.make_submissions import ROOT
 from tests.workflows.live_course import demo_project
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(70)]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.sandbox,
+    pytest.mark.long(40),
+    pytest.mark.usefixtures("released"),  # made from the project: lesson05's outputs in the cache demo_project copies
+]
 
 
 def test_a_newcomer_sees_every_step_on_the_demo_class(tmp_path, capsys, gradebook_db):

@@ -8,7 +8,11 @@ import pytest
 
 from tests.workflows.live_course import demo_project, full_marks, grade_class, student_state
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.sandbox,
+    pytest.mark.usefixtures("released"),  # made from the project: lesson05's outputs in the cache demo_project copies
+]
 DEMO_CLASS = ["lisi", "wangwu", "zhangsan", "zhaoliu"]
 
 

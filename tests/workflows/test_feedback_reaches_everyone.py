@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from course.workflows.grade import NBGRADER_MAIN, nbgrader_env
+from course.workflows.grade import run_nbgrader
 from tests.assignment.make_submissions import OUT
 
-pytestmark = [pytest.mark.long(50), pytest.mark.sandbox, pytest.mark.slow]
+pytestmark = [pytest.mark.long(20), pytest.mark.sandbox, pytest.mark.slow]
 
 EXCHANGE = {"2026001": "reference", "2026002": "swapped-comm-volumes", "2026003": "forgot-extra"}
 NOTES = "2026004"  # handed in lesson05-notes.ipynb through the exchange
@@ -24,9 +23,7 @@ HAND_IN = "2026005"  # emailed lesson05.ipynb to the instructors
 
 def nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
     """A stock nbgrader command in the course root, its output kept."""
-    return subprocess.run(
-        [sys.executable, "-c", NBGRADER_MAIN, *args], cwd=root, env=nbgrader_env(), capture_output=True, text=True
-    )
+    return run_nbgrader(root, *args, check=False)
 
 
 def student_side(tmp: Path, student: str) -> list[str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
+from course.assignment.preflight import MAX_NOTEBOOK_BYTES
 from course.grading.gradebook import configured_gradebook
 from course.sandbox.limits import Limits
 from course.workflows.grade import GradeOptions, grade_assignment, run_nbgrader
@@ -87,7 +88,8 @@ def hostile_batch(released, tmp_path_factory):
     huge = root / "submitted" / "huge-output" / "lesson05"
     huge.mkdir(parents=True)
     text = (SAMPLES / "reference.ipynb").read_text("utf-8")
-    padding = '"outputs": [{"output_type": "stream", "name": "stdout", "text": "' + "x" * (200 * 2**20) + '"}],'
+    text_over = "x" * (MAX_NOTEBOOK_BYTES + 2**20)  # past the limit by a megabyte: refused before it is read
+    padding = '"outputs": [{"output_type": "stream", "name": "stdout", "text": "' + text_over + '"}],'
     (huge / "lesson05.ipynb").write_text(text.replace('"outputs": [],', padding, 1), "utf-8")
     start = time.monotonic()
     run = grade_assignment(root, "lesson05", GradeOptions(jobs=2, limits=SMALL))

@@ -18,7 +18,7 @@ import pytest
 from tests.assignment.make_submissions import OUT
 from tests.conftest import ROOT
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.slow, pytest.mark.long(50)]
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow, pytest.mark.long(40)]
 
 SECTION = "## Handing out and collecting the assignment"
 STUDENTS = {"2026001": "reference", "2026002": "swapped-comm-volumes"}

@@ -15,7 +15,12 @@ import pytest
 from tests.classes import submit
 from tests.workflows.live_course import demo_project, full_marks
 
-pytestmark = [pytest.mark.long(90), pytest.mark.slow, pytest.mark.sandbox]
+pytestmark = [
+    pytest.mark.long(55),
+    pytest.mark.slow,
+    pytest.mark.sandbox,
+    pytest.mark.usefixtures("released"),  # made from the project: lesson05's outputs in the cache demo_project copies
+]
 DUE = dt.datetime(2026, 12, 1, 15, 59)  # UTC: 23:59 in Beijing, as declared below
 ROSTER = (
     "id,name,email,lms_user_id\n2026001,张三,zhangsan@example.edu,501\n2026002,李四,lisi@example.edu,502\n"

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from course.workflows.grade import NBGRADER_MAIN, nbgrader_env
+from course.workflows.grade import run_nbgrader
 from tests.assignment.make_submissions import OUT
 from tests.classes import course_with_class, submit
 
@@ -40,9 +38,7 @@ def test_a_reworded_sentence_reaches_release_and_the_exchange(released, tmp_path
     root = shutil.copytree(released, tmp_path / "autograder")
 
     def nbgrader(*args):
-        return subprocess.run(
-            [sys.executable, "-c", NBGRADER_MAIN, *args], cwd=root, env=nbgrader_env(), capture_output=True, text=True
-        )
+        return run_nbgrader(root, *args, check=False)
 
     assert nbgrader("release_assignment", "lesson05").returncode == 0
     submit(root, "2026001", OUT / "reference.ipynb")

@@ -115,25 +115,17 @@ class GradeRun:
         raise KeyError(student)
 
 
-# What `python -m nbgrader` runs (stock nbgrader's entry point, same arguments), minus start-up costs that change
-# no result (course.nbgrader_hooks.speedups.nbgrader_main).
-NBGRADER_MAIN = "from course.nbgrader_hooks.speedups import nbgrader_main; nbgrader_main()"
-
-
 def nbgrader_env() -> dict[str, str]:
     """The environment for nbgrader subprocesses: this Python's scripts first (nbgrader runs `alembic`)."""
     return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
 def run_nbgrader(course_root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    """Run a stock nbgrader command in the course root with its nbgrader_config.py; CHECK raises on failure."""
-    proc = subprocess.run(
-        [sys.executable, "-c", NBGRADER_MAIN, *args],
-        cwd=course_root,
-        env=nbgrader_env(),
-        capture_output=True,
-        text=True,
-    )
+    """Run a stock nbgrader command in the course root with its nbgrader_config.py, a process of its own
+    (course.workflows.nbgrader_process); CHECK raises on failure."""
+    from course.workflows.nbgrader_process import run_forked
+
+    proc = run_forked(Path(course_root), args, nbgrader_env())
     if check and proc.returncode != 0:
         raise nbgrader_failure(Path(course_root), args[0], proc.stdout + proc.stderr)
     return proc
@@ -221,7 +213,7 @@ def grade_assignment(
             }
             todo = [w for w in work if why[w.student]]
             state.start_force([w.student for w in todo if why[w.student] in (FORCED, RESUMED)])
-            jobs = options.jobs or os.cpu_count() or 1
+            jobs = min(options.jobs or os.cpu_count() or 1, max(len(todo), 1))  # no worker without a student
             with worker_pool(root, assignment, config, jobs) if todo else contextlib.nullcontext() as pool:
                 history = released_texts(root, assignment)  # the workers get ready meanwhile
                 checked = {
