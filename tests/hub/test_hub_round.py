@@ -30,7 +30,6 @@ from playwright.sync_api import expect
 
 from course.hub.role_config import config_path
 from course.nbgrader_hooks.config import COURSE_ID
-from course.workflows.grade import NBGRADER_MAIN
 from tests.assignment.make_submissions import CORRECT
 from tests.loopback import free_ports
 from tests.open_view import in_open_view
@@ -194,8 +193,7 @@ def _stop_proxy(pid_file: Path) -> None:
 
 
 def instructor(hub, *args: str) -> str:
-    """Run a stock nbgrader command as the course's grading account in the course root (its terminal there), started
-    as the course's own tools start it (NBGRADER_MAIN: `nbgrader`'s main, without the unused IRI checker's grammars)."""
+    """Run a stock nbgrader command as the course's grading account in the course root (its terminal there)."""
     name = hub["names"]["grading"]
     env = {
         "HOME": pwd.getpwnam(name).pw_dir,
@@ -211,9 +209,7 @@ def instructor(hub, *args: str) -> str:
         "env",
         "-i",
         *(f"{k}={v}" for k, v in env.items()),
-        sys.executable,
-        "-c",
-        NBGRADER_MAIN,
+        str(VENV_BIN / "nbgrader"),
         *args,
     ]
     done = subprocess.run(
