@@ -44,6 +44,7 @@ ROOT_S = str(ROOT)
 LISTED = frozenset(
     {"lessons", "solutions", "autograder", "demo", "assets", "_site", ".course-cache", "_freeze", ".quarto"}
 )
+ONE_LESSON = re.compile(r"lesson\d\d(?!\d)")  # a lesson's own file or folder: lesson05.qmd, lesson05/, lesson05-notes
 BUILT_FROM_ALL = frozenset({"_site", ".course-cache", "_freeze", ".quarto"})
 MARKERS = ("lesson_generic", "every_lesson", "sees_lessons")
 # The slower tiers, which the copy does not rerun unless marked: the guard judges the fast tier (every other test).
@@ -89,8 +90,8 @@ def importing_module() -> str | None:
     return None
 
 
-def project_part(path) -> str | None:
-    """PATH's first folder below the project root ("" for the root itself), or None for a path outside it."""
+def project_parts(path) -> tuple[str, ...] | None:
+    """PATH's folders and name below the project root (() for the root itself), or None for a path outside it."""
     if isinstance(path, int):
         try:
             path = os.readlink(f"/proc/self/fd/{path}")
@@ -105,20 +106,29 @@ def project_part(path) -> str | None:
             return None
     path = os.path.normpath(path)
     if path == ROOT_S:
-        return ""
-    if not path.startswith(ROOT_S + os.sep):
-        return None
-    return path[len(ROOT_S) + 1 :].split(os.sep, 1)[0]
+        return ()
+    return tuple(path[len(ROOT_S) + 1 :].split(os.sep)) if path.startswith(ROOT_S + os.sep) else None
+
+
+def lists_the_set(parts: tuple[str, ...] | None) -> bool:
+    """Whether the folder at PARTS lists what a lesson added changes: the root, or a folder of LISTED not inside
+    one lesson's own (lessons/lesson05/, demo/classes/lesson05/, _site/student/lesson05_files/)."""
+    if parts is None:
+        return False
+    return not parts or (parts[0] in LISTED and not any(ONE_LESSON.match(part) for part in parts[1:]))
 
 
 def seen(event: str, args: tuple) -> str | None:
     """What the audited call EVENT(ARGS) reads of the lesson set, or None when it reads none of it."""
     if event == "open":
-        part = project_part(args[0]) if isinstance(args[0], (str, bytes, os.PathLike)) else None
-        return f"opened {args[0]}" if part in BUILT_FROM_ALL else None
+        parts = project_parts(args[0]) if isinstance(args[0], (str, bytes, os.PathLike)) else None
+        return f"opened {args[0]}" if parts and parts[0] in BUILT_FROM_ALL else None
     if event in LISTINGS:
-        part = project_part(args[0])
-        return f"listed {args[0] if args[0] is not None else os.getcwd()}" if part == "" or part in LISTED else None
+        return (
+            f"listed {args[0] if args[0] is not None else os.getcwd()}"
+            if lists_the_set(project_parts(args[0]))
+            else None
+        )
     return started(event, args)
 
 
@@ -127,21 +137,21 @@ def started(event: str, args: tuple) -> str | None:
     if event == "subprocess.Popen":
         argv, cwd = args[1], args[2]
         argv = [argv] if isinstance(argv, (str, bytes, os.PathLike)) else list(argv or ())
-        if project_part(cwd) is not None:
+        if project_parts(cwd) is not None:
             return f"ran {argv[:3]} in {cwd or os.getcwd()}"
     elif event == "os.system":
         argv = [args[0]]
-        if project_part(None) is not None:
+        if project_parts(None) is not None:
             return f"ran {args[0]!r} in {os.getcwd()}"
     else:
         argv = list(args[1] or ())
-        if project_part(None) is not None:
+        if project_parts(None) is not None:
             return f"ran {argv[:3]} in {os.getcwd()}"
     for arg in argv:
         text = os.fsdecode(arg) if isinstance(arg, (str, bytes, os.PathLike)) else ""
         for word in re.split(r"[\s=:,]", text):
-            part = project_part(word) if os.path.isabs(word) else None
-            if part == "" or part in LISTED:
+            parts = project_parts(word) if os.path.isabs(word) else None
+            if parts is not None and (not parts or parts[0] in LISTED):
                 return f"ran {argv[:3]} on {word}"
     return None
 
@@ -178,10 +188,10 @@ def imported_names(source_file: str) -> set[str]:
     }
 
 
-def tainted_values() -> dict[int, str]:
-    """id of each value a module computed at import while listing the lessons -> 'module.NAME': its globals but
-    modules, classes, the project root and what it imported."""
-    found = {}
+def tainted_values() -> list[tuple[object, str]]:
+    """Each value a module computed at import while listing the lessons, with its 'module.NAME': the module's globals
+    but modules, classes, the project root and what it imported."""
+    found = []
     for module in list(sys.modules.values()):
         source_file = getattr(module, "__file__", None)
         if source_file not in RECORDER.at_import:
@@ -191,22 +201,26 @@ def tainted_values() -> dict[int, str]:
             if name.startswith("__") or name in imported or isinstance(value, (types.ModuleType, type)):
                 continue
             if not (isinstance(value, Path) and value == ROOT):
-                found[id(value)] = f"{module.__name__}.{name}"
+                found.append((value, f"{module.__name__}.{name}"))
     return found
 
 
-def reads_import_time_listing(function, tainted: dict[int, str], depth: int = 3) -> str | None:
-    """The import-time listing FUNCTION's code reads (a value, or a function of tests/ that reads one), if any."""
+def label_of(value, tainted: list[tuple[object, str]]) -> str | None:
+    """The 'module.NAME' of VALUE when it is one of TAINTED (compared by identity)."""
+    return next((label for candidate, label in tainted if candidate is value), None)
+
+
+def reads_import_time_listing(function, tainted: list[tuple[object, str]], depth: int = 3) -> str | None:
+    """The import-time listing FUNCTION's code reads (a value, or a function of the project's that reads one)."""
     code = getattr(function, "__code__", None)
-    if code is None or depth == 0:
+    if code is None or depth == 0 or not tainted:
         return None
-    scope = getattr(function, "__globals__", {})
-    for name in referenced_names(code):
-        if name not in scope:
-            continue
+    scope = function.__globals__
+    for name in referenced_names(code) & scope.keys():
         value = scope[name]
-        if id(value) in tainted and not callable(value):
-            return f"read {tainted[id(value)]}, which listed the lessons when imported"
+        label = None if callable(value) else label_of(value, tainted)
+        if label:
+            return f"read {label}, which listed the lessons when imported"
         if isinstance(value, types.FunctionType) and not value.__code__.co_filename.startswith(INSTALLED):
             found = reads_import_time_listing(value, tainted, depth - 1)
             if found:
@@ -220,7 +234,7 @@ class LessonSetGuard:
     def __init__(self) -> None:
         self.fixture_saw: dict[int, set[str]] = {}  # id(FixtureDef) -> what its setup saw
         self.test_saw: set[str] | None = None
-        self.tainted: dict[int, str] | None = None
+        self.tainted: list[tuple[object, str]] | None = None
 
     def start_test(self) -> None:
         """Open the scope of the test about to be set up."""
@@ -276,8 +290,9 @@ class LessonSetGuard:
         found = reads_import_time_listing(getattr(item, "obj", None), self.tainted)
         for mark in item.iter_markers("parametrize"):
             values = mark.args[1] if len(mark.args) > 1 else mark.kwargs.get("argvalues")
-            if id(values) in self.tainted:
-                found = f"parametrized over {self.tainted[id(values)]}, which listed the lessons when imported"
+            label = label_of(values, self.tainted)
+            if label:
+                found = f"parametrized over {label}, which listed the lessons when imported"
         return {found} if found else set()
 
 

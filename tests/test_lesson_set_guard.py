@@ -25,6 +25,7 @@ def is_a_lesson(stem):
     return stem in STEMS
 """
 PROBES = """
+import shutil
 import subprocess
 
 import pytest
@@ -79,7 +80,8 @@ def test_lists_lessons_marked(lesson_files):
 def test_reads_lesson_5_by_name(tmp_path):
     text = (ROOT / "lessons" / "lesson05.qmd").read_text("utf-8")
     (tmp_path / "copy.qmd").write_text(text, "utf-8")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.qmd"]
+    shutil.copytree(ROOT / "lessons" / "lesson05", tmp_path / "lesson05")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.qmd", "lesson05"]
     subprocess.run(["true"], cwd=tmp_path, check=True)
 """
 CAUGHT = [
