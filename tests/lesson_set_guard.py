@@ -1,6 +1,6 @@
 """Which tests see the project's set of lessons: tests/test_adding_a_lesson.py reruns exactly those on a copy with a
 lesson added, so every test that could assume lesson 5 is the only lesson must say that it sees them, by a marker
-(`lesson_generic`, `every_lesson` or `sees_lessons`). This guard makes that sound for the fast tier (every test not
+(`lesson_generic`, `every_lesson`, or `sees_lessons`, which SEES_LESSONS below gives the tests it names). This guard makes that sound for the fast tier (every test not
 marked slow, browser, torch, sandbox or hub): in every run, such a test that saw the lesson set without one of those
 markers fails, naming what it read. A test of a slower tier is rerun there only when marked.
 
@@ -12,8 +12,9 @@ fixture it uses (a session fixture's setup counts for every test using it):
 - it opens a file of what the build makes from every lesson together (_site/, .course-cache/, _freeze/, .quarto/):
   every other file of the project reads the same with a lesson added, except the added lesson's own, which no test
   of this project names;
-- it starts a process that can read the project: one whose working folder is in the project, or one given a path in
-  one of the folders above (or the project itself);
+- it starts a process that can read the project: one told to work in it (its `cwd`), one that inherits a working
+  folder in the project and looks for a project there (the course's command, Quarto, git, make, ruff, ESLint, node,
+  pytest, a shell command), or one given a path in one of the folders above (or the project itself);
 - its code (or a function of the project's its code calls) reads a value that a module (of tests/, most often)
   computed by listing the lessons when it was imported, such as tests/lesson_cases.LESSONS, or it is parametrized
   over one.
@@ -54,6 +55,7 @@ PATH_ONLY_FIXTURES = frozenset({"built_site", "project_root"})
 LISTINGS = frozenset({"os.listdir", "os.scandir"})
 STARTS = frozenset({"subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.spawn"})
 EVENTS = LISTINGS | STARTS | {"open"}
+PROJECT_FINDERS = frozenset({"course", "quarto", "git", "make", "ruff", "eslint", "node", "npm", "npx", "pytest"})
 INSTALLED = tuple({sys.prefix, sys.base_prefix, "<"})  # the environment's and Python's own modules, and frozen ones
 
 
@@ -132,21 +134,27 @@ def seen(event: str, args: tuple) -> str | None:
     return started(event, args)
 
 
+def finds_a_project(argv: list[str]) -> bool:
+    """Whether the program ARGV looks for a project in its working folder when given no path (the course's command,
+    Quarto, git, make, the linters, pytest), as a program that works on what it is given (pandoc, a kernel) does not."""
+    words = [os.path.basename(os.fsdecode(arg)) for arg in argv[:3] if isinstance(arg, (str, bytes, os.PathLike))]
+    if not words:
+        return True
+    if words[0].startswith("python"):
+        return len(words) > 2 and words[1] == "-m" and words[2] in PROJECT_FINDERS
+    return words[0] in PROJECT_FINDERS or (words[0] in ("sh", "bash") and "-c" in words)
+
+
 def started(event: str, args: tuple) -> str | None:
-    """The process EVENT(ARGS) starts, when it can read the project: run in it, or given a path of the lesson set."""
+    """The process EVENT(ARGS) starts, when it can read the project: run in it (by its own choice of folder or, for a
+    program that finds a project in its working folder, by inheriting this one's), or given a path of the lesson set."""
     if event == "subprocess.Popen":
         argv, cwd = args[1], args[2]
         argv = [argv] if isinstance(argv, (str, bytes, os.PathLike)) else list(argv or ())
-        if project_parts(cwd) is not None:
-            return f"ran {argv[:3]} in {cwd or os.getcwd()}"
-    elif event == "os.system":
-        argv = [args[0]]
-        if project_parts(None) is not None:
-            return f"ran {args[0]!r} in {os.getcwd()}"
     else:
-        argv = list(args[1] or ())
-        if project_parts(None) is not None:
-            return f"ran {argv[:3]} in {os.getcwd()}"
+        argv, cwd = [args[0]] if event == "os.system" else list(args[1] or ()), None
+    if project_parts(cwd) is not None and (cwd is not None or event == "os.system" or finds_a_project(argv)):
+        return f"ran {argv[:3]} in {cwd or os.getcwd()}"
     for arg in argv:
         text = os.fsdecode(arg) if isinstance(arg, (str, bytes, os.PathLike)) else ""
         for word in re.split(r"[\s=:,]", text):
@@ -257,6 +265,11 @@ class LessonSetGuard:
         if self.test_saw is None:  # the first test was opened by the fixture
             self.start_test()
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_teardown(self, item, nextitem):
+        if nextitem is None:  # the last test's teardown ends the session's fixtures too: theirs is nobody's
+            RECORDER.scopes = []
+
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
         outcome = yield
@@ -270,9 +283,9 @@ class LessonSetGuard:
         if saw and report.passed and not any(item.get_closest_marker(name) for name in MARKERS + SLOWER_TIERS):
             report.outcome = "failed"
             report.longrepr = (
-                f"{item.nodeid} sees the project's lessons but is not marked {' or '.join(MARKERS)} "
-                "(tests/test_adding_a_lesson.py reruns only the marked ones with a lesson added): "
-                + "; ".join(sorted(saw)[:5])
+                f"{item.nodeid} sees the project's lessons but is not marked {' or '.join(MARKERS)}: add it to "
+                "SEES_LESSONS in tests/lesson_set_guard.py (tests/test_adding_a_lesson.py reruns only the marked "
+                "ones with a lesson added): " + "; ".join(sorted(saw)[:5])
             )
 
     def through_fixtures(self, item) -> set[str]:
@@ -294,6 +307,105 @@ class LessonSetGuard:
             if label:
                 found = f"parametrized over {label}, which listed the lessons when imported"
         return {found} if found else set()
+
+
+# The fast tier's tests that see the lessons (found by this guard), marked `sees_lessons` as pytest collects them.
+SEES_LESSONS = frozenset(
+    {
+        "tests/commands/test_where.py::test_an_unknown_lesson_names_what_exists_and_the_nearest",
+        "tests/commands/test_where.py::test_grade_force_with_a_mistyped_student_names_the_nearest",
+        "tests/grading/test_deadlines.py::test_a_bad_due_date_names_its_line",
+        "tests/grading/test_deadlines.py::test_a_due_date_with_its_offset_becomes_nbgraders_naive_utc",
+        "tests/grading/test_extra_credit.py::test_extra_credit_is_shown_apart_counts_up_to_full_marks_and_never_passes_a_fail",
+        "tests/grading/test_item_reports.py::test_a_class_still_waiting_for_its_grader_says_so",
+        "tests/grading/test_item_reports.py::test_a_lesson_with_no_graded_submission_gets_a_clear_message",
+        "tests/grading/test_item_reports.py::test_a_small_class_is_shown_and_marked_unreliable",
+        "tests/grading/test_item_reports.py::test_items_move_between_releases",
+        "tests/grading/test_load_checks.py::test_a_batch_parses_the_checks_once_and_a_changed_file_again",
+        "tests/grading/test_load_checks.py::test_the_course_root_keeps_the_checks_its_source_notebook_was_made_with",
+        "tests/grading/test_roster_csv.py::test_a_roster_with_chinese_names_fills_nbgraders_student_table",
+        "tests/grading/test_rubric.py::test_rubric_text_reads_the_same_on_the_page_as_in_formgrader_and_the_report",
+        "tests/grading/test_semester_layout.py::test_incomplete_shows_no_number",
+        "tests/lab/test_formulas.py::test_memory_matches_reference_solution",
+        "tests/lab/test_lesson_view.py::test_reading_the_view_does_not_import_torch",
+        "tests/lesson/test_departures.py::test_the_real_lessons_departures_load",
+        "tests/lesson/test_discover.py::test_the_real_lessons_are_found_with_their_data",
+        "tests/lesson/test_parse_qmd.py::test_every_label_form_the_course_uses_is_free_of_quarto_reserved_prefixes",
+        "tests/lesson_content/test_lesson05_fsdp_practice.py::test_each_section_prints_the_formulas_values_on_both_variants",
+        "tests/lesson_content/test_lesson05_fsdp_practice.py::test_section_6_prints_the_playbooks_benchmark_from_its_data",
+        "tests/lesson_content/test_lesson05_numbers.py::test_the_built_pages_show_the_formulas_values",
+        "tests/lesson_content/test_lesson05_text.py::test_llama2_70b_layer_is_counted_from_its_shapes",
+        "tests/lesson_content/test_lesson05_text.py::test_the_70b_example_is_computed_and_says_it_does_not_fit",
+        "tests/lesson_content/test_lesson05_text.py::test_the_built_page_shows_the_70b_example",
+        "tests/lesson_content/test_lesson05_text.py::test_the_fsdp_unit_bound_is_the_formulas_modules",
+        "tests/nbgrader_hooks/test_autograde_before_release.py::test_stock_autograde_before_the_release_writes_nothing",
+        "tests/nbgrader_hooks/test_batch_lock.py::test_a_lock_held_elsewhere_is_refused_naming_the_holder_and_what_to_do",
+        "tests/nbgrader_hooks/test_batch_lock.py::test_a_lock_left_by_a_killed_process_is_taken_over",
+        "tests/nbgrader_hooks/test_batch_lock.py::test_the_holder_may_take_it_again_and_keeps_it_until_the_outer_run_ends",
+        "tests/nbgrader_hooks/test_formgrader.py::test_formgrader_shows_each_questions_key_points_after_its_answer",
+        "tests/nbgrader_hooks/test_similarity_evidence.py::test_evidence_sits_below_the_answer_it_concerns_for_graders_only",
+        "tests/nbgrader_hooks/test_speedups.py::test_the_course_setting_leaves_nbgrader_as_shipped",
+        "tests/nbgrader_hooks/test_speedups.py::test_the_head_read_in_process_is_the_head_alembic_heads_prints",
+        "tests/nbgrader_hooks/test_speedups.py::test_the_imported_code_leaves_the_collectors_passes_and_later_garbage_is_still_collected",
+        "tests/sandbox/test_notebook.py::test_refuses_when_bwrap_cannot_build_a_sandbox",
+        "tests/sandbox/test_recheck_program.py::test_the_program_run_with_python_m_answers_as_the_imported_function",
+        "tests/similarity/test_command.py::test_command_prints_pairs_and_writes_reports",
+        "tests/similarity/test_command.py::test_missing_release_is_a_located_error",
+        "tests/similarity/test_command.py::test_no_submissions_writes_an_empty_report",
+        "tests/similarity/test_find_pairs.py::test_each_planted_pair_is_found_for_its_own_reason",
+        "tests/similarity/test_find_pairs.py::test_planted_copies_found_honest_answers_not_flagged",
+        "tests/similarity/test_find_pairs.py::test_spans_cover_the_shared_text_not_the_lesson",
+        "tests/similarity/test_report_section.py::test_failing_check_patterns_come_from_the_gradebook",
+        "tests/similarity/test_report_section.py::test_report_has_the_section_and_the_strongest_pair_column",
+        "tests/site/test_lite_page.py::test_a_site_that_offers_the_assignment_runs_it_and_says_how_to_hand_it_in",
+        "tests/site/test_lite_page.py::test_the_offer_is_the_models",
+        "tests/site/test_lite_site.py::test_a_lesson_runs_in_the_browser_when_pyodide_has_what_it_imports_or_its_front_matter_says",
+        "tests/site/test_lite_site.py::test_the_no_op_check_fingerprints_the_lite_inputs_without_importing_jupyterlite",
+        "tests/site/test_quarto_config.py::test_quarto_renders_only_the_course_lessons_as_a_website_with_sidebar_page_navigation_search_and_toc",
+        "tests/site/test_quarto_config.py::test_the_quarto_site_and_front_page_carry_the_course_title",
+        "tests/site/test_render_page.py::test_a_mention_of_another_lesson_links_to_it_only_when_it_exists_and_never_to_itself",
+        "tests/site/test_render_page.py::test_an_image_alone_in_its_paragraph_is_a_figure_with_its_alt_text_as_caption",
+        "tests/site/test_select_variant.py::test_lua_filter_on_the_raw_source_agrees_with_select_variant",
+        "tests/site/test_select_variant.py::test_solutions_follow_what_the_variant_shows_not_its_name",
+        "tests/site/test_select_variant.py::test_the_filter_never_guesses_what_a_page_shows",
+        "tests/test_architecture.py::test_src_names_no_lessons_own_module",
+        "tests/test_cli.py::test_a_command_loads_only_its_own_module",
+        "tests/test_cli.py::test_help_imports_no_heavy_library",
+        "tests/test_fileio.py::test_a_second_build_waits_for_the_first_and_says_so",
+        "tests/test_lint.py::test_the_tree_is_clean",
+        "tests/tools/test_quarto.py::test_a_quarto_older_than_1_7_is_refused_and_1_7_is_used",
+        "tests/tools/test_quarto.py::test_a_site_built_by_another_renderer_or_version_is_rebuilt_whole",
+        "tests/tools/test_quarto.py::test_auto_renders_with_quarto_only_when_one_is_found_and_a_bad_renderer_names_its_line",
+        "tests/workflows/test_check_notebook.py::test_another_lessons_notebook_named_as_this_lesson_is_the_wrong_assignment",
+        "tests/workflows/test_check_notebook.py::test_each_item_is_reported_from_the_visible_checks_only",
+        "tests/workflows/test_check_notebook.py::test_the_lessons_reading_notebook_is_not_the_assignment_and_says_which_to_hand_in",
+        "tests/workflows/test_draw_figures.py::test_a_copy_of_the_project_names_lesson5s_inputs_as_the_project_does",
+        "tests/workflows/test_draw_figures.py::test_a_deleted_image_is_redrawn",
+        "tests/workflows/test_draw_figures.py::test_a_missing_input_names_the_file",
+        "tests/workflows/test_draw_figures.py::test_a_solution_without_the_memory_function_is_named",
+        "tests/workflows/test_draw_figures.py::test_an_unreadable_cache_means_redraw_not_failure",
+        "tests/workflows/test_draw_figures.py::test_cache_dir_comes_from_course_config",
+        "tests/workflows/test_draw_figures.py::test_editing_the_lessons_drawing_module_redraws_that_figure_from_the_edited_code",
+        "tests/workflows/test_draw_figures.py::test_editing_the_solution_redraws_only_the_memory_chart_from_the_edited_file",
+        "tests/workflows/test_draw_figures.py::test_first_build_draws_everything_and_a_rebuild_draws_nothing",
+        "tests/workflows/test_draw_figures.py::test_lesson5_declares_its_figures_and_the_lab_with_their_inputs_relative_to_the_project",
+        "tests/workflows/test_grade_worker.py::test_a_worker_dies_with_the_grading_process",
+        "tests/workflows/test_quarto_hooks.py::test_the_includes_folder_in_quarto_yml_must_be_the_build_cache",
+        "tests/workflows/test_quarto_hooks.py::test_the_lessons_rendered_are_those_quarto_names_and_all_of_them_on_a_whole_render",
+        "tests/workflows/test_quarto_hooks.py::test_the_variant_is_the_course_profile_among_quartos_active_ones_else_answer",
+        "tests/workflows/test_render_quarto.py::test_a_lesson_page_lies_where_each_renderer_writes_it",
+        "tests/workflows/test_site_steps.py::test_a_departures_page_in_the_student_site_stops_the_render_and_not_in_the_answer_site",
+        "tests/workflows/test_site_steps.py::test_a_solution_line_on_a_student_page_stops_the_render_and_not_on_the_answer_page",
+        "tests/workflows/test_site_steps.py::test_each_step_with_inputs_of_its_own_has_a_fingerprint_that_follows_them",
+        "tests/workflows/test_site_steps.py::test_the_cdn_polyfill_is_removed_and_nothing_else_may_come_from_another_host",
+    }
+)
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Mark `sees_lessons` each test of SEES_LESSONS (all its parameters), so that -m selects it."""
+    if item.nodeid.split("[", 1)[0] in SEES_LESSONS:
+        item.add_marker(pytest.mark.sees_lessons)
 
 
 @pytest.fixture(scope="session", autouse=True)
