@@ -5,7 +5,9 @@ it, or read a value a helper module listed at import fail; marked ones and ones 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+from tests.lesson_set_guard import SEES_LESSONS
 from tests.probe_run import run_probes
 
 CONFTEST = """
@@ -103,3 +105,14 @@ def test_the_guard_fails_each_unmarked_test_that_sees_the_lessons_and_no_other(t
     assert sorted(errors) == sorted(CAUGHT), run.stdout[-4000:] + run.stderr[-2000:]
     assert "10 passed, 8 errors" in run.stdout, run.stdout[-2000:]
     assert "listed " in run.stdout and "read probe_helper.STEMS" in run.stdout and "ran ['true'] in" in run.stdout
+
+
+def test_each_test_named_in_sees_lessons_exists():
+    """A test renamed or moved leaves no stale name behind (its new name would fail the guard until listed)."""
+    root = Path(__file__).resolve().parents[1]
+    missing = [
+        name
+        for name in sorted(SEES_LESSONS)
+        if f"def {name.split('::')[-1]}(" not in (root / name.split("::")[0]).read_text("utf-8")
+    ]
+    assert not missing, missing
