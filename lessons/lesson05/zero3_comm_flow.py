@@ -115,8 +115,10 @@ def _phase(parent: ET.Element, top: float, title: str, steps: tuple, layer_order
     _text(parent, LABEL_X, top + 22, title, **{"text-anchor": "start", "font-size": "20", "font-weight": "bold"})
     header_y = top + 52
     for index, (header, _, kind) in enumerate(steps):
-        if header:
-            _text(parent, _column_x(index) + COL_W / 2, header_y, header, fill=kind.stroke, **{"font-weight": "bold"})
+        if header:  # centred on its column; the last column's ends at the column's right edge, inside the figure
+            last = index == len(steps) - 1
+            x, anchor = _column_x(index) + (COL_W if last else COL_W / 2), "end" if last else "middle"
+            _text(parent, x, header_y, header, fill=kind.stroke, **{"font-weight": "bold", "text-anchor": anchor})
     row_top = header_y + 14
     for row, layer in enumerate(layer_order):
         y = row_top + row * ROW_H

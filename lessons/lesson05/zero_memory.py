@@ -262,7 +262,8 @@ def card_example_markdown(ex: CardExample | None = None) -> str:
     text = [
         f"以 Llama-2-70B 的形状为例（{shape.layers} 层，$h = "
         f"{shape.hidden}$，FFN {shape.ffn}，{shape.heads} 个注意力头、"
-        f"{shape.kv_heads} 个 KV 头，词表 {shape.vocab}；[Llama 2 论文](https://arxiv.org/abs/2307.09288)），"
+        f"{shape.kv_heads} 个 KV 头，词表 {shape.vocab}；"
+        "[Llama 2 论文](https://arxiv.org/abs/2307.09288)与随模型发布的 `params.json`），"
         f"ZeRO-3、BF16 + AdamW（$k = {ADAM_K}$），逐项计算（1 GB = $10^9$ 字节，1 GiB = $2^{{30}}$ 字节）：",
         "",
         *table,

@@ -80,6 +80,23 @@ def test_every_character_has_a_glyph_in_the_cjk_font():
     assert sorted(ch for ch in used if ord(ch) not in charmap) == []
 
 
+def test_every_text_fits_inside_the_figure():
+    """Measured with the CJK font the figure names first (bold as drawn): no label runs past either edge."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextPath
+
+    root = ET.fromstring(zero3_comm_flow_svg())
+    width = float(root.get("viewBox").split()[2])
+    share = {"start": 0, "middle": 0.5, "end": 1}
+    for node in root.iterfind(".//svg:text", NS):
+        weight = node.get("font-weight", "normal")
+        font = FontProperties(family="Noto Sans CJK SC", weight=weight)
+        text = "".join(node.itertext())
+        extent = TextPath((0, 0), text, size=float(node.get("font-size")), prop=font).get_extents().width
+        left = float(node.get("x")) - share[node.get("text-anchor", "start")] * extent
+        assert 0 <= left and left + extent <= width, text
+
+
 def test_same_arguments_same_bytes_and_written_atomically(tmp_path):
     out = draw_zero3_comm_flow(tmp_path / "figs" / "flow.svg")
     assert out.read_text("utf-8") == zero3_comm_flow_svg()
