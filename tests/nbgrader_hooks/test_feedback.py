@@ -14,7 +14,7 @@ from course.nbgrader_hooks.feedback import CODE_ERROR, STATUS, HideHiddenTests
 from tests.assignment.hidden_checks import hidden_tokens, leaked
 from tests.assignment.make_submissions import EXPECTED, SPEC
 
-pytestmark = pytest.mark.long(60)
+pytestmark = pytest.mark.long(40)
 
 SOURCE = (
     "check(f(1))\n### BEGIN HIDDEN TESTS\nwith _course.hidden():\n"
