@@ -24,7 +24,7 @@ from course.workflows.grade import GradeOptions, grade_assignment, nbgrader_env,
 from course.workflows.grade_worker import course_config, nbgrader_api
 from tests.classes import course_with_class, submit
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(140)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(123)]
 
 SAMPLES = Path(__file__).parents[1] / "assignment" / "submissions"
 BATCH = Path(__file__).parent / "fixtures" / "batch"
