@@ -4,14 +4,18 @@ course graded once with every committed sample submission."""
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
+from dataclasses import replace
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
 import course
 from course.nbgrader_hooks.speedups import ask_alembic_once
 from tests.classes import submit
+from tests.once_per_run import once_per_run
 
 # As the course's own nbgrader commands do: no test reads an IRI, and a new gradebook made in a test process is stamped
 # with the migrations' head read once in it, not by an `alembic heads` subprocess (~2 CPU-s) per gradebook.
@@ -40,12 +44,11 @@ def built_site(project_root: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def released(tmp_path_factory) -> Path:
-    """A course root with lesson05's source notebook generated and released by stock nbgrader."""
+    """A course root with lesson05's source notebook generated and released by stock nbgrader: made once per run
+    (tests/once_per_run.py); never change it, copy it."""
     from tests.assignment.make_submissions import release_into
 
-    root = tmp_path_factory.mktemp("course") / "autograder"
-    release_into(root)
-    return root
+    return once_per_run(tmp_path_factory, "released", lambda folder: release_into(folder / "autograder")) / "autograder"
 
 
 @pytest.fixture(scope="session")
@@ -58,15 +61,27 @@ def release_nb(released):
 
 @pytest.fixture(scope="session")
 def graded(released, tmp_path_factory):
-    """Every committed sample submitted as its own student and graded once by `course grade` (the GradeRun)."""
+    """Every committed sample submitted as its own student and graded once per run by `course grade` (the GradeRun,
+    read back from where the run that graded it left it); never change its course, copy it."""
+    folder = once_per_run(tmp_path_factory, "graded", lambda folder: grade_samples(released, folder))
+    with open(folder / "run.pickle", "rb") as f:
+        run = pickle.load(f)
+    return replace(run, stats=replace(run.stats, reasons=MappingProxyType(run.stats.reasons)))
+
+
+def grade_samples(released: Path, folder: Path) -> None:
+    """FOLDER/autograder: a copy of RELEASED with every committed sample handed in and graded; FOLDER/run.pickle: the
+    GradeRun (its reasons as a dict: a mapping proxy does not pickle)."""
     from course.workflows.grade import grade_assignment
     from tests.assignment.make_submissions import EXPECTED, FIXTURES, OUT
 
-    root = tmp_path_factory.mktemp("graded") / "autograder"
+    root = folder / "autograder"
     shutil.copytree(released, root)
     for name in FIXTURES:
         submit(root, name, OUT / f"{name}.ipynb", EXPECTED[name].get("file", "lesson05.ipynb"))
-    return grade_assignment(root, "lesson05")
+    run = grade_assignment(root, "lesson05")
+    with open(folder / "run.pickle", "wb") as f:
+        pickle.dump(replace(run, stats=replace(run.stats, reasons=dict(run.stats.reasons))), f)
 
 
 from tests.collection_order import long_files_first  # noqa: E402

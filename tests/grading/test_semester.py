@@ -22,7 +22,7 @@ from course.grading.gradebook import configured_gradebook
 from course.grading.semester import make_semester_report
 from tests.grading.semester_class import ROOT, SECOND, db_url
 
-pytestmark = pytest.mark.long(40)
+pytestmark = pytest.mark.long(29)
 
 
 def rows_of(path: Path, key: str) -> dict[str, dict[str, str]]:

@@ -29,23 +29,55 @@ def read_gradebook(db: GradebookAt, rubric: Rubric, autograded: Path) -> tuple[S
             raise CourseError(
                 f"expected the gradebook of {rubric.lesson}, but it holds {held}", db.location()
             ) from None
-        notebook_of = _check_cells(db, rubric, assignment)
+        cells = _check_cells(db, rubric, assignment)
         config = nbgrader_config(db.course_root)
         plugin, policy = late_plugin(config), policy_in_words(config)
+        grades, comments = _class_rows(gb, rubric.lesson)
         submissions = []
-        for s in sorted(assignment.submissions, key=lambda s: s.student.id):
-            if _handed_in(s):
+        for s in sorted(assignment.submissions, key=lambda s: s.student_id):
+            student = s.student_id
+            if _handed_in(grades.get(student, {}).values()):
                 late = lesson_late(s, plugin)
-                submissions.append(
-                    replace(
-                        _submission(
-                            gb, db, rubric, notebook_of, autograded, s.student.id, s.score - (late.taken if late else 0)
-                        ),
-                        late=late,
-                        late_policy=policy,
-                    )
+                read = _submission(
+                    gb,
+                    db,
+                    rubric,
+                    cells,
+                    (grades[student], comments.get(student, {})),
+                    autograded,
+                    student,
+                    s.score - (late.taken if late else 0),
                 )
+                submissions.append(replace(read, late=late, late_policy=policy))
         return tuple(submissions)
+
+
+def _class_rows(gb: Gradebook, lesson: str) -> tuple[dict[str, dict], dict[str, dict]]:
+    """Every grade of LESSON's submissions (student → (notebook, grade id) → Grade) and every grader's comment
+    (student → (notebook, grade id) → text), each in one query rather than one per item and student."""
+    from nbgrader.api import Comment, Grade
+
+    return _by_student(gb, lesson, Grade, Grade), _by_student(gb, lesson, Comment, Comment.manual_comment)
+
+
+def _by_student(gb: Gradebook, lesson: str, model, selected) -> dict[str, dict]:
+    """Student → (notebook, cell name) → SELECTED of each row of MODEL (Grade or Comment) in LESSON's submissions."""
+    from nbgrader.api import Assignment, BaseCell, Notebook, SubmittedAssignment, SubmittedNotebook
+
+    query = (
+        gb.db.query(selected, SubmittedAssignment.student_id, Notebook.name, BaseCell.name)
+        .select_from(model)
+        .join(SubmittedNotebook, model.notebook_id == SubmittedNotebook.id)
+        .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+        .join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
+        .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
+        .join(BaseCell, model.cell_id == BaseCell.id)
+        .filter(Assignment.name == lesson)
+    )
+    found: dict[str, dict] = {}
+    for value, student, notebook, cell in query:
+        found.setdefault(student, {})[(notebook, cell)] = value
+    return found
 
 
 def check_graded(db: GradebookAt, lesson: str) -> None:
@@ -58,18 +90,15 @@ def check_graded(db: GradebookAt, lesson: str) -> None:
     )
 
 
-def _handed_in(submission) -> bool:
-    """Whether nbgrader graded anything of it: a student given an extension before handing in has a submission
-    row (where nbgrader keeps the extension) with no score yet."""
-    return any(
-        g.auto_score is not None or g.manual_score is not None or g.needs_manual_grade
-        for nb in submission.notebooks
-        for g in nb.grades
-    )
+def _handed_in(grades) -> bool:
+    """Whether nbgrader graded anything of a submission (its GRADES): a student given an extension before handing in
+    has a submission row (where nbgrader keeps the extension) with no score yet."""
+    return any(g.auto_score is not None or g.manual_score is not None or g.needs_manual_grade for g in grades)
 
 
-def _check_cells(db: GradebookAt, rubric: Rubric, assignment) -> dict[str, str]:
-    """The gradebook's grade cells must be exactly the rubric's, with the same points; grade id → notebook."""
+def _check_cells(db: GradebookAt, rubric: Rubric, assignment) -> dict[str, tuple[str, float]]:
+    """The gradebook's grade cells must be exactly the rubric's, with the same points; grade id → (notebook, the
+    cell's points)."""
     found = {c.name: (nb.name, c.max_score) for nb in assignment.notebooks for c in nb.grade_cells}
     rubric_file = rubric.path.name
     for grade_id, points in rubric.grade_ids().items():
@@ -92,58 +121,54 @@ def _check_cells(db: GradebookAt, rubric: Rubric, assignment) -> dict[str, str]:
             f"{', '.join(rubric.grade_ids())}",
             db.location(),
         )
-    return {grade_id: nb for grade_id, (nb, _) in found.items()}
+    return found
 
 
 def _submission(
     gb: Gradebook,
     db: GradebookAt,
     rubric: Rubric,
-    notebook_of: dict[str, str],
+    cells: dict[str, tuple[str, float]],
+    rows: tuple[dict, dict],
     autograded: Path,
     student: str,
     total: float,
 ) -> Submission:
-    """One student's rubric items read from the gradebook (plus answer texts for graders' hints)."""
+    """One student's rubric items from their gradebook ROWS (_class_rows: grades, comments), plus answer texts for
+    graders' hints."""
+    grades, comments = rows
 
     def item(grade_id: str, item_id: str, title: str, with_comment: bool) -> ItemScore:
-        grade = gb.find_grade(grade_id, notebook_of[grade_id], rubric.lesson, student)
-        _check_range(db, student, grade_id, grade)
-        comment = _comment(gb, grade_id, notebook_of[grade_id], rubric.lesson, student) if with_comment else None
+        notebook, max_score = cells[grade_id]
+        grade = grades.get((notebook, grade_id)) or gb.find_grade(grade_id, notebook, rubric.lesson, student)
+        _check_range(db, student, grade_id, grade, max_score)
         return ItemScore(
             grade_id,
             item_id,
             title,
-            grade.max_score,
+            max_score,
             None if grade.needs_manual_grade else grade.score,
             grade.extra_credit,
-            comment,
+            (comments.get((notebook, grade_id)) or None) if with_comment else None,
         )
 
     code = tuple(item(code_grade_id(c.id), c.id, c.title, False) for c in rubric.code_items)
     questions = tuple(item(question_grade_id(q.id), q.id, q.title, True) for q in rubric.questions)
-    notebooks = {notebook_of[question_grade_id(q.id)] for q in rubric.questions}
+    notebooks = {cells[question_grade_id(q.id)][0] for q in rubric.questions}
     capped = min(total, rubric.total)  # extra credit counts up to full marks (docs/graders.md)
     return Submission(student, code, questions, capped, _answers(autograded, rubric, student, notebooks))
 
 
-def _check_range(db: GradebookAt, student: str, grade_id: str, grade) -> None:
-    """A score outside 0..max means the gradebook and the rubric disagree; stop before deciding anything."""
+def _check_range(db: GradebookAt, student: str, grade_id: str, grade, max_score: float) -> None:
+    """A score outside 0..MAX_SCORE (the cell's) means the gradebook and the rubric disagree; stop before deciding
+    anything."""
     for kind, value in (("manual", grade.manual_score), ("auto", grade.auto_score)):
-        if value is not None and not 0 <= value <= grade.max_score:
+        if value is not None and not 0 <= value <= max_score:
             raise CourseError(
                 f"student {student}: {kind} score {format_points(value)} is outside 0 to "
-                f"{format_points(grade.max_score)}, the cell's maximum",
+                f"{format_points(max_score)}, the cell's maximum",
                 db.location(cell=grade_id),
             )
-
-
-def _comment(gb: Gradebook, grade_id: str, notebook: str, assignment: str, student: str) -> str | None:
-    """The grader's formgrader comment on an answer (answer cells are solution cells, so they have one)."""
-    try:
-        return gb.find_comment(grade_id, notebook, assignment, student).manual_comment or None
-    except MissingEntry:
-        return None
 
 
 def _answers(autograded: Path, rubric: Rubric, student: str, notebooks: set[str]) -> dict[str, str] | None:
