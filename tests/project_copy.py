@@ -8,6 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from tests.once_per_run import once_per_run
+
 ROOT = Path(__file__).resolve().parents[1]
 # Generated files copied along so the copy's build re-executes and redraws only what the test's changes bring.
 GENERATED = [".course-cache", "assets/figs", "assets/lab", "assets/zero3_comm_flow.svg"]
@@ -52,24 +54,17 @@ def add_lesson(project: Path) -> None:
 
 def with_added_lesson(tmp_path_factory) -> Path:
     """The project with add_lesson's lesson and both variants built: made once per run and shared by every
-    pytest-xdist worker (the first to ask builds it under a file lock; the others wait, then use it). Never change
-    it: take a copy with copy_built. Ask for the `built_site` fixture first, so that its caches are the real
-    project's and only the added lesson is executed and drawn."""
-    from filelock import FileLock
-
+    pytest-xdist worker (tests/once_per_run.py). Never change it: take a copy with copy_built. Ask for the
+    `built_site` fixture first, so that its caches are the real project's and only the added lesson is executed and
+    drawn."""
     from course.workflows.build_site import build_course
 
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base  # xdist: the workers' common folder
-    made, done = shared / "with-added-lesson" / "project", shared / "with-added-lesson" / "built"
-    with FileLock(str(shared / "with-added-lesson.lock")):
-        if not done.exists():
-            shutil.rmtree(made.parent, ignore_errors=True)
-            copy_project(made)
-            add_lesson(made)
-            build_course(made)
-            done.touch()
-    return made
+    def make(folder: Path) -> None:
+        copy_project(folder / "project")
+        add_lesson(folder / "project")
+        build_course(folder / "project")
+
+    return once_per_run(tmp_path_factory, "with-added-lesson", make) / "project"
 
 
 def copy_built(built: Path, dst: Path) -> Path:

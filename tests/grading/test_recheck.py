@@ -203,3 +203,33 @@ def test_arguments_arrive_with_their_types_and_each_call_gets_its_own_copy():
         "f([1], (2, 3), {'a': [4]}) == ['list', 'tuple', ['a'], 2, 1]",
         "f([1], (2, 3), {'b': [4]}) == ['list', 'tuple', ['b'], 2, 2]",
     ).passed
+
+
+def test_the_recheck_runs_under_the_configured_sandbox_limits_with_its_own_clock():
+    """What an instructor sets in c.GradingSandbox (memory, processes, files) bounds the re-check as it bounds the
+    autograde; only the run's clock is the re-check's own."""
+    from traitlets.config import Config
+
+    from course.nbgrader_hooks.sandbox_execute import GradingSandbox
+    from course.nbgrader_hooks.sandbox_recheck import recheck_notebook
+    from course.sandbox.limits import Limits
+
+    seen = []
+
+    def fake_runner(code, *, limits, **kwargs):
+        seen.append(limits)
+        return PythonRun(0, {"results": []}, "")
+
+    config = Config({"GradingSandbox": {"memory_bytes": 768 * 2**20, "max_processes": 16, "cell_timeout_s": 4}})
+    settings = GradingSandbox(config=config)
+    spec = AssignmentSpec("lesson99", {"shape": Item("shape", "ex-shape", (parse_check("f() == 1"),))})
+    recheck_code(["x = 1"], SHAPES, spec=spec, runner=fake_runner, limits=settings.limits())
+    assert (seen[0].memory_bytes, seen[0].max_processes) == (768 * 2**20, 16)
+    assert seen[0].cell_timeout_s == Limits().cell_timeout_s  # the re-check's clock, not the autograde's cells'
+
+    captured = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("course.grading.recheck.recheck_code", lambda *a, **kw: captured.update(kw) or {})
+        patch.setattr("course.grading.recheck.student_cells", lambda nb, source: [("ex", "x = 1")])
+        recheck_notebook(nbformat.v4.new_notebook(), SHAPES, [], settings)
+    assert captured["limits"] == settings.limits()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import tempfile
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from course.grading.cells import grade_id, is_test, match_cells, nbgrader_meta
 from course.grading.checks import AssignmentSpec, Call, Misconception, Result
 from course.grading.gradebook import gradebook
 from course.sandbox import recheck_program
+from course.sandbox.limits import Limits
 from course.sandbox.recheck_program import MAX_DEPTH
 
 PROGRAM = Path(recheck_program.__file__).read_text("utf-8")  # what the sandbox runs: that module's own source
@@ -162,17 +163,25 @@ def recheck_code(
     runner: Runner | None = None,
     labels: list[str] | None = None,
     call_seconds: float = CALL_SECONDS,
+    limits: Limits | None = None,
 ) -> dict[str, ItemVerdict]:
     """Run CELLS (Python sources, in order) in a fresh process and decide each code item from what its calls return.
 
-    LABELS name the cells in errors (default "cell N"); CALL_SECONDS is the time each call of a student's function gets.
+    LABELS name the cells in errors (default "cell N"); CALL_SECONDS is the time each call of a student's function gets;
+    LIMITS (the grading sandbox's settings) bound the run's memory, processes and files as they bound the autograde.
     """
     if spec is None:
         from course.grading.load_checks import checks_for_course
 
         spec = checks_for_course(Path(rubric.path).parent.parent, rubric.lesson)
     results, errors = run_cells(
-        cells, spec.calls(hidden=hidden), unsafe=unsafe, runner=runner, labels=labels, call_seconds=call_seconds
+        cells,
+        spec.calls(hidden=hidden),
+        unsafe=unsafe,
+        runner=runner,
+        labels=labels,
+        call_seconds=call_seconds,
+        limits=limits,
     )
     if isinstance(results, str):
         return all_failed(rubric, results)
@@ -194,10 +203,10 @@ def run_cells(
     runner: Runner | None = None,
     labels: list[str] | None = None,
     call_seconds: float = CALL_SECONDS,
+    limits: Limits | None = None,
 ) -> tuple[dict[Call, Result] | str, tuple[CellError, ...]]:
-    """run_calls, plus the exceptions the cells raised (a SyntaxError, a failing import), named by LABELS."""
-    from course.sandbox.limits import Limits
-
+    """run_calls, plus the exceptions the cells raised (a SyntaxError, a failing import), named by LABELS; the run
+    under LIMITS (default: the sandbox's defaults) with its own clock."""
     if runner is None:
         from course.sandbox.answer import run_python_sandboxed as runner
     request = {
@@ -208,7 +217,7 @@ def run_cells(
     }
     # the whole run's clock: the default, plus whatever more time per call a longer call timeout grants
     extra = max(0, math.ceil((call_seconds - CALL_SECONDS) * len(calls)))
-    limits = Limits(cell_timeout_s=Limits().cell_timeout_s + extra)
+    limits = replace(limits or Limits(), cell_timeout_s=Limits().cell_timeout_s + extra)
     with tempfile.TemporaryDirectory(prefix="course-recheck-") as workdir:
         run = runner(PROGRAM, workdir=Path(workdir), limits=limits, input_json=request, unsafe=unsafe)
     results = _results(run.stdout_json, calls)

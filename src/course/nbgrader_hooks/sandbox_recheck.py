@@ -39,6 +39,7 @@ def recheck_notebook(nb, rubric, source_cells: list, settings: GradingSandbox) -
         unsafe=settings.unsafe,
         labels=[label for label, _ in cells],
         call_seconds=settings.recheck_call_timeout_s,
+        limits=settings.limits(),
     )
 
 
