@@ -3,6 +3,7 @@ the files marked `long` first, so that pytest-xdist starts them first."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -37,10 +38,12 @@ def test_every_test_module_is_collected(collected_files):
 
 def declared_seconds(test_file: str) -> float | None:
     """The seconds its module's `pytest.mark.long(seconds)` declares; None for a file not marked long."""
-    for line in (TESTS.parent / test_file).read_text(encoding="utf-8").splitlines():
-        found = re.search(r"pytest\.mark\.long\((\d+(?:\.\d+)?)\)", line) if line.startswith("pytestmark") else None
-        if found:
-            return float(found[1])
+    source = (TESTS.parent / test_file).read_text(encoding="utf-8")
+    for node in ast.parse(source).body:  # the module's `pytestmark = …`, on one line or several
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "pytestmark" for t in node.targets):
+            found = re.search(r"pytest\.mark\.long\((\d+(?:\.\d+)?)\)", ast.get_source_segment(source, node))
+            if found:
+                return float(found[1])
     return None
 
 

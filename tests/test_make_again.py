@@ -37,7 +37,7 @@ def run(project: Path, *command: str) -> str:
 
 def make(project: Path) -> str:
     """`make` (its `all` target) with this checkout's environment standing in for the setup step."""
-    return run(project, "make", "all", "READY=", f"BIN={BIN}")
+    return run(project, "make", "all", "READY=", "LEAN=", f"BIN={BIN}")
 
 
 def course_command(*argv: str) -> None:

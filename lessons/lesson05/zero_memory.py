@@ -203,6 +203,19 @@ class CardExample:
         """What the card has left for activations, the CUDA context, communication buffers and fragmentation."""
         return self.card - self.total
 
+    @property
+    def fits(self) -> bool:
+        """Static state, unit peak and the least checkpoints fit on the card, on paper."""
+        return self.total + self.checkpoints <= self.card
+
+
+def fewest_cards_doubling(ex: CardExample) -> CardExample:
+    """The example at the first N_d, doubling from its own, where it fits on paper (the static state shrinks with
+    N_d; the unit peak and the checkpoints do not)."""
+    while not ex.fits:
+        ex = card_example(psi=ex.psi, dp=2 * ex.dp, card_gib=round(ex.card / GIB), seq=ex.seq)
+    return ex
+
 
 def card_example(
     psi: float = 70e9, dp: int = 64, card_gib: int = 24, seq: int = 4096, shape: DecoderShape = LLAMA2_70B
@@ -240,7 +253,7 @@ def card_example_markdown(ex: CardExample | None = None) -> str:
     """The example as the page prints it (Markdown): a table of the parts and the verdict, every number computed."""
     ex = ex or card_example()
     shape = LLAMA2_70B
-    fits = ex.total + ex.checkpoints <= ex.card
+    more = fewest_cards_doubling(ex)
     rows = [
         (
             "静态状态（ZeRO-3）",
@@ -258,12 +271,12 @@ def card_example_markdown(ex: CardExample | None = None) -> str:
         ),
     ]
     table = ["| 项 | 怎么算 | 大小 |", "|:---|:---|---:|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows]
-    verdict = "放得下" if fits else "放不下"
+    verdict = "放得下" if ex.fits else "放不下"
     text = [
         f"以 Llama-2-70B 的形状为例（{shape.layers} 层，$h = "
         f"{shape.hidden}$，FFN {shape.ffn}，{shape.heads} 个注意力头、"
         f"{shape.kv_heads} 个 KV 头，词表 {shape.vocab}；"
-        "[Llama 2 论文](https://arxiv.org/abs/2307.09288)与随模型发布的 `params.json`），"
+        "[Llama 2 论文](https://arxiv.org/abs/2307.09288)与随模型发布的 `config.json`），"
         f"ZeRO-3、BF16 + AdamW（$k = {ADAM_K}$），逐项计算（1 GB = $10^9$ 字节，1 GiB = $2^{{30}}$ 字节）：",
         "",
         *table,
@@ -274,9 +287,11 @@ def card_example_markdown(ex: CardExample | None = None) -> str:
         f"是剩余空间的 {ex.checkpoints / ex.left:.1f} 倍。这还没算重计算某一层时的完整激活、输入嵌入与输出层"
         f"（各 {shape.vocab} × {shape.hidden} 个参数）所在的单元，以及梯度按 FP32 归约时更大的单元峰值"
         f"（至多 $12\\Psi_u$ = {_both(ex.unit_peak_fp32)}）。"
-        "加卡只能压低静态部分（$16\\Psi/N_d$），$8\\Psi_u$ 与激活不随 $N_d$ 下降；"
-        "要在这样的卡上训练 70B，还需要把状态卸载（offload）"
-        "到 CPU 内存，或用张量并行把单元切小、把激活分摊到多张卡上。",
+        "加卡只能压低静态部分（$16\\Psi/N_d$），$8\\Psi_u$ 与激活不随 $N_d$ 下降：按同样的算法，"
+        f"$N_d = {more.dp}$ 时静态状态、单元峰值与检查点合计 {_both(more.total + more.checkpoints)}，"
+        f"卡上还剩 {_both(more.card - more.total - more.checkpoints)}给重计算时一个块的激活、CUDA 上下文与通信缓冲，"
+        "纸面上放得下，但每张卡每步要收发的数值几乎不变（见下）。卡更少时，要在这样的卡上训练 70B，"
+        "还需要把状态卸载（offload）到 CPU 内存，或用张量并行把单元切小、把激活分摊到多张卡上。",
         "",
         f"装得下也不等于跑得动：每步每卡收发 $3\\frac{{N_d-1}}{{N_d}}\\Psi$ = {_sci(ex.traffic_values)} 个数值，"
         f"集合通信全用 BF16 时为 {gb(ex.traffic_bf16)} GB，梯度按 FP32 归约时 reduce-scatter 那一份翻倍，共 "

@@ -21,7 +21,7 @@ QMD = ROOT / "lessons" / "lesson05.qmd"
 TYPED_RESULT = re.compile(r"\d+\.\d+|\d+\s*(?:\\text\{\s*)?G(?:i)?B|\d+\s*\\text\{G|\d+\s*\\?%")
 # Givens, not results: software versions, arXiv numbers and paper sections, the card the text is about, image widths.
 GIVENS = re.compile(
-    r"(?:PyTorch|torch|NCCL 自) [\d.、]+|arXiv:\d+\.\d+|arxiv\.org/abs/\d+\.\d+|第 \d+\.\d+ 节|24 GiB|"
+    r"(?:PyTorch|torch|NCCL 自|NCCL) [\d.、]+|arXiv:\d+\.\d+|arxiv\.org/abs/\d+\.\d+|第 \d+\.\d+ 节|24 GiB|"
     r"width=\"\d+%\""
 )
 PSI_7B, GB = 7 * 10**9, 10**9

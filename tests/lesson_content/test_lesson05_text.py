@@ -161,6 +161,12 @@ def test_the_70b_example_is_computed_and_says_it_does_not_fit(zero_memory):
     for nbytes in (ex.static, ex.unit_peak, ex.total, ex.card, ex.left, ex.checkpoints):
         assert f"{nbytes / 1e9:.2f} GB（{nbytes / 2**30:.2f} GiB）" in shown
     assert "**结论：放不下。**" in shown and "放得下。" not in shown
+    # more cards shrink only the static state: the page names the first doubling of N_d that fits on paper
+    more = zero_memory.fewest_cards_doubling(ex)
+    fits = lambda dp: 16 * 70e9 / dp + ex.unit_peak + ex.checkpoints <= ex.card  # noqa: E731
+    assert more.dp % ex.dp == 0 and fits(more.dp) and not fits(more.dp // 2)
+    left = ex.card - 16 * 70e9 / more.dp - ex.unit_peak - ex.checkpoints
+    assert f"$N_d = {more.dp}$ 时" in shown and f"{left / 1e9:.2f} GB（{left / 2**30:.2f} GiB）" in shown
 
 
 def test_the_built_page_shows_the_70b_example(built_site, zero_memory):

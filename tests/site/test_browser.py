@@ -205,7 +205,7 @@ def test_lesson5s_figures_carry_their_captions_and_the_memory_chart_its_alt_text
     page, _, _ = opened("student", "lesson05")
     captions = page.locator("main figure > figcaption").all_inner_texts()
     assert [c for c in captions if c.startswith(("图 5-3：", "图 5-4："))] == [
-        "图 5-3：ZeRO 各阶段单卡显存占用对比（7B 模型 8 卡环境）",
+        "图 5-3：ZeRO 各阶段单卡静态显存对比（7B 模型，8 卡）",
         "图 5-4：ZeRO-3 一个训练步里每层的通信与计算：①前向 ②反向 ③优化器更新",
     ]
     assert page.locator("img[src$='train_zero_memory.png']").get_attribute("alt").startswith("图 5-3：")

@@ -311,9 +311,9 @@ def test_a_re_release_does_not_replace_the_saved_work_and_the_page_says_a_new_ve
     page.wait_for_function(
         SAVED, arg=[storage_name(make_plan(ROOT), "student"), release.name, "我在第一版里写的进度"], timeout=30_000
     )
-    with page.expect_response(lambda r: r.url.endswith(f"/lite/files/{release.name}")) as compared:
+    with page.expect_response(lambda r: r.url.endswith(f"/lite/files/{release.name}")):
         page.goto(f"{base}/{stem}.html")  # the page compares the saved copy with the release it fetches
-    compared.value.finished()
+    page.wait_for_load_state("networkidle", timeout=30_000)  # the fetch's body read (Response.finished has no timeout)
     page.evaluate("() => new Promise(done => setTimeout(done, 100))")  # the comparison's own step, after the fetch
     assert page.locator(".lite-new-release").count() == 0  # saved work of the current release: nothing to say
 
