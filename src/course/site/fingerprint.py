@@ -40,10 +40,15 @@ def input_files(plan: BuildPlan, renderer_inputs: Iterable[str] = ()) -> Iterato
     names = dict.fromkeys([*plan.config.build_inputs, *renderer_inputs])
     roots = [plan.root / p for p in names] + [Path(__file__).resolve().parents[1]]
     for root in roots:
-        files = sorted(root.rglob("*")) if root.is_dir() else [root]
-        for f in files:
-            if f.is_file() and "__pycache__" not in f.parts and not any(f == s or s in f.parents for s in skip):
+        for f in files_under(root):
+            if not any(f == s or s in f.parents for s in skip):
                 yield f
+
+
+def files_under(root: Path) -> Iterator[Path]:
+    """Every file under ROOT (or ROOT itself, a file), in a stable order, bytecode caches left out."""
+    files = sorted(root.rglob("*")) if root.is_dir() else [root]
+    return (f for f in files if f.is_file() and "__pycache__" not in f.parts)
 
 
 def lessons_reading(plan: BuildPlan, relative: str, texts: dict[str, str]) -> list[str]:

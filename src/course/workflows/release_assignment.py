@@ -29,9 +29,10 @@ RELEASES = "releases"  # the build cache's folder of released notebooks, one per
 
 def released_assignments(plan: BuildPlan, stems: list[str]) -> dict[str, object]:
     """The released notebook (nbformat node) of every lesson in STEMS that has an assignment."""
-    course_root = plan.root / plan.config.autograder_dir
+    course_root, engine = plan.root / plan.config.autograder_dir, engine_key()  # the engine hashed once per build
     return {
-        stem: cached_release(plan.cache_dir / RELEASES, course_root, stem) for stem in assignment_lessons(plan, stems)
+        stem: cached_release(plan.cache_dir / RELEASES, course_root, stem, engine)
+        for stem in assignment_lessons(plan, stems)
     }
 
 
@@ -43,14 +44,14 @@ def assignment_lessons(plan: BuildPlan, stems: list[str]) -> list[str]:
     return [stem for stem in stems if source_notebook(course_root, stem).exists()]
 
 
-def cached_release(cache: Path, course_root: Path, stem: str):
-    """STEM's released notebook: the one in CACHE made from the same inputs (release_key), else a new release
-    (release_copy), which then replaces the lesson's older one there."""
+def cached_release(cache: Path, course_root: Path, stem: str, engine: str | None = None):
+    """STEM's released notebook: the one in CACHE made from the same inputs (release_key; ENGINE as engine_key gives
+    it), else a new release (release_copy), which then replaces the lesson's older one there."""
     import nbformat
 
     from course.fileio import write_atomic
 
-    kept = cache / f"{stem}-{release_key(course_root, stem)}.ipynb"
+    kept = cache / f"{stem}-{release_key(course_root, stem, engine)}.ipynb"
     if kept.is_file():
         return nbformat.read(kept, as_version=4)
     released = release_copy(course_root, stem)
@@ -60,19 +61,29 @@ def cached_release(cache: Path, course_root: Path, stem: str):
     return nbformat.reads(released.decode("utf-8"), as_version=4)
 
 
-def release_key(course_root: Path, stem: str) -> str:
-    """Hash of what STEM's release is made from: its source folder, the course's nbgrader config and code (the
-    course package) and nbgrader's version."""
-    from importlib.metadata import version
-
+def release_key(course_root: Path, stem: str, engine: str | None = None) -> str:
+    """Hash of what STEM's release is made from: its source folder and the engine (engine_key)."""
     from course.assignment.make_source import source_notebook
 
-    h = hashlib.sha256(f"{CONFIG}\0nbgrader {version('nbgrader')}".encode())
-    package = Path(__file__).resolve().parents[1]
-    for root in (source_notebook(course_root, stem).parent, package):
-        for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-            h.update(f"\0{path.relative_to(root).as_posix()}\0".encode() + path.read_bytes())
-    return h.hexdigest()[:32]
+    return _digest(engine or engine_key(), source_notebook(course_root, stem).parent)[:32]
+
+
+def engine_key() -> str:
+    """Hash of what makes every release: the course's nbgrader config and code (the course package) and nbgrader's
+    version."""
+    from importlib.metadata import version
+
+    return _digest(f"{CONFIG}\0nbgrader {version('nbgrader')}", Path(__file__).resolve().parents[1])
+
+
+def _digest(seed: str, root: Path) -> str:
+    """SHA-256 of SEED and every file under ROOT (its path there and its bytes)."""
+    from course.site.fingerprint import files_under
+
+    h = hashlib.sha256(seed.encode())
+    for path in files_under(root):
+        h.update(f"\0{path.relative_to(root).as_posix()}\0".encode() + path.read_bytes())
+    return h.hexdigest()
 
 
 def release_copy(course_root: Path, stem: str) -> bytes:
