@@ -11,6 +11,7 @@ The mark is therefore kept only while a module that drives the browser runs and 
 from __future__ import annotations
 
 import asyncio
+from contextlib import contextmanager
 
 import pytest
 
@@ -63,6 +64,25 @@ def browser(chromium):
     context = chromium.new_context()
     yield context
     context.close()
+
+
+@contextmanager
+def kept_open(chromium, open_page):
+    """For a module fixture (`with kept_open(…) as page_at: yield page_at`): page_at(*KEY) is what OPEN_PAGE(context,
+    *KEY) returned ((page, …)), opened once in a browser context of the module's own and brought to the front each
+    time it is asked for: Chromium draws no frame for a page behind another, so waits for a frame would stall."""
+    context, pages = chromium.new_context(), {}
+
+    def page_at(*key):
+        if key not in pages:
+            pages[key] = open_page(context, *key)
+        pages[key][0].bring_to_front()
+        return pages[key]
+
+    try:
+        yield page_at
+    finally:
+        context.close()
 
 
 def drives_the_browser(module: pytest.Module) -> bool:

@@ -11,7 +11,10 @@ import pytest
 
 from tests.lesson_cases import each_lesson
 from tests.offline_page import keep_offline
+from tests.shared_browser import kept_open
 from tests.site.page_checks import DESKTOP, PHONE, axe_violations
+
+SIZES = {size["width"]: size for size in (DESKTOP, PHONE)}
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(30)]
 
@@ -21,17 +24,11 @@ def opened(built_site, chromium):
     """opened(variant, name, size=DESKTOP): the built page <variant>/<name>.html at SIZE, loaded from disk once for
     the module (one browser context of its own), its math typeset and diagrams drawn; (page, requests that tried to
     leave the file system, script errors so far)."""
-    context = chromium.new_context()
-    pages = {}
-
-    def page_at(variant: str, name: str, size: dict = DESKTOP):
-        key = (variant, name, size["width"])
-        if key not in pages:
-            pages[key] = _open(context, built_site / variant / f"{name}.html", size)
-        return pages[key]
-
-    yield page_at
-    context.close()
+    with kept_open(
+        chromium,
+        lambda context, variant, name, width: _open(context, built_site / variant / f"{name}.html", SIZES[width]),
+    ) as page_at:
+        yield lambda variant, name, size=DESKTOP: page_at(variant, name, size["width"])
 
 
 def _open(context, path, size: dict):

@@ -11,6 +11,7 @@ import pytest
 
 from tests.lesson_cases import each_lesson
 from tests.offline_page import keep_offline
+from tests.shared_browser import kept_open
 from tests.site.page_checks import (
     CAPTION_STYLES,
     DIAGRAM_COUNT,
@@ -32,16 +33,10 @@ QUERIES = ("冗余", "N_d", "分片", "通信量")
 def opened(built_site, chromium):
     """opened(variant, name, width): the built page <variant>/<name>.html at WIDTH px, loaded from disk once for the
     module (one browser context of its own); (page, requests that tried to leave the file system)."""
-    context = chromium.new_context()
-    pages = {}
-
-    def page_at(variant: str, name: str, width: int):
-        if (variant, name, width) not in pages:
-            pages[variant, name, width] = _open(context, built_site / variant / f"{name}.html", width)
-        return pages[variant, name, width]
-
-    yield page_at
-    context.close()
+    with kept_open(
+        chromium, lambda context, variant, name, width: _open(context, built_site / variant / f"{name}.html", width)
+    ) as page_at:
+        yield page_at
 
 
 def _open(context, path, width: int):

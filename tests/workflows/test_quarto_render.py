@@ -43,6 +43,7 @@ from course.site.fingerprint import STAMP
 from course.site.plan import make_plan
 from tests.offline_page import keep_offline
 from tests.project_copy import ADDED, ADDED_SENTENCE, copy_built, with_added_lesson
+from tests.shared_browser import kept_open
 from tests.site.answer_leaks import answer_only_snippets, lite_shipped
 from tests.site.page_checks import (
     CAPTION_STYLES,
@@ -484,15 +485,8 @@ def drawn(chromium, sites):
     """drawn(PATH, WIDTH): the page, opened once in this module at WIDTH px, offline, its diagrams drawn and (a
     lesson's) formulas typeset, and the requests it made off the machine. The checks that read the same page at the
     same width share it (only the last of them, the figures' check, clicks on it); all closed at the end."""
-    context, opened = chromium.new_context(), {}
-
-    def page_at(path: Path, width: int):
-        if (path, width) not in opened:
-            opened[path, width] = _drawn(context, path, width)
-        return opened[path, width]
-
-    yield page_at
-    context.close()
+    with kept_open(chromium, _drawn) as page_at:
+        yield page_at
 
 
 def _drawn(browser, path: Path, width: int):
