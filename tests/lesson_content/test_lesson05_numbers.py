@@ -116,11 +116,19 @@ def _expected() -> list[str]:
     ]
 
 
+TYPESET = re.compile(
+    r'<span class="math (?:inline|display)"><mjx-container.*?'
+    r'<annotation encoding="application/x-tex">(.*?)</annotation>.*?</mjx-container></span>',
+    re.S,
+)
+
+
 def _page_text(built_site: Path, variant: str) -> str:
-    """The lesson page's text: tags dropped, inline math's delimiters and runs of whitespace one space."""
+    """The lesson page's text, each formula as its TeX (the annotation of its MathML) between spaces: tags dropped,
+    runs of whitespace one space."""
     page = (built_site / variant / "lesson05.html").read_text("utf-8")
-    text = html.unescape(re.sub(r"<[^>]+>", "", page))
-    return re.sub(r"\s+", " ", re.sub(r"\\\(|\\\)", " ", text))
+    page = TYPESET.sub(lambda m: f" {m.group(1)} ", page)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", page)))
 
 
 @pytest.mark.parametrize("variant", ["student", "answer"])

@@ -117,3 +117,13 @@ def opens_full_size(page, index: int, how: str) -> bool:
     page.keyboard.press("Escape")
     page.locator("dialog.figure-viewer").wait_for(state="detached", timeout=5000)
     return full and link.evaluate("a => document.activeElement === a")
+
+
+# Formulas as the build typeset them: the page loads no MathJax, and every glyph a formula draws is one the page
+# holds (the glyphs its formulas share lie once in its global cache): the hrefs that point nowhere, and any MathJax.
+UNTYPESET = """() => ({
+  mathjax: typeof window.MathJax !== "undefined" || !!document.querySelector('script[src*="mathjax"]'),
+  missing: [...document.querySelectorAll("mjx-container use")]
+    .map((u) => u.getAttribute("xlink:href") || u.getAttribute("href"))
+    .filter((ref) => !document.getElementById(ref.slice(1))),
+})"""

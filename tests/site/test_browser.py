@@ -12,7 +12,7 @@ import pytest
 from tests.lesson_cases import each_lesson
 from tests.offline_page import keep_offline
 from tests.shared_browser import kept_open
-from tests.site.page_checks import DESKTOP, PHONE, axe_violations
+from tests.site.page_checks import DESKTOP, PHONE, UNTYPESET, axe_violations
 
 SIZES = {size["width"]: size for size in (DESKTOP, PHONE)}
 
@@ -44,9 +44,7 @@ def _open(context, path, size: dict):
 
 
 def _drawn(page) -> None:
-    """Wait until PAGE's math is typeset and its diagrams drawn."""
-    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-    page.evaluate("() => MathJax.startup.promise")
+    """Wait until PAGE's diagrams are drawn (its formulas come typeset)."""
     page.wait_for_function(
         "() => document.querySelectorAll('pre.mermaid').length === document.querySelectorAll('pre.mermaid svg').length",
         timeout=20000,
@@ -60,6 +58,7 @@ def test_lesson5_math_and_diagrams_render_offline(opened, variant):
     typeset = page.locator("span.math > mjx-container > svg").count()
     assert math_spans > 100 and typeset == math_spans
     assert page.locator("mjx-merror").count() == 0
+    assert page.evaluate(UNTYPESET) == {"mathjax": False, "missing": []}
     diagrams = page.locator("pre.mermaid")
     assert diagrams.count() == 2
     for i in range(2):

@@ -29,16 +29,13 @@ def test_quarto_renders_only_the_course_lessons_as_a_website_with_sidebar_page_n
     assert {p.parent for p in make_plan(project_root).lessons} == {project_root / "lessons"}  # what the glob renders
 
 
-def test_quarto_pages_load_mathjax_from_the_site_and_keep_no_freeze_cache(project_root):
-    """MathJax is the site's own copy (the post-render step puts it in site_libs/), named relative to each page's
-    folder; freeze is off, so no _freeze/ holding the solution cells' source is ever written."""
+def test_quarto_pages_write_formulas_for_the_build_to_typeset_and_keep_no_freeze_cache(project_root):
+    """Quarto writes formulas as MathJax's input, which the post-render step typesets (dropping the script tag Quarto
+    writes, whatever its address), the same for every folder (no lessons/_metadata.yml says otherwise); freeze is
+    off, so no _freeze/ holding the solution cells' source is ever written."""
     config = yaml.safe_load((project_root / "_quarto.yml").read_text("utf-8"))
-    lessons = yaml.safe_load((project_root / "lessons" / "_metadata.yml").read_text("utf-8"))
-    assert config["format"]["html"]["html-math-method"] == {
-        "method": "mathjax",
-        "url": "site_libs/mathjax/tex-svg-full.js",
-    }
-    assert lessons["format"]["html"]["html-math-method"]["url"] == "../site_libs/mathjax/tex-svg-full.js"
+    assert config["format"]["html"]["html-math-method"] == "mathjax"
+    assert not (project_root / "lessons" / "_metadata.yml").exists()
     assert config["execute"]["freeze"] is False
 
 

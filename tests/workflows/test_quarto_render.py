@@ -49,6 +49,7 @@ from tests.site.page_checks import (
     CAPTION_STYLES,
     DIAGRAM_COUNT,
     SNIPPET_SOURCE,
+    UNTYPESET,
     figures,
     mermaid_problems,
     nested_links,
@@ -434,6 +435,7 @@ def test_in_chromium_offline_every_formula_is_typeset_nothing_is_fetched_and_not
             spans = page.locator("main span.math").count()
             assert spans == formulas(path) > 0 and page.locator("main span.math mjx-container").count() == spans
             assert page.locator("mjx-merror").count() == 0
+        assert page.evaluate(UNTYPESET) == {"mathjax": False, "missing": []}, path
         assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), path
         assert remote == [], path
 
@@ -490,7 +492,7 @@ def drawn(chromium, sites):
 
 
 def _drawn(browser, path: Path, width: int):
-    """PATH at WIDTH px, offline, once its diagrams are drawn and a lesson page's formulas typeset."""
+    """PATH at WIDTH px, offline, once its diagrams are drawn (its formulas come typeset)."""
     page = browser.new_page()
     page.set_viewport_size({"width": width, "height": 844})
     remote = keep_offline(page)
@@ -500,9 +502,6 @@ def _drawn(browser, path: Path, width: int):
         "() => document.querySelectorAll('pre.mermaid').length === document.querySelectorAll('pre.mermaid svg').length",
         timeout=20000,
     )
-    if path.name != "index.html":
-        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-        page.evaluate("() => MathJax.startup.promise")
     return page, remote
 
 

@@ -31,6 +31,7 @@ STEP_CALLS = {
     "locate_web_assets",
     "lite_notebooks",
     "build_lite",
+    "typeset_pages",
     "solution_leaks",
     "leftover_in_html",
     "departures_by_lesson",

@@ -30,8 +30,9 @@ def render_page(
     sidebar: str = "",
     pager: str = "",
 ) -> str:
-    """HTML for one page; math for MathJax, diagrams for mermaid, code highlighted by pandoc; NUMBER is the page's own
-    lesson (its mentions of other lessons link, of itself not); SIDEBAR and PAGER are the site's navigation."""
+    """HTML for one page; math as MathJax reads it (typeset at build time: course.site.typeset_math), diagrams for
+    mermaid, code highlighted by pandoc; NUMBER is the page's own lesson (its mentions of other lessons link, of
+    itself not); SIDEBAR and PAGER are the site's navigation."""
     variant = get_variant(variant)
     args = [
         "-t",

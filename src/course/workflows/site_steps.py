@@ -32,7 +32,7 @@ from course.site.plan import BuildPlan
 
 BEFORE, AFTER = "before pages", "after pages"
 # The one file Quarto's page template loads from a CDN whatever the settings (a polyfill for browsers older than
-# MathJax 3 supports); the site serves MathJax itself, so the pages lose this line.
+# MathJax 3 supports); the pages load no MathJax (their formulas come typeset), so they lose this line.
 CDN_POLYFILL = re.compile(r'[ \t]*<script src="https://cdnjs\.cloudflare\.com/polyfill/[^"]*"></script>\n?')
 REMOTE = re.compile(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)="(?:https?:)?//[^"]*"', re.I)
 NOT_PAGES = ("site_libs", "lite")  # folders of a site holding other tools' HTML, not the course's pages
@@ -201,7 +201,7 @@ def notebooks_into_site(site: SiteRun) -> None:
 
 
 def web_assets_fingerprint(plan: BuildPlan) -> str:
-    """The web assets the site serves (MathJax, mermaid, MiniSearch's client): which files, of which size."""
+    """The web assets the site serves (mermaid, MiniSearch's client): which files, of which size."""
     from course.tools.web_assets import locate_web_assets
 
     h = hashlib.sha256()
@@ -211,14 +211,15 @@ def web_assets_fingerprint(plan: BuildPlan) -> str:
 
 
 def site_files(site: SiteRun) -> None:
-    """Into site_libs/: the course's scripts and styles the pages load, and the web assets (MathJax and the rest),
-    so that no page fetches anything from another host."""
+    """Into site_libs/: the course's scripts and styles the pages load, and the web assets they load (mermaid,
+    MiniSearch), so that no page fetches anything from another host."""
     from course.tools.web_assets import locate_web_assets
 
     for name in site.layout.scripts:
         copy(site.plan.site_files / name, site.out / "site_libs" / name)
     for asset, path in locate_web_assets(site.plan.root).items():
-        copy(path, site.out / asset.site_path)
+        if asset.site_path:
+            copy(path, site.out / asset.site_path)
 
 
 def page_assets(site: SiteRun) -> None:
@@ -236,6 +237,30 @@ def page_assets(site: SiteRun) -> None:
                 keep(site.page_dir(site.old) / where, site.page_dir(site.out) / where)
 
 
+def site_pages(site: SiteRun) -> dict[Path, Path]:
+    """The course's pages in the site (not other tools' HTML), each with the source a problem in it is told of."""
+    from course.site.departures_page import pandoc_page
+
+    sources = {site.page_dir(site.out) / f"{lesson.stem}.html": lesson.path for lesson in site.lessons}
+    sources |= {site.out / pandoc_page(lesson.stem): lesson.path for lesson in site.lessons}
+    index = site.plan.root / site.layout.index_source if site.layout.index_source else site.lessons[0].path
+    return {
+        page: sources.get(page, index)
+        for page in sorted(site.out.rglob("*.html"))
+        if page.relative_to(site.out).parts[0] not in NOT_PAGES
+    }
+
+
+def typeset_formulas(site: SiteRun) -> None:
+    """Every formula of the pages written typeset by MathJax at build time (course.site.typeset_math): the pages
+    load no MathJax; pages kept from the old site hold no TeX left to typeset."""
+    from course.site.typeset_math import typeset_pages
+    from course.tools.web_assets import math_typesetter
+
+    pages = site_pages(site)
+    typeset_pages(list(pages), site_files=site.plan.site_files, mathjax=math_typesetter(site.plan.root), sources=pages)
+
+
 def check_pages(site: SiteRun) -> None:
     """The checks of every page of the site: no markup left over, nothing loaded from another host (Quarto's CDN
     polyfill is removed first), and where the variant hides them no departures page and no line of any solution."""
@@ -243,13 +268,8 @@ def check_pages(site: SiteRun) -> None:
     from course.site.check_markup import check_markup, leftover_in_html
     from course.site.departures_page import pandoc_page
 
-    sources = {site.page_dir(site.out) / f"{lesson.stem}.html": lesson.path for lesson in site.lessons}
-    sources |= {site.out / pandoc_page(lesson.stem): lesson.path for lesson in site.lessons}
-    index = site.plan.root / site.layout.index_source if site.layout.index_source else site.lessons[0].path
-    for page in sorted(site.out.rglob("*.html")):
+    for page, source in site_pages(site).items():
         relative = page.relative_to(site.out)
-        if relative.parts[0] in NOT_PAGES:
-            continue
         text = page.read_text("utf-8")
         cleaned = CDN_POLYFILL.sub("", text)
         if cleaned != text:
@@ -259,7 +279,6 @@ def check_pages(site: SiteRun) -> None:
             raise CourseError(
                 f"{what} loads from another host ({remote[0]}); the site must work offline", Location(page)
             )
-        source = sources.get(page, index)
         check_markup(leftover_in_html(cleaned), source=source, what=what)
         if not site.variant.shows_departures and fnmatch(page.name, pandoc_page("lesson[0-9][0-9]")):
             raise CourseError(
@@ -300,6 +319,7 @@ STEPS: tuple[SiteStep, ...] = (
     Step("notebooks into the site", AFTER, notebooks_into_site),
     Step("site files", AFTER, site_files, web_assets_fingerprint),
     Step("page assets", AFTER, page_assets),
+    Step("formulas", AFTER, typeset_formulas),
     Step("page checks", AFTER, check_pages),
     Step("lite", AFTER, browser_notebooks, lite_fingerprint),
 )
