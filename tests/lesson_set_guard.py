@@ -348,6 +348,7 @@ SEES_LESSONS = frozenset(
         "tests/site/test_quarto_config.py::test_the_quarto_site_and_front_page_carry_the_course_title",
         "tests/site/test_render_page.py::test_a_mention_of_another_lesson_links_to_it_only_when_it_exists_and_never_to_itself",
         "tests/site/test_render_page.py::test_an_image_alone_in_its_paragraph_is_a_figure_with_its_alt_text_as_caption",
+        "tests/site/test_render_page.py::test_only_a_page_with_a_diagram_loads_mermaid",
         "tests/site/test_select_variant.py::test_lua_filter_on_the_raw_source_agrees_with_select_variant",
         "tests/test_architecture.py::test_src_names_no_lessons_own_module",
         "tests/test_lint.py::test_the_tree_is_clean",

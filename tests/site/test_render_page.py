@@ -25,6 +25,17 @@ def test_an_image_alone_in_its_paragraph_is_a_figure_with_its_alt_text_as_captio
     assert page.count("<figcaption") == 1
 
 
+def test_only_a_page_with_a_diagram_loads_mermaid(project_root, tmp_path):
+    """mermaid's 2.7 MB (and its options) are loaded where a diagram is drawn, and nowhere else."""
+    pages = [
+        render_page(text, plan=make_plan(project_root), variant="student", title="t", lesson_dir=tmp_path)
+        for text in ("```mermaid\nflowchart LR\n  A --> B\n```\n", "```python\nprint(1)\n```\n")
+    ]
+    scripts = [re.findall(r'<script defer src="site_libs/(mermaid[^"]*)"', page) for page in pages]
+    assert '<pre class="mermaid"' in pages[0] and scripts[0] == ["mermaid/mermaid.min.js", "mermaid-options.js"]
+    assert scripts[1] == [] and "course.js" in pages[1]
+
+
 def lesson_refs(page: str) -> dict[str, str]:
     """Each 第 N 课 link of PAGE: its text → its target."""
     return dict((text, href) for href, text in re.findall(r'<a href="([^"]+)" class="lesson-ref">([^<]+)</a>', page))

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from course.lesson.variants import Variant, get_variant
 from course.site.plan import BuildPlan
 from course.tools.pandoc import run_pandoc
+
+# mermaid (2.7 MB) and its options, which the template names: loaded only by a page with a diagram to draw, as Quarto
+# loads it only there.
+MERMAID_SCRIPTS = re.compile(r'<script defer src="site_libs/mermaid[^"]*"></script>\n')
+DIAGRAM = '<pre class="mermaid"'
 
 
 def filter_metadata(variant: str | Variant) -> list[str]:
@@ -31,8 +37,8 @@ def render_page(
     pager: str = "",
 ) -> str:
     """HTML for one page; math as MathJax reads it (typeset at build time: course.site.typeset_math), diagrams for
-    mermaid, code highlighted by pandoc; NUMBER is the page's own lesson (its mentions of other lessons link, of
-    itself not); SIDEBAR and PAGER are the site's navigation."""
+    mermaid (loaded only where there is one), code highlighted by pandoc; NUMBER is the page's own lesson (its
+    mentions of other lessons link, of itself not); SIDEBAR and PAGER are the site's navigation."""
     variant = get_variant(variant)
     args = [
         "-t",
@@ -63,4 +69,5 @@ def render_page(
         args += ["-M", f"lesson={number}"]
     if toc:
         args += ["--toc", "--toc-depth=3"]
-    return run_pandoc(markdown, args, what=f"{title} ({variant})")
+    page = run_pandoc(markdown, args, what=f"{title} ({variant})")
+    return page if DIAGRAM in page else MERMAID_SCRIPTS.sub("", page)
