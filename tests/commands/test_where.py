@@ -42,6 +42,36 @@ def test_grade_and_report_work_from_inside_autograder_and_say_which_course(relea
     assert f"wrote {root / 'reports' / 'lesson05.html'}" in out and (root / "reports" / "lesson05.csv").is_file()
 
 
+@pytest.mark.sandbox
+@pytest.mark.slow
+def test_report_and_similarity_work_on_the_nbgrader_course_autograder_names_and_leave_the_courses_alone(
+    released, tmp_path, monkeypatch, capsys
+):
+    """As the demo's printed steps have them (`--autograder demo`): the veto, the report and the similarity files
+    go to the course named, and autograder/ (the real class) gets none of them."""
+    project = tmp_path / "course"
+    shutil.copytree(released.parent / "lessons", project / "lessons")
+    (project / "pyproject.toml").write_text('[project]\nname = "course"\n\n[tool.course]\n', "utf-8")
+    shutil.copytree(released, project / "autograder")
+    demo = project / "demo"
+    shutil.copytree(released, demo)
+    submit(demo, "reference", OUT / "reference.ipynb")
+    monkeypatch.chdir(project)
+    assert main(["grade", "lesson05", "--autograder", "demo"]) == 0
+    capsys.readouterr()
+    veto = ["--veto", "reference", "Q2", "comm-volume", "--note", "通信量写成 Ψ"]
+    assert main(["report", "lesson05", "--autograder", "demo", *veto]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == [f"course report: the course at {project}", f"course report: the nbgrader course root {demo}"]
+    assert "comm-volume" in (demo / "vetoes" / "lesson05.yml").read_text("utf-8")
+    assert (demo / "reports" / "lesson05.csv").is_file() and (demo / "reports" / "lesson05.html").is_file()
+    assert main(["similarity", "lesson05", "--autograder", "demo"]) == 0
+    assert (demo / "reports" / "lesson05-similarity.json").is_file()
+    assert not (project / "autograder" / "reports").exists() and not (project / "autograder" / "vetoes").exists()
+    assert main(["report", "lesson05", "--autograder", "lessons"]) == 2  # not an nbgrader course root: said
+    assert "not an nbgrader course root" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("command", [["build"], ["report"], ["report", "lesson05"], ["grade", "lesson05"]])
 def test_a_command_outside_any_course_says_so_and_names_root(tmp_path, monkeypatch, capsys, command):
     monkeypatch.chdir(tmp_path)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from course.commands.where import ROOT_HELP, course_root
+from course.commands.where import AUTOGRADER_HELP, ROOT_HELP, course_root, nbgrader_course
 from course.errors import CourseError
 
 
@@ -19,6 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "the semester report (reports/semester.csv, semester.html, canvas.csv, moodle.csv)",
     )
     parser.add_argument("--root", type=Path, default=None, help=ROOT_HELP)
+    parser.add_argument("--autograder", type=Path, default=None, help=AUTOGRADER_HELP)
     parser.add_argument(
         "--veto",
         nargs=3,
@@ -33,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Record the veto if one is given, then write the report and print the class summary."""
     args.root = course_root(args.root, "report")
+    autograder = nbgrader_course(args.autograder, "report")
     from course.grading.report import make_report, record_veto
 
     if args.assignment is None:
@@ -40,12 +42,20 @@ def run(args: argparse.Namespace) -> int:
     from course.config import load_config
     from course.grading.assignments import require_assignment
 
-    require_assignment(args.root / load_config(args.root).autograder_dir, args.assignment)
+    require_assignment(autograder or args.root / load_config(args.root).autograder_dir, args.assignment)
     if args.veto:
         if not args.note:
             raise CourseError('--veto needs --note "…" saying what the student wrote that triggers it')
         student, question, veto = args.veto
-        record = record_veto(args.root, args.assignment, student=student, question=question, veto=veto, note=args.note)
+        record = record_veto(
+            args.root,
+            args.assignment,
+            student=student,
+            question=question,
+            veto=veto,
+            note=args.note,
+            autograder=autograder,
+        )
         print(f"  recorded veto {record.veto} on {record.question} of {record.student} (line {record.line})")
     from course.grading.item_render import lesson_section
     from course.workflows.similarity_report import similarity_for_report
@@ -53,8 +63,9 @@ def run(args: argparse.Namespace) -> int:
     result = make_report(
         args.root,
         args.assignment,
-        similarity=similarity_for_report(args.root, args.assignment),
-        item_analysis=lesson_section(args.root, args.assignment),
+        similarity=similarity_for_report(args.root, args.assignment, autograder=autograder),
+        item_analysis=lesson_section(args.root, args.assignment, autograder=autograder),
+        autograder=autograder,
     )
     for change in result.changes:
         print(f"  changed {change}")
@@ -71,6 +82,8 @@ def semester(args: argparse.Namespace) -> int:
 
     if args.veto:
         raise CourseError("--veto needs the lesson it is about: course report lessonNN --veto …")
+    if args.autograder:
+        raise CourseError("--autograder is for one lesson's report: the semester report reads the course's own")
     result = make_semester_report(args.root)
     for change in result.changes:
         print(f"  changed {change}")

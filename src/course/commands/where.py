@@ -22,3 +22,22 @@ def course_root(given: Path | None, command: str) -> Path:
 
 
 ROOT_HELP = "the course repository (default: the one the current folder is in, as git finds its repository)"
+AUTOGRADER_HELP = (
+    "the nbgrader course root to work on, e.g. demo (the demo course `make` grades); default: the autograder/ "
+    "of the course repository"
+)
+
+
+def nbgrader_course(given: Path | None, command: str) -> Path | None:
+    """GIVEN (--autograder) resolved, said on the command's second line; None: the course repository's autograder/."""
+    if given is None:
+        return None
+    from course.errors import CourseError, Location
+
+    root = Path(given).resolve()
+    if not (root / "nbgrader_config.py").is_file():
+        raise CourseError(
+            f"--autograder {given}: not an nbgrader course root (expected its nbgrader_config.py there)", Location(root)
+        )
+    print(f"course {command}: the nbgrader course root {root}", flush=True)
+    return root

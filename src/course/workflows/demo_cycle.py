@@ -255,7 +255,10 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
         f"cp {CLASSES_DIR}/{lesson}/<student>/{lesson}.ipynb submitted/<student>/{lesson}/",
     )
     print("   " + ", ".join(collect(root, lesson)))
-    step("autograde, then re-check every submission outside the student's kernel", f"course grade {lesson}")
+    step(
+        "autograde, then re-check every submission outside the student's kernel",
+        f"course grade {lesson} --autograder {here}",
+    )
     print(summary(grade_assignment(root, lesson, GradeOptions(unsafe=unsafe))))
     step(
         "feedback: per test passed or not, hidden tests left out; Q1–Q3 say 待评分 until a grader scores them",
@@ -267,17 +270,18 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
     # formgrader is a Jupyter server extension, not an nbgrader command: a server started in the course root
     step(
         "graders: question points in formgrader (beside each answer its 要点 and veto hints), vetoes recorded",
-        f"cd {here} && jupyter lab  # Nbgrader ▸ Formgrader ▸ Manual Grading; then course report {lesson} --veto …",
+        f"cd {here} && jupyter lab  # Nbgrader ▸ Formgrader ▸ Manual Grading; then, in the project root, "
+        f"course report {lesson} --autograder {here} --veto …",
     )
     for line in grade_by_hand(plan.root, root, lesson):
         print(f"   {line}")
     step(
         "integrity: pairs of students sharing rare answers or text (evidence for graders, never a decision)",
-        f"course similarity {lesson}",
+        f"course similarity {lesson} --autograder {here}",
     )
     found = write_similarity(plan.root, lesson, autograder=root)
     print(f"   {len(found.pairs)} pair(s) among {found.students} submissions; {found.html.relative_to(plan.root)}")
-    step("report: PASS / FAIL / INCOMPLETE with the reasons", f"course report {lesson}")
+    step("report: PASS / FAIL / INCOMPLETE with the reasons", f"course report {lesson} --autograder {here}")
     result = make_report(
         plan.root, lesson, similarity=similarity_for_report(plan.root, lesson, autograder=root), autograder=root
     )
