@@ -73,6 +73,12 @@ def text_chars(text: str) -> list[tuple[str, int]]:
     return [(c, i) for i, ch in enumerate(text) for c in _folded(ch)]
 
 
+def text_folded(text: str) -> str:
+    """TEXT's letters and digits, folded as text_chars folds them, without their indices (a lesson page's worth of
+    boilerplate is only looked up in, never highlighted)."""
+    return "".join(map(_folded, text))
+
+
 @functools.cache
 def _folded(ch: str) -> str:
     """One character's letters and digits after folding: worked out once per character (a lesson page repeats few)."""

@@ -222,7 +222,7 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
     from course.site.plan import make_plan
     from course.workflows.draw_figures import ensure_figures
     from course.workflows.grade import GradeOptions, grade_assignment, release, summary
-    from course.workflows.similarity_report import similarity_for_report, write_similarity
+    from course.workflows.similarity_report import similarity_in_report, write_similarity
 
     plan = make_plan(project_root)
     course_root = plan.root / plan.config.autograder_dir
@@ -282,9 +282,7 @@ def run_cycle(project_root: Path, lesson: str, *, unsafe: bool = False) -> Path:
     found = write_similarity(plan.root, lesson, autograder=root)
     print(f"   {len(found.pairs)} pair(s) among {found.students} submissions; {found.html.relative_to(plan.root)}")
     step("report: PASS / FAIL / INCOMPLETE with the reasons", f"course report {lesson} --autograder {here}")
-    result = make_report(
-        plan.root, lesson, similarity=similarity_for_report(plan.root, lesson, autograder=root), autograder=root
-    )
+    result = make_report(plan.root, lesson, similarity=similarity_in_report(found.pairs), autograder=root)
     for student in result.students:
         print(f"   {student.submission.student}: {student.result}")
     print(f"   {result.csv.relative_to(plan.root)}, {result.html.relative_to(plan.root)}")

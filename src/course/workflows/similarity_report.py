@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,7 +57,11 @@ def similarity_for_report(
     coursedir = CourseDirectory(config=nbgrader_config(course_root))
     if not any(Path(coursedir.format_path(coursedir.release_directory, ".", assignment)).glob("*.ipynb")):
         return None  # nothing released yet, so nothing handed in to compare
-    pairs = find_pairs(collect(Path(project_root), assignment, autograder=autograder))
+    return similarity_in_report(find_pairs(collect(Path(project_root), assignment, autograder=autograder)))
+
+
+def similarity_in_report(pairs: Sequence[Pair]) -> SimilarityInReport:
+    """The similarity section and each student's strongest pair, from pairs already found (write_similarity's)."""
     strongest = {
         student: f"{pair.b if pair.a == student else pair.a} ({pair.score:.2f}): {pair.evidence[0].reason}"
         for student, pair in strongest_pair(pairs).items()
