@@ -1,10 +1,14 @@
-"""One real `course lab` run (N = 2 and 4, gloo on CPU) and one tiny decoder measurement, shared by the lab's tests."""
+"""One real `course lab` run (N = 2 and 4, gloo on CPU) and one tiny decoder measurement, shared by the lab's tests:
+made once per test run (tests/once_per_run.py), whichever pytest-xdist worker the lab's files go to; never change
+them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+
+from tests.once_per_run import once_per_run
 
 
 @pytest.fixture(scope="session")
@@ -13,9 +17,8 @@ def lab_report_path(tmp_path_factory) -> Path:
     pytest.importorskip("torch")
     from course.lab.run_lab import run_lab
 
-    out = tmp_path_factory.mktemp("lab") / "zero_measured.json"
-    run_lab(out=out, ranks=(2, 4))
-    return out
+    name = "zero_measured.json"
+    return once_per_run(tmp_path_factory, "lab-report", lambda folder: run_lab(out=folder / name, ranks=(2, 4))) / name
 
 
 @pytest.fixture(scope="session")
@@ -32,7 +35,6 @@ def tiny_record_path(tmp_path_factory) -> Path:
     pytest.importorskip("torch")
     from course.lab.decoder_memory import main
 
-    out = tmp_path_factory.mktemp("decoder") / "gpu_memory.json"
     argv = [
         "--preset",
         "tiny",
@@ -45,11 +47,12 @@ def tiny_record_path(tmp_path_factory) -> Path:
         "2",
         "--steps",
         "2",
-        "--out",
-        str(out),
     ]
-    assert main(argv) == 0
-    return out
+
+    def measure(folder: Path) -> None:
+        assert main([*argv, "--out", str(folder / "gpu_memory.json")]) == 0
+
+    return once_per_run(tmp_path_factory, "decoder-record", measure) / "gpu_memory.json"
 
 
 @pytest.fixture(scope="session")

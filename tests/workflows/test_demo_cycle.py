@@ -19,7 +19,7 @@ from tests.workflows.live_course import demo_project
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.sandbox,
-    pytest.mark.long(40),
+    pytest.mark.long(15),
     pytest.mark.usefixtures("released"),  # made from the project: lesson05's outputs in the cache demo_project copies
 ]
 
