@@ -21,6 +21,7 @@ from course.errors import CourseError
 from course.grading.gradebook import configured_gradebook
 from course.workflows.grade import GradeOptions, grade_assignment, nbgrader_env, run_nbgrader
 from course.workflows.grade_worker import course_config, nbgrader_api
+from course.workflows.nbgrader_process import run_forked
 from tests.classes import course_with_class, submit
 from tests.grading.hostile_class import BATCH, SAMPLES, SMALL, hostile_class
 
@@ -162,9 +163,7 @@ def test_the_cheats_are_real_against_unsandboxed_stock_autograde(released, tmp_p
 def test_without_bubblewrap_both_commands_refuse_the_same_way(released, tmp_path):
     root = course(released, tmp_path, ["reference"])
     env = {**nbgrader_env(), "PATH": str(Path(sys.executable).parent)}  # no bwrap on this PATH
-    stock = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "autograde", "lesson05"], cwd=root, env=env, capture_output=True, text=True
-    )
+    stock = run_forked(root, ["autograde", "lesson05"], env)  # `python -m nbgrader autograde` with ENV
     ours = subprocess.run(
         [sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root)],
         env=env,
@@ -178,9 +177,7 @@ def test_without_bubblewrap_both_commands_refuse_the_same_way(released, tmp_path
     assert all(graded(root)["scores"].get(("reference", item)) in (None, 0) for item in CODE)
     with open(root / "nbgrader_config.py", "a", encoding="utf-8") as f:
         f.write("\nc.GradingSandbox.unsafe = True\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "autograde", "lesson05"], cwd=root, env=env, capture_output=True, text=True
-    )
+    done = run_forked(root, ["autograde", "lesson05"], env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert code_points(graded(root), "reference") == [1, 1, 1, 1]
 
