@@ -5,7 +5,7 @@ from __future__ import annotations
 from course.similarity.grams import merge_spans, shared_grams
 from course.similarity.normalise import code_tokens, fill_key
 from course.similarity.rare_answers import rarity
-from course.similarity.text_overlap import char_grams
+from course.similarity.text_overlap import char_grams, gram_set
 
 
 def test_a_fill_is_compared_as_python_not_as_spacing():
@@ -28,6 +28,11 @@ def test_text_quoted_from_the_lesson_is_no_evidence():
     lesson = "冗余定义：ZeRO 消除的是跨 DP 副本重复存储的相同数据。"
     a = {"a": char_grams(lesson + "我认为激活在每卡都不同。"), "b": char_grams(lesson + "所以瓶颈留在激活上面。")}
     assert shared_grams(a, set(), max_share=2) and not shared_grams(a, set(char_grams(lesson)), max_share=2)
+    page = "\n".join(f"{n}. {lesson} Ｚｅｒｏ-{n} ﬁ ① ZeRO_{n}" for n in range(2000))  # long, folded alike
+        "utf-8"
+    ) + "Ｚｅｒｏ ﬁ ①"  # what the boilerplate reads, folded alike
+    for text in (lesson, page, "", "短"):
+        assert gram_set(text) == set(char_grams(text))  # the lesson's grams as a set, without their spans
 
 
 def test_a_gram_many_students_share_is_common_not_evidence():

@@ -70,10 +70,10 @@ _FSTRING_TYPES = {
 
 def text_chars(text: str) -> list[tuple[str, int]]:
     """TEXT's letters and digits, folded (NFKC, lower case), each with its index in TEXT."""
-    return [(c, i) for i, ch in enumerate(text) for c in _folded(ch)]
+    return [(c, i) for i, ch in enumerate(text) for c in folded_chars(ch)]
 
 
 @functools.cache
-def _folded(ch: str) -> str:
+def folded_chars(ch: str) -> str:
     """One character's letters and digits after folding: worked out once per character (a lesson page repeats few)."""
     return "".join(c for c in unicodedata.normalize("NFKC", ch).lower() if unicodedata.category(c)[0] in "LN")

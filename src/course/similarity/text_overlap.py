@@ -10,7 +10,7 @@ from __future__ import annotations
 from course.similarity.collect import ClassWork
 from course.similarity.evidence import Evidence
 from course.similarity.grams import shared_grams
-from course.similarity.normalise import Span, text_chars
+from course.similarity.normalise import Span, folded_chars, text_chars
 
 N = 6  # characters per gram: about three Chinese words
 MIN_SHARED = 8  # fewer shared grams than this is a coincidence of phrasing
@@ -27,9 +27,15 @@ def char_grams(text: str, n: int = N) -> dict[int, list[Span]]:
     return out
 
 
+def gram_set(text: str, n: int = N) -> set[int]:
+    """The keys of char_grams(TEXT): what may be quoted needs no spans (the lesson page is long)."""
+    folded = text.translate({ord(ch): folded_chars(ch) for ch in set(text)})
+    return {hash(folded[i : i + n]) for i in range(len(folded) - n + 1)}
+
+
 def text_overlap(work: ClassWork, max_share: int) -> list[Evidence]:
     """Evidence from each question's written answers that share rare, non-quoted text."""
-    boilerplate = set(char_grams(work.boilerplate_text))
+    boilerplate = gram_set(work.boilerplate_text)
     by_student = {w.student: w for w in work.works}
     out = []
     for qid in work.question_ids:
