@@ -29,8 +29,6 @@ def test_text_quoted_from_the_lesson_is_no_evidence():
     a = {"a": char_grams(lesson + "我认为激活在每卡都不同。"), "b": char_grams(lesson + "所以瓶颈留在激活上面。")}
     assert shared_grams(a, set(), max_share=2) and not shared_grams(a, set(char_grams(lesson)), max_share=2)
     page = "\n".join(f"{n}. {lesson} Ｚｅｒｏ-{n} ﬁ ① ZeRO_{n}" for n in range(2000))  # long, folded alike
-        "utf-8"
-    ) + "Ｚｅｒｏ ﬁ ①"  # what the boilerplate reads, folded alike
     for text in (lesson, page, "", "短"):
         assert gram_set(text) == set(char_grams(text))  # the lesson's grams as a set, without their spans
 
