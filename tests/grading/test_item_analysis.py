@@ -30,7 +30,7 @@ from course.workflows.grade import GradeOptions, grade_assignment
 from tests.assignment.make_submissions import ANSWER, CORRECT, ROOT
 from tests.classes import submit
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(50)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(32)]
 
 N = 40  # graded students; one more hands in and waits for a grader
 CODE = ("formulas", "fp32-accum", "comm-volume", "dp1-cross-check")

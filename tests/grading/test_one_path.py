@@ -25,7 +25,7 @@ from course.workflows.nbgrader_process import run_forked
 from tests.classes import course_with_class, submit
 from tests.grading.hostile_class import BATCH, SAMPLES, SMALL, hostile_class
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(123)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(80)]
 
 CODE = ["test-formulas", "test-fp32-accum", "test-comm-volume", "test-dp1-cross-check"]
 # Every hostile and cheating case whose notebook nbgrader can read (damaged files never reach nbgrader).
@@ -81,9 +81,9 @@ def code_points(table: dict, student: str) -> list[float]:
 def both(released, tmp_path_factory):
     """Every case graded by stock `nbgrader autograde` (course config, small limits) and by `course grade` (the class
     of tests/grading/hostile_class.py, graded once per run, whose students include every case)."""
+    ours = hostile_class(released, tmp_path_factory)  # first: this long file starts early, test_grade_batch reads it
     stock = course(released, tmp_path_factory.mktemp("stock"), CASES, config=small_limits_config())
     proc = run_nbgrader(stock, "autograde", "lesson05", "--force", check=False)
-    ours = hostile_class(released, tmp_path_factory)
     return graded(stock), graded(ours.root, CASES), ours.run, proc, (stock, ours.root)
 
 

@@ -16,7 +16,7 @@ from tests.classes import course_with_class
 from tests.grading.hostile_class import BATCH, SAMPLES, STUDENTS, hostile_class
 from tests.workflows.batches import kill_mid_batch
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(60)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(25)]
 
 WELL_BEHAVED = ["reference", "forgot-extra", "zero2-shards-params", "swapped-comm-volumes", "release"]
 CODE = ["test-formulas", "test-fp32-accum", "test-comm-volume", "test-dp1-cross-check"]

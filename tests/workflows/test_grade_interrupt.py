@@ -18,7 +18,7 @@ import pytest
 from tests.assignment.make_submissions import OUT
 from tests.classes import course_with_class
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.slow, pytest.mark.long(40)]
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow, pytest.mark.long(15)]
 
 CLASS = 6  # Ctrl-C comes after 2 are graded: 4 left, seconds of work, so it always lands mid-batch
 
