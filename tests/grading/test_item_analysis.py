@@ -14,7 +14,6 @@ import io
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from course.workflows.grade import GradeOptions, grade_assignment
 from tests.assignment.make_submissions import ANSWER, CORRECT, ROOT
 from tests.classes import submit
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(50)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(32)]
 
 N = 40  # graded students; one more hands in and waits for a grader
 CODE = ("formulas", "fp32-accum", "comm-volume", "dp1-cross-check")
@@ -155,23 +154,23 @@ def copy_rows(source: str, target: str) -> None:
             engine.dispose()
 
 
-def test_a_planted_class_graded_for_real(planted, gradebook_db, tmp_path):
+def test_a_planted_class_graded_for_real(planted, gradebook_db, tmp_path, monkeypatch, capsys):
     """The class graded once (the slow part), then, on each database, every check: `course stats` from a folder
-    inside the course, the lesson report's section and the semester report's."""
+    inside the course (the command line's main, run in this process), the lesson report's section and the semester
+    report's."""
+    from course.cli import main
+
     root = shutil.copytree(planted, tmp_path / "project") / "autograder"
     if gradebook_db.url is not None:  # the hub config points the course at PostgreSQL: the same rows there
         copy_rows(f"sqlite:///{root / 'gradebook.db'}", gradebook_db.url)
         (root / "gradebook.db").unlink()
     assert configured_gradebook(root).url == (gradebook_db.url or f"sqlite:///{root / 'gradebook.db'}")
-    run = subprocess.run(
-        [sys.executable, "-m", "course", "stats", "lesson05"],
-        cwd=root / "submitted" / "stu07",
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stderr
-    check_figures(root, run.stdout)
+    monkeypatch.chdir(root / "submitted" / "stu07")
+    capsys.readouterr()
+    status = main(["stats", "lesson05"])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    check_figures(root, out)
     check_reports(root)
 
 

@@ -19,17 +19,15 @@ from nbgrader.api import Gradebook
 
 from course.errors import CourseError
 from course.grading.gradebook import configured_gradebook
-from course.sandbox.limits import Limits
 from course.workflows.grade import GradeOptions, grade_assignment, nbgrader_env, run_nbgrader
 from course.workflows.grade_worker import course_config, nbgrader_api
+from course.workflows.nbgrader_process import run_forked
 from tests.classes import course_with_class, submit
+from tests.grading.hostile_class import BATCH, SAMPLES, SMALL, hostile_class
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(123)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.long(80)]
 
-SAMPLES = Path(__file__).parents[1] / "assignment" / "submissions"
-BATCH = Path(__file__).parent / "fixtures" / "batch"
 CODE = ["test-formulas", "test-fp32-accum", "test-comm-volume", "test-dp1-cross-check"]
-SMALL = Limits(cell_timeout_s=4, submission_timeout_s=30, memory_bytes=768 * 2**20)
 # Every hostile and cheating case whose notebook nbgrader can read (damaged files never reach nbgrader).
 CASES = [
     "reference",
@@ -65,16 +63,12 @@ def small_limits_config() -> str:
     return "\n".join(f"c.GradingSandbox.{name} = {getattr(SMALL, name)}" for name in SMALL.__dataclass_fields__)
 
 
-def graded(root: Path) -> dict:
-    """(student, grade cell) → score, and student → flagged, as the gradebook holds them."""
+def graded(root: Path, students: list[str] | None = None) -> dict:
+    """(student, grade cell) → score, and student → flagged, as the gradebook holds them (of STUDENTS, default all)."""
     with Gradebook(configured_gradebook(root).url) as gb:
-        scores = {
-            (g.student.id, g.name): g.score
-            for s in gb.assignment_submissions("lesson05")
-            for nb in s.notebooks
-            for g in nb.grades
-        }
-        flags = {s.student.id: any(nb.flagged for nb in s.notebooks) for s in gb.assignment_submissions("lesson05")}
+        submissions = [s for s in gb.assignment_submissions("lesson05") if students is None or s.student.id in students]
+        scores = {(g.student.id, g.name): g.score for s in submissions for nb in s.notebooks for g in nb.grades}
+        flags = {s.student.id: any(nb.flagged for nb in s.notebooks) for s in submissions}
     return {"scores": scores, "flags": flags}
 
 
@@ -85,12 +79,12 @@ def code_points(table: dict, student: str) -> list[float]:
 
 @pytest.fixture(scope="module")
 def both(released, tmp_path_factory):
-    """Every case graded by stock `nbgrader autograde` (course config, small limits) and by `course grade`."""
+    """Every case graded by stock `nbgrader autograde` (course config, small limits) and by `course grade` (the class
+    of tests/grading/hostile_class.py, graded once per run, whose students include every case)."""
+    ours = hostile_class(released, tmp_path_factory)  # first: this long file starts early, test_grade_batch reads it
     stock = course(released, tmp_path_factory.mktemp("stock"), CASES, config=small_limits_config())
     proc = run_nbgrader(stock, "autograde", "lesson05", "--force", check=False)
-    ours = course(released, tmp_path_factory.mktemp("ours"), CASES)
-    run = grade_assignment(ours, "lesson05", GradeOptions(jobs=2, limits=SMALL))
-    return graded(stock), graded(ours), run, proc, (stock, ours)
+    return graded(stock), graded(ours.root, CASES), ours.run, proc, (stock, ours.root)
 
 
 def test_stock_autograde_and_course_grade_give_the_same_scores_and_flags(both):
@@ -169,9 +163,7 @@ def test_the_cheats_are_real_against_unsandboxed_stock_autograde(released, tmp_p
 def test_without_bubblewrap_both_commands_refuse_the_same_way(released, tmp_path):
     root = course(released, tmp_path, ["reference"])
     env = {**nbgrader_env(), "PATH": str(Path(sys.executable).parent)}  # no bwrap on this PATH
-    stock = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "autograde", "lesson05"], cwd=root, env=env, capture_output=True, text=True
-    )
+    stock = run_forked(root, ["autograde", "lesson05"], env)  # `python -m nbgrader autograde` with ENV
     ours = subprocess.run(
         [sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root)],
         env=env,
@@ -185,9 +177,7 @@ def test_without_bubblewrap_both_commands_refuse_the_same_way(released, tmp_path
     assert all(graded(root)["scores"].get(("reference", item)) in (None, 0) for item in CODE)
     with open(root / "nbgrader_config.py", "a", encoding="utf-8") as f:
         f.write("\nc.GradingSandbox.unsafe = True\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "autograde", "lesson05"], cwd=root, env=env, capture_output=True, text=True
-    )
+    done = run_forked(root, ["autograde", "lesson05"], env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert code_points(graded(root), "reference") == [1, 1, 1, 1]
 

@@ -13,6 +13,7 @@ from nbgrader.api import Gradebook
 
 from course.grading.checks import AssignmentSpec, Item, parse_check
 from course.grading.recheck import (
+    CELL_SECONDS,
     PROGRAM,
     ItemVerdict,
     apply_rechecks,
@@ -207,7 +208,8 @@ def test_arguments_arrive_with_their_types_and_each_call_gets_its_own_copy():
 
 def test_the_recheck_runs_under_the_configured_sandbox_limits_with_its_own_clock():
     """What an instructor sets in c.GradingSandbox (memory, processes, files) bounds the re-check as it bounds the
-    autograde; only the run's clock is the re-check's own."""
+    autograde; only the run's clock is the re-check's own, and no cell of the student's runs longer there than the cell
+    limit lets it run in the kernel."""
     from traitlets.config import Config
 
     from course.nbgrader_hooks.sandbox_execute import GradingSandbox
@@ -216,16 +218,20 @@ def test_the_recheck_runs_under_the_configured_sandbox_limits_with_its_own_clock
 
     seen = []
 
-    def fake_runner(code, *, limits, **kwargs):
-        seen.append(limits)
+    def fake_runner(code, *, limits, input_json, **kwargs):
+        seen.append((limits, input_json["cell_seconds"]))
         return PythonRun(0, {"results": []}, "")
 
     config = Config({"GradingSandbox": {"memory_bytes": 768 * 2**20, "max_processes": 16, "cell_timeout_s": 4}})
     settings = GradingSandbox(config=config)
     spec = AssignmentSpec("lesson99", {"shape": Item("shape", "ex-shape", (parse_check("f() == 1"),))})
     recheck_code(["x = 1"], SHAPES, spec=spec, runner=fake_runner, limits=settings.limits())
-    assert (seen[0].memory_bytes, seen[0].max_processes) == (768 * 2**20, 16)
-    assert seen[0].cell_timeout_s == Limits().cell_timeout_s  # the re-check's clock, not the autograde's cells'
+    limits, cell_seconds = seen[0]
+    assert (limits.memory_bytes, limits.max_processes) == (768 * 2**20, 16)
+    assert limits.cell_timeout_s == Limits().cell_timeout_s  # the re-check's clock, not the autograde's cells'
+    assert cell_seconds == 4  # but no cell of the student's runs longer than the kernel let it
+    recheck_code(["x = 1"], SHAPES, spec=spec, runner=fake_runner)
+    assert seen[1][1] == CELL_SECONDS < Limits().cell_timeout_s
 
     captured = {}
     with pytest.MonkeyPatch.context() as patch:

@@ -18,9 +18,9 @@ import pytest
 from tests.assignment.make_submissions import OUT
 from tests.classes import course_with_class
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.slow, pytest.mark.long(40)]
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow, pytest.mark.long(15)]
 
-CLASS = 8
+CLASS = 6  # Ctrl-C comes after 2 are graded: 4 left, seconds of work, so it always lands mid-batch
 
 
 @pytest.fixture
@@ -29,14 +29,15 @@ def course(released, tmp_path):
     return course_with_class(released, tmp_path, {f"s{n:02d}": OUT / "reference.ipynb" for n in range(CLASS)})
 
 
-def grade(root, *args: str) -> subprocess.CompletedProcess:
-    """`course grade lesson05 ARGS` run to the end."""
-    return subprocess.run(
-        [sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root), *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+def grade(root, capsys) -> subprocess.CompletedProcess:
+    """`course grade lesson05` run to the end by the command line's main in this process (no second start-up of
+    the course and nbgrader; the interrupted runs are processes of their own): its status and what it printed."""
+    from course.cli import main
+
+    capsys.readouterr()
+    status = main(["grade", "lesson05", "--autograder", str(root)])
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["course", "grade", "lesson05"], status, out, err)
 
 
 def interrupt(root, *args: str, after: int = 2) -> tuple[int, str]:
@@ -72,7 +73,7 @@ def counts(log: str) -> tuple[int, int]:
     return int(found[1]), int(found[2])
 
 
-def test_ctrl_c_says_where_it_stopped_exits_130_and_the_rerun_resumes(course):
+def test_ctrl_c_says_where_it_stopped_exits_130_and_the_rerun_resumes(course, capsys):
     status, err = interrupt(course)
     assert status == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
@@ -81,22 +82,22 @@ def test_ctrl_c_says_where_it_stopped_exits_130_and_the_rerun_resumes(course):
         re.fullmatch(rf"course grade: interrupted after (\d+) of {CLASS}; `course grade lesson05` resumes", said)[1]
     )
     assert 2 <= done < CLASS and err.rstrip().endswith(said)  # the last word, after the progress lines
-    rerun = grade(course)
+    rerun = grade(course, capsys)
     assert rerun.returncode == 0, rerun.stderr
     assert counts(rerun.stdout) == (CLASS - done, done)
 
 
-def test_an_interrupted_force_run_is_finished_by_the_next_run(course):
-    assert grade(course).returncode == 0
+def test_an_interrupted_force_run_is_finished_by_the_next_run(course, capsys):
+    assert grade(course, capsys).returncode == 0
     status, err = interrupt(course, "--force")
     assert status == 130 and "Traceback" not in err, err
     done = int(re.search(r"interrupted after (\d+) of", err)[1])
     assert 2 <= done < CLASS
-    rerun = grade(course)  # without --force: the students the forced run had not reached are graded now
+    rerun = grade(course, capsys)  # without --force: the students the forced run had not reached are graded now
     assert rerun.returncode == 0, rerun.stderr
     assert counts(rerun.stdout) == (CLASS - done, done)
     assert f"graded {CLASS - done} — an interrupted --force run had not regraded them yet" in rerun.stdout
-    assert counts(grade(course).stdout) == (0, CLASS)  # and then it is done
+    assert counts(grade(course, capsys).stdout) == (0, CLASS)  # and then it is done
 
 
 def test_ctrl_c_in_the_first_moment_says_so_too(course):

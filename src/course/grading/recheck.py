@@ -30,7 +30,7 @@ PROGRAM = Path(recheck_program.__file__).read_text("utf-8")  # what the sandbox 
 SUPPORTED = "int, float, bool, str, None, or a list, tuple or dict of those"
 
 
-CELL_SECONDS = 10  # one student cell in the re-check (it only defines functions)
+CELL_SECONDS = 10  # one student cell in the re-check (it only defines functions), or the cell limit if lower
 CALL_SECONDS = 2  # one call of a student's function: the default of c.GradingSandbox.recheck_call_timeout_s
 
 
@@ -206,13 +206,14 @@ def run_cells(
     limits: Limits | None = None,
 ) -> tuple[dict[Call, Result] | str, tuple[CellError, ...]]:
     """run_calls, plus the exceptions the cells raised (a SyntaxError, a failing import), named by LABELS; the run
-    under LIMITS (default: the sandbox's defaults) with its own clock."""
+    under LIMITS (default: the sandbox's defaults) with its own clock, where no cell runs longer than LIMITS let a
+    cell run in the kernel."""
     if runner is None:
         from course.sandbox.answer import run_python_sandboxed as runner
     request = {
         "cells": cells,
         "calls": [c.payload() for c in calls],
-        "cell_seconds": CELL_SECONDS,
+        "cell_seconds": min(CELL_SECONDS, (limits or Limits()).cell_timeout_s),
         "call_seconds": call_seconds,
     }
     # the whole run's clock: the default, plus whatever more time per call a longer call timeout grants
