@@ -109,13 +109,18 @@ def project(quarto, built_site, project_root, tmp_path_factory) -> Path:
     """A copy of the project with lesson 9 added by `course new` (built once per run: tests/project_copy.py), its
     text now naming lessons 5 and 7 and holding a formula, plus an exercise and a solution that plot; built with
     pandoc (lesson 9's figures, nbgrader source and the pandoc site the Quarto pages are compared with), that site
-    then moved aside. Asks for Quarto first, so that without one nothing is copied or built before the skip."""
+    then moved aside. The build runs here, with the course package the shared project was built with (the lessons'
+    fingerprints hash it by its path), so only lesson 9's pages are made again; lesson 5's, whose inputs did not
+    change, are the shared build's. Asks for Quarto first, so that without one nothing is copied or built before
+    the skip."""
+    from course.workflows.build_site import build_course
+
     root = copy_built(with_added_lesson(tmp_path_factory), tmp_path_factory.mktemp("quarto") / "project")
     inherit_lite_builds(project_root, root)
     qmd = root / "lessons" / f"{ADDED}.qmd"
     text = qmd.read_text("utf-8").replace(ADDED_SENTENCE, "本课接着第 5 课，第 7 课尚未发布。$a^2 + b^2 = c^2$")
     qmd.write_text(text.replace("## 问答题", PLOT_EXERCISE + "\n## 问答题", 1), "utf-8")
-    course(root, "build", "--renderer", "pandoc")
+    build_course(root, renderer="pandoc")
     shutil.move(root / "_site", root.parent / "pandoc")  # Quarto renders into an empty _site, as on a fresh clone
     return root
 
