@@ -56,7 +56,7 @@ from tests.site.page_checks import (
     opens_full_size,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(250)]
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(235)]
 
 ROOT_LESSON5 = Path(__file__).resolve().parents[2] / "lessons" / "lesson05.qmd"
 VARIANTS = ("student", "answer")
