@@ -56,7 +56,7 @@ from tests.site.page_checks import (
     opens_full_size,
 )
 
-pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(290)]
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(235)]
 
 ROOT_LESSON5 = Path(__file__).resolve().parents[2] / "lessons" / "lesson05.qmd"
 VARIANTS = ("student", "answer")
@@ -109,13 +109,18 @@ def project(quarto, built_site, project_root, tmp_path_factory) -> Path:
     """A copy of the project with lesson 9 added by `course new` (built once per run: tests/project_copy.py), its
     text now naming lessons 5 and 7 and holding a formula, plus an exercise and a solution that plot; built with
     pandoc (lesson 9's figures, nbgrader source and the pandoc site the Quarto pages are compared with), that site
-    then moved aside. Asks for Quarto first, so that without one nothing is copied or built before the skip."""
+    then moved aside. The build runs here, with the course package the shared project was built with (the lessons'
+    fingerprints hash it by its path), so only lesson 9's pages are made again; lesson 5's, whose inputs did not
+    change, are the shared build's. Asks for Quarto first, so that without one nothing is copied or built before
+    the skip."""
+    from course.workflows.build_site import build_course
+
     root = copy_built(with_added_lesson(tmp_path_factory), tmp_path_factory.mktemp("quarto") / "project")
     inherit_lite_builds(project_root, root)
     qmd = root / "lessons" / f"{ADDED}.qmd"
     text = qmd.read_text("utf-8").replace(ADDED_SENTENCE, "本课接着第 5 课，第 7 课尚未发布。$a^2 + b^2 = c^2$")
     qmd.write_text(text.replace("## 问答题", PLOT_EXERCISE + "\n## 问答题", 1), "utf-8")
-    course(root, "build", "--renderer", "pandoc")
+    build_course(root, renderer="pandoc")
     shutil.move(root / "_site", root.parent / "pandoc")  # Quarto renders into an empty _site, as on a fresh clone
     return root
 
@@ -440,14 +445,13 @@ def test_in_chromium_offline_every_formula_is_typeset_nothing_is_fetched_and_not
         assert remote == [], path
 
 
-def test_opened_from_disk_a_student_lesson_page_says_its_notebook_needs_a_web_address(sites, browser):
+def test_opened_from_disk_a_student_lesson_page_says_its_notebook_needs_a_web_address(sites, drawn):
     """The pandoc page's note from site_libs/course-lite.js, on Quarto's page in lessons/ (its link is ../lite/…);
     the release the script compares a saved copy with is the site's lite/files/ notebook, found from that link.
-    (The plain render's page; `course build --renderer quarto` writes the same files.)"""
+    (The plain render's page, opened from disk at 1280 px for the diagrams' check; `course build --renderer quarto`
+    writes the same files.)"""
     site = sites[KINDS[0]] / "student"
-    page = browser.new_page()
-    remote = keep_offline(page)
-    page.goto((site / "lessons" / "lesson05.html").as_uri())
+    page, remote = drawn(site / "lessons" / "lesson05.html", 1280)
     note = page.locator(".lite-launch .lite-file-note")
     note.wait_for(timeout=10_000)
     assert note.is_visible() and "网址" in note.inner_text() and "course preview" in note.inner_text()
@@ -457,7 +461,6 @@ def test_opened_from_disk_a_student_lesson_page_says_its_notebook_needs_a_web_ad
         " return [b.dataset.litePath, liteFile(b, b.dataset.litePath)]; }"
     )
     assert release == (site / "lite" / "files" / path).as_uri() and (site / "lite" / "files" / path).is_file()
-    page.close()
 
 
 @pytest.fixture(scope="module")
@@ -470,16 +473,37 @@ def served(sites):
         yield base
 
 
-def test_quarto_search_finds_chinese_offline_in_chromium(served, browser):
-    page = browser.new_page()
-    remote = keep_offline(page, (served, "data:"))
-    page.goto(f"{served}/lessons/lesson05.html")
-    page.locator("#quarto-search").first.click()
-    page.keyboard.type("冗余")
-    page.locator(".aa-Item").first.wait_for(timeout=15000)
+@pytest.fixture(scope="module")
+def search(chromium, served):
+    """search(WORDS): lesson 5's page of the served student site (one page for the module's searches, offline but
+    for the server), WORDS typed into Quarto's search box once what an earlier search typed is cleared and its
+    results are gone, and shown once the results are; the page and the requests it made elsewhere."""
+
+    def open_page(context, url: str):
+        page = context.new_page()
+        remote = keep_offline(page, (served, "data:"))
+        page.goto(url)
+        return page, remote
+
+    with kept_open(chromium, open_page) as page_at:
+
+        def typed(words: str):
+            page, remote = page_at(f"{served}/lessons/lesson05.html")
+            page.locator("#quarto-search").first.click()
+            page.keyboard.press("Control+A")
+            page.keyboard.press("Backspace")
+            page.wait_for_function("() => document.querySelectorAll('.aa-Item').length === 0", timeout=15000)
+            page.keyboard.type(words)
+            page.locator(".aa-Item").first.wait_for(timeout=15000)
+            return page, remote
+
+        yield typed
+
+
+def test_quarto_search_finds_chinese_offline_in_chromium(search):
+    page, remote = search("冗余")
     found = page.locator(".aa-Item").all_inner_texts()
     assert any("冗余" in item and "第 5 课" in item for item in found) and remote == []
-    page.close()
 
 
 @pytest.fixture(scope="module")
@@ -525,32 +549,23 @@ def test_quarto_search_snippets_show_formulas_as_they_read(sites):
         assert any("4Ψ/N_d" in e["text"] for e in entries)  # \\(\\frac{4\\Psi}{N_d}\\), as it reads
 
 
-def test_quarto_search_marks_the_words_and_shows_no_tex_in_chromium(served, browser):
-    page = browser.new_page()
-    keep_offline(page, (served, "data:"))
-    page.goto(f"{served}/lessons/lesson05.html")
-    page.locator("#quarto-search").first.click()
-    page.keyboard.type("N_d")
-    page.locator(".aa-Item").first.wait_for(timeout=15000)
+def test_quarto_search_marks_the_words_and_shows_no_tex_in_chromium(search):
+    page, remote = search("N_d")
     items = page.locator(".aa-Item").all_inner_texts()
     assert items and not [t for t in items if SNIPPET_SOURCE.search(t)]
-    assert page.locator(".aa-Item mark").count() > 0
-    page.close()
+    assert page.locator(".aa-Item mark").count() > 0 and remote == []
 
 
-def test_from_disk_the_quarto_search_says_it_needs_the_sites_address(sites, browser):
+def test_from_disk_the_quarto_search_says_it_needs_the_sites_address(sites, drawn):
     """From file:// Quarto's search cannot load its index and would answer "no results" to every word: the box
-    gives way to a note (site_libs/course-quarto.js) on every page."""
+    gives way to a note (site_libs/course-quarto.js) on every page. (The pages opened from disk at 1280 px for the
+    diagrams' check, which reads them and clicks nothing.)"""
     site = sites[KINDS[0]] / "student"
     for path in (site / "index.html", site / "lessons" / "lesson05.html"):
-        page = browser.new_page()
-        remote = keep_offline(page)
-        page.goto(path.as_uri())
-        page.wait_for_load_state("load")
+        page, remote = drawn(path, 1280)
         note = page.locator(".course-search-file-note")
         assert note.count() == 1 and note.is_visible() and "网址" in note.inner_text(), path.name
         assert not page.locator("#quarto-search").first.is_visible() and remote == []
-        page.close()
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -590,16 +605,12 @@ def test_figures_open_full_size_keep_alt_text_as_alt_text_and_share_one_caption_
     assert remote == []
 
 
-def test_from_disk_the_quarto_index_links_carry_the_lesson_pages_note(sites, browser):
-    page = browser.new_page()
-    remote = keep_offline(page)
-    page.goto((sites[KINDS[0]] / "student" / "index.html").as_uri())
-    page.wait_for_load_state("load")
+def test_from_disk_the_quarto_index_links_carry_the_lesson_pages_note(sites, drawn):
+    page, remote = drawn(sites[KINDS[0]] / "student" / "index.html", 1280)
     note = page.locator("a.lite-index-link + .lite-file-note")
     note.first.wait_for(timeout=10_000)
     assert note.count() == page.locator("a.lite-index-link").count() >= 1 and "网址" in note.first.inner_text()
     assert remote == []
-    page.close()
 
 
 def test_each_variant_keeps_its_includes_in_its_own_build_cache_folder(project, sites):

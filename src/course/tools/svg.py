@@ -7,6 +7,8 @@ fonts (fonts-noto-cjk for the Chinese labels); the background is white, so dark 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from course.errors import CourseError, ToolMissing
 
 ZOOM = 2  # device pixels per SVG pixel: sharp on high-density screens
@@ -15,12 +17,19 @@ ZOOM = 2  # device pixels per SVG pixel: sharp on high-density screens
 def svg_to_png(svg: bytes, *, what: str) -> bytes:
     """The SVG drawn as PNG at ZOOM times its own size; an SVG resvg cannot read names WHAT."""
     try:
+        return _drawn(svg)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise CourseError(f"cannot draw {what} as PNG: {error}; expected a well-formed UTF-8 SVG") from None
+
+
+@lru_cache(maxsize=16)
+def _drawn(svg: bytes) -> bytes:
+    """The drawing, once per SVG in a process: a lesson's figure goes into its reading notebook, its assignment and
+    each variant's (the course's diagram costs resvg about 0.6 CPU-s each time)."""
+    try:
         import resvg_py
     except ImportError:
         raise ToolMissing(
             "resvg-py not installed, needed to draw SVG figures as PNG for notebooks; `pip install -e .` (run `make`)"
         ) from None
-    try:
-        return bytes(resvg_py.svg_to_bytes(svg_string=svg.decode("utf-8"), zoom=ZOOM, background="#ffffff"))
-    except (ValueError, UnicodeDecodeError) as error:
-        raise CourseError(f"cannot draw {what} as PNG: {error}; expected a well-formed UTF-8 SVG") from None
+    return bytes(resvg_py.svg_to_bytes(svg_string=svg.decode("utf-8"), zoom=ZOOM, background="#ffffff"))
