@@ -25,7 +25,7 @@ import pytest
 from tests.lesson_set_guard import MARKERS, files_to_rerun, marked_tests
 from tests.project_copy import ADDED, copy_built, with_added_lesson
 
-pytestmark = [pytest.mark.slow, pytest.mark.long(240)]
+pytestmark = [pytest.mark.slow, pytest.mark.long(110)]
 
 ROOT = Path(__file__).resolve().parents[1]
 # In the copy, one pytest run: the lesson-generic tests for the added lesson and every test that sees the lessons.
