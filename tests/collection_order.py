@@ -8,7 +8,11 @@ the longest files first, each to whichever worker is free, keeps the workers end
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+TESTS = Path(__file__).resolve().parent
 
 # The test files in collection order, each once, before -m/-k deselect any.
 COLLECTED_FILES = pytest.StashKey[list]()
@@ -25,3 +29,10 @@ def long_files_first(config: pytest.Config, items: list[pytest.Item]) -> None:
     seconds = {item.path: declared_seconds(item) for item in items}
     items.sort(key=lambda item: -seconds[item.path])
     config.stash[COLLECTED_FILES] = list(dict.fromkeys(item.path for item in items))
+
+
+def collected_whole_suite(config: pytest.Config) -> bool:
+    """Whether this run collected every test module (it was asked for the tests folder or the project, not for
+    some files), so that COLLECTED_FILES holds the whole suite."""
+    asked = {(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args}
+    return asked <= {TESTS, TESTS.parent}

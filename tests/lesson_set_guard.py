@@ -379,10 +379,71 @@ SEES_LESSONS = frozenset(
 )
 
 
+# The tests marked with one of MARKERS, as this run collected them (before -m/-k deselect any).
+MARKED = pytest.StashKey[list]()
+
+
 def pytest_itemcollected(item: pytest.Item) -> None:
-    """Mark `sees_lessons` each test of SEES_LESSONS (all its parameters), so that -m selects it."""
+    """Mark `sees_lessons` each test of SEES_LESSONS (all its parameters), so that -m selects it; keep the marked."""
     if item.nodeid.split("[", 1)[0] in SEES_LESSONS:
         item.add_marker(pytest.mark.sees_lessons)
+    if any(item.get_closest_marker(name) for name in MARKERS):
+        item.config.stash.setdefault(MARKED, []).append(item)
+
+
+def marked_tests(config: pytest.Config) -> list[pytest.Item]:
+    """The tests this run collected marked with one of MARKERS (lesson-generic ones: each lesson's case)."""
+    return config.stash.get(MARKED, [])
+
+
+def files_to_rerun(config: pytest.Config) -> list[Path] | None:
+    """The test files a run with a lesson added must collect, when this run collected the whole suite (else None):
+    those holding a marked test (a lesson-generic test has a case for every lesson, so a file holding none here
+    holds none there), and those importing, directly or through other modules of the project, a module that listed
+    the lessons when imported (their own import could fail with a lesson added)."""
+    from tests.collection_order import COLLECTED_FILES, collected_whole_suite
+
+    if not collected_whole_suite(config):
+        return None
+    reading = importers({Path(file) for file in RECORDER.at_import}, project_modules(ROOT))
+    marked = {item.path for item in marked_tests(config)}
+    return [path for path in config.stash[COLLECTED_FILES] if path in marked or path in reading]
+
+
+def project_modules(root: Path) -> dict[str, Path]:
+    """The Python modules of ROOT's tests/ and src/, by their dotted names."""
+    modules = {}
+    for top, folder in ((root, root / "tests"), (root / "src", root / "src")):
+        for path in folder.rglob("*.py"):
+            parts = path.relative_to(top).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return modules
+
+
+def importers(listing: set[Path], modules: dict[str, Path]) -> set[Path]:
+    """The files of MODULES that are in LISTING or import, directly or through other modules, one that is."""
+    imports = {path: imported_modules(name, path, modules) for name, path in modules.items()}
+    found = {path for path in imports if path in listing}
+    while added := {path for path, imported in imports.items() if path not in found and imported & found}:
+        found |= added
+    return found
+
+
+def imported_modules(name: str, path: Path, modules: dict[str, Path]) -> set[Path]:
+    """The files of MODULES the module NAME, at PATH, imports (at its top or inside a function)."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) + 1 - node.level] if node.level else []
+            module = ".".join([*base, *filter(None, [node.module])])
+            names = [module] + [f"{module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        found |= {modules[imported] for imported in names if imported in modules}
+    return found
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -22,10 +22,10 @@ from xml.etree import ElementTree
 
 import pytest
 
-from tests.lesson_set_guard import MARKERS
+from tests.lesson_set_guard import MARKERS, files_to_rerun, marked_tests
 from tests.project_copy import ADDED, copy_built, with_added_lesson
 
-pytestmark = [pytest.mark.slow, pytest.mark.long(240)]
+pytestmark = [pytest.mark.slow, pytest.mark.long(110)]
 
 ROOT = Path(__file__).resolve().parents[1]
 # In the copy, one pytest run: the lesson-generic tests for the added lesson and every test that sees the lessons.
@@ -53,20 +53,31 @@ def pytest_in(project: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+def junit_name(nodeid: str) -> str:
+    """The test's name in a JUnit XML report, its class name (module, class) and name joined by dots."""
+    path, bracket, parameters = nodeid.partition("[")
+    module, *names = path.split("::")
+    return ".".join([module.removesuffix(".py").replace("/", "."), *names]) + bracket + parameters
+
+
 def test_a_lesson_added_to_a_copy_passes_every_lesson_generic_test_and_lesson_5s_own(
-    built_site, tmp_path_factory, tmp_path
+    built_site, tmp_path_factory, tmp_path, request
 ):
     """The project with the lesson added and built (tests/project_copy.py, shared with the other tests that add it),
-    copied: the copy's own build is then a no-op."""
+    copied: the copy's own build is then a no-op. When this run collected the whole suite, the copy's run collects
+    only the files that can hold a test it selects (tests/lesson_set_guard.files_to_rerun), else every file."""
     project = copy_built(with_added_lesson(tmp_path_factory), tmp_path / "project")
+    files = files_to_rerun(request.config)
     report = tmp_path / "report.xml"
-    run = pytest_in(project, "-x", *IN_THE_COPY, f"--junitxml={report}", "--durations=5", "tests")
+    targets = [str(path.relative_to(ROOT)) for path in files] if files is not None else ["tests"]
+    run = pytest_in(project, "-x", *IN_THE_COPY, f"--junitxml={report}", "--durations=5", *targets)
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
-    passed = [
-        f"{case.get('classname')}.{case.get('name')}"
-        for case in ElementTree.parse(report).iter("testcase")
-        if not len(case)
-    ]  # a case with no child element passed
+    cases = {f"{case.get('classname')}.{case.get('name')}": case for case in ElementTree.parse(report).iter("testcase")}
+    passed = [name for name, case in cases.items() if not len(case)]  # a case with no child element passed
+    if files is not None:  # and every test marked here ran there, lesson-generic ones for the added lesson only
+        marked = [item for item in marked_tests(request.config) if not item.get_closest_marker("lesson_generic")]
+        missing = [item.nodeid for item in marked if junit_name(item.nodeid) not in cases]
+        assert not missing, missing
     generic = [name for name in passed if f"[{ADDED}" in name or f"-{ADDED}" in name]
     assert len(generic) >= 10, run.stdout[-2000:]  # the added lesson's cases ran
     others = [name for name in passed if name not in generic]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.collection_order import COLLECTED_FILES
+from tests.collection_order import COLLECTED_FILES, collected_whole_suite
 
 TESTS = Path(__file__).parent
 
@@ -18,9 +18,8 @@ TESTS = Path(__file__).parent
 def collected_files(request) -> list[str]:
     """The test files in the order this run collected them (each once), when it collected the whole suite."""
     config = request.config
-    asked = {(config.invocation_params.dir / arg.split("::")[0]).resolve() for arg in config.args}
-    if not asked <= {TESTS, TESTS.parent}:
-        pytest.skip(f"this run collects {sorted(map(str, asked))}, not the whole suite")
+    if not collected_whole_suite(config):
+        pytest.skip(f"this run collects {config.args}, not the whole suite")
     files = [
         str(path.relative_to(TESTS.parent)) for path in config.stash[COLLECTED_FILES] if path.is_relative_to(TESTS)
     ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.lesson_set_guard import SEES_LESSONS
+from tests.lesson_set_guard import SEES_LESSONS, importers, project_modules
 from tests.probe_run import run_probes
 
 CONFTEST = """
@@ -116,3 +116,31 @@ def test_each_test_named_in_sees_lessons_exists():
         if f"def {name.split('::')[-1]}(" not in (root / name.split("::")[0]).read_text("utf-8")
     ]
     assert not missing, missing
+
+
+def test_the_modules_reading_an_import_time_listing_are_those_importing_it_directly_or_through_others(tmp_path):
+    """tests/test_adding_a_lesson.py collects them on the copy with a lesson added: their import could fail there."""
+    files = {
+        "tests/listing.py": "LESSONS = []\n",
+        "tests/helpers/__init__.py": "",
+        "tests/helpers/middle.py": "from tests.listing import LESSONS\n",
+        "tests/helpers/test_relative.py": "from . import middle\n",
+        "tests/test_inside_a_function.py": "def test_one():\n    from tests.helpers.middle import LESSONS\n",
+        "tests/test_package.py": "import tests.helpers.middle\n",
+        "tests/test_unrelated.py": "from tests.helpers import other\nimport listing\n",
+        "tests/helpers/other.py": "import os\n",
+        "src/pkg/__init__.py": "from .mod import X\n",
+        "src/pkg/mod.py": "X = 1\n",
+        "tests/test_src.py": "from pkg import X\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, "utf-8")
+    modules = project_modules(tmp_path)
+    assert modules["tests.helpers"] == tmp_path / "tests/helpers/__init__.py" and "pkg.mod" in modules
+    reading = importers({tmp_path / "tests/listing.py"}, modules)
+    expected = ["listing", "helpers/middle", "helpers/test_relative", "test_inside_a_function", "test_package"]
+    assert reading == {tmp_path / "tests" / f"{name}.py" for name in expected}
+    assert importers({tmp_path / "src/pkg/mod.py"}, modules) == {
+        tmp_path / name for name in ("src/pkg/mod.py", "src/pkg/__init__.py", "tests/test_src.py")
+    }

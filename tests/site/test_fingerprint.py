@@ -131,3 +131,23 @@ def test_a_stamp_reads_back_and_an_old_or_missing_one_means_rebuild_everything(t
 def test_front_matter_is_the_yaml_between_the_first_two_rules():
     assert front_matter('---\ntitle: "第 1 课"\n---\n\n正文\n---\n') == 'title: "第 1 课"'
     assert front_matter("正文\n") == ""
+
+
+def test_the_course_packages_files_are_named_by_their_place_in_it_so_a_copy_built_elsewhere_rebuilds_nothing(
+    two_lessons, tmp_path_factory, monkeypatch
+):
+    """The project moved and built by another checkout's course (as the tests' copies are): the same hashes; an edit
+    to the package still changes every lesson's."""
+    import shutil
+
+    from course.site import fingerprint
+
+    plan = make_plan(two_lessons)
+    before = (lesson_fingerprints(plan), fingerprint.source_fingerprint(plan, ["student"]))
+    elsewhere = tmp_path_factory.mktemp("checkout") / "course"
+    shutil.copytree(fingerprint.PACKAGE, elsewhere, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(fingerprint, "PACKAGE", elsewhere)
+    moved = make_plan(shutil.copytree(two_lessons, tmp_path_factory.mktemp("moved") / "project"))
+    assert (lesson_fingerprints(moved), fingerprint.source_fingerprint(moved, ["student"])) == before
+    (elsewhere / "site" / "fingerprint.py").write_text("# edited\n", "utf-8")
+    assert all(lesson_fingerprints(moved)[stem] != before[0][stem] for stem in LESSONS)

@@ -16,6 +16,7 @@ from pathlib import Path
 from course.site.plan import BuildPlan
 
 STAMP = ".build-stamp"
+PACKAGE = Path(__file__).resolve().parents[1]  # the course package, an input of every page
 OWN_FILES = (
     "{lessons}/{stem}.qmd",
     "{lessons}/{stem}/",
@@ -29,7 +30,7 @@ def source_fingerprint(plan: BuildPlan, variants: list[str]) -> str:
     """Hash of the build inputs (lessons, solutions, assets, filter, course package) and the variants."""
     h = hashlib.sha256(" ".join(variants).encode())
     for f in input_files(plan):
-        h.update(f"{f.relative_to(f.anchor)}\0".encode() + f.read_bytes())
+        h.update(f"{input_name(plan, f)}\0".encode() + f.read_bytes())
     return h.hexdigest()
 
 
@@ -38,11 +39,20 @@ def input_files(plan: BuildPlan, renderer_inputs: Iterable[str] = ()) -> Iterato
     pages (RENDERER_INPUTS, e.g. Quarto's project files; generated assets left out), then the course package."""
     skip = [plan.root / g for g in plan.config.generated_assets]
     names = dict.fromkeys([*plan.config.build_inputs, *renderer_inputs])
-    roots = [plan.root / p for p in names] + [Path(__file__).resolve().parents[1]]
+    roots = [plan.root / p for p in names] + [PACKAGE]
     for root in roots:
         for f in files_under(root):
             if not any(f == s or s in f.parents for s in skip):
                 yield f
+
+
+def input_name(plan: BuildPlan, path: Path) -> str:
+    """An input's name in the hash: a file of the course package by its place in the package, so a copy of the
+    project built by another checkout's course (as the tests do) or an installed course rebuilds nothing; any other
+    file by its project-relative path."""
+    if path.is_relative_to(PACKAGE):
+        return path.relative_to(PACKAGE.parent).as_posix()
+    return path.relative_to(plan.root).as_posix() if path.is_relative_to(plan.root) else str(path)
 
 
 def files_under(root: Path) -> Iterator[Path]:
@@ -73,7 +83,7 @@ def lesson_fingerprints(plan: BuildPlan, renderer_inputs: Iterable[str] = ()) ->
     shared = hashlib.sha256("".join(f"{stem}\0{front_matter(text)}\0" for stem, text in texts.items()).encode())
     own = {stem: hashlib.sha256() for stem in texts}
     for f in input_files(plan, renderer_inputs):
-        relative = f.relative_to(plan.root).as_posix() if f.is_relative_to(plan.root) else str(f)
+        relative = input_name(plan, f)
         data = f"{relative}\0{f.stat().st_size}\0".encode() + f.read_bytes()
         readers = lessons_reading(plan, relative, texts)
         for h in [shared] if len(readers) == len(texts) else [own[stem] for stem in readers]:
