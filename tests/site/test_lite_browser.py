@@ -27,7 +27,7 @@ from tests.lesson_cases import GRADED, ROOT, each_graded_lesson, lesson, solutio
 from tests.loopback import serving
 from tests.offline_page import keep_offline
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(100)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(68)]
 KERNEL_START = 180_000  # ms: Pyodide's first start on a loaded 2-core machine (about 20 s quiet)
 
 
