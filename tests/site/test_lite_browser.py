@@ -39,10 +39,12 @@ def serve():
 
 
 def guarded(browser, base: str):
-    """A new page that may load only BASE (and data:/blob: URLs); the list of the aborted requests."""
+    """A new page that may load only BASE (and data:/blob: URLs); the list of the aborted requests. The guard is on
+    the page's browser context: a page's own routes never see its workers' requests, the kernel's among them
+    (Pyodide, its wheels)."""
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 900})
-    return page, keep_offline(page, (base + "/", "data:", "blob:"))
+    return page, keep_offline(page.context, (base + "/", "data:", "blob:"))
 
 
 def browser_run(stem: str):
