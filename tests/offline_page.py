@@ -5,7 +5,8 @@ from __future__ import annotations
 
 
 def keep_offline(page, allowed: tuple[str, ...] = ("file://", "data:")) -> list[str]:
-    """Route PAGE's requests: those starting with an ALLOWED prefix go through, any other is aborted and listed."""
+    """Route PAGE's requests (a page, or a browser context: its pages' workers' requests too, which a page's own
+    routes never see): those starting with an ALLOWED prefix go through, any other is aborted and listed."""
     remote: list[str] = []
 
     def guard(route) -> None:

@@ -14,7 +14,7 @@ import pytest
 from tests.lesson_content.lesson05_calculator import assert_shows, fragment, random_setting, shown
 from tests.offline_page import keep_offline
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(45)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(18)]
 
 CONTROLS = ("zc-preset", "zc-psi", "zc-nd", "zc-stage", "zc-k", "zc-accum", "zc-card")
 # Llama-2-70B's shapes as the lesson gives them: 80 layers, h = 8192, FFN 28672, 64 heads with 8 K/V heads; 32000
@@ -32,21 +32,11 @@ def open_calc(context, url: str):
     return page, remote, errors
 
 
-@pytest.fixture
-def calc(browser, built_site, request):
-    """A fresh page on the student site's lesson 5, whose requests must stay on the machine and raise nothing."""
-    page, remote, errors = open_calc(
-        browser, (built_site / getattr(request, "param", "student") / "lesson05.html").as_uri()
-    )
-    yield page
-    page.close()
-    assert not remote and not errors
-
-
 @pytest.fixture(scope="module")
 def settled(chromium, built_site):
-    """One page on the student site's lesson 5 for the tests that set every input themselves before each check, so
-    that what an earlier one left changes nothing (a page of lesson 5 costs seconds of CPU to lay out)."""
+    """One page on the student site's lesson 5 for the tests that set the inputs they read themselves and put back
+    what else they change, so that what an earlier one left changes nothing (a page of lesson 5 costs seconds of CPU
+    to lay out)."""
     context = chromium.new_context()
     page, remote, errors = open_calc(context, (built_site / "student" / "lesson05.html").as_uri())
     yield page
@@ -121,13 +111,18 @@ def test_the_presets_are_the_lessons_models(settled):
     assert calc.input_value("#zc-preset") == ""  # a typed Ψ is no preset
 
 
-def test_a_bad_setting_says_what_to_enter_and_shows_no_number(calc):
+def test_a_bad_setting_says_what_to_enter_and_shows_no_number(settled):
+    calc = settled
+    nd = calc.input_value("#zc-nd")
     calc.fill("#zc-nd", "0")
     assert "N_d" in calc.inner_text("#zero-calc .zc-results")
     assert calc.locator("#zero-calc [data-quantity]").count() == 0
+    calc.fill("#zc-nd", nd)  # put back, for the module's other tests
+    assert calc.locator("#zero-calc [data-quantity]").count() > 0
 
 
-def test_every_control_has_a_label_the_results_are_announced_and_the_keyboard_reaches_and_changes_everything(calc):
+def test_every_control_has_a_label_the_results_are_announced_and_the_keyboard_reaches_and_changes_everything(settled):
+    calc = settled
     for control in CONTROLS:
         assert calc.evaluate("id => document.getElementById(id).labels[0].textContent.trim().length", control) > 1
     assert calc.get_attribute("#zero-calc .zc-results", "aria-live") == "polite"
@@ -143,6 +138,7 @@ def test_every_control_has_a_label_the_results_are_announced_and_the_keyboard_re
     calc.focus("#zc-stage")
     calc.select_option("#zc-stage", "3")
     calc.keyboard.press("ArrowUp")  # ZeRO-3 → ZeRO-2, from the keyboard
+    calc.set_checked("#zc-accum", False)  # whatever an earlier test left: Space then turns it on
     calc.focus("#zc-accum")
     calc.keyboard.press("Space")
     setting = fragment_setting(calc)
@@ -150,9 +146,25 @@ def test_every_control_has_a_label_the_results_are_announced_and_the_keyboard_re
     assert_shows(calc, setting)
 
 
-@pytest.mark.parametrize("calc", ["student", "answer"], indirect=True)
-def test_at_390px_the_calculator_fits_without_sideways_scrolling(calc):
-    calc.set_viewport_size({"width": 390, "height": 844})
+@pytest.fixture(params=["student", "answer"])
+def at_390px(request, settled, browser, built_site):
+    """Lesson 5's page of the site at 390 px: the module's student page (its size put back after), or a fresh page
+    of the answer site whose requests must stay on the machine and raise nothing."""
+    if request.param == "student":
+        size = settled.viewport_size
+        settled.set_viewport_size({"width": 390, "height": 844})
+        yield settled
+        settled.set_viewport_size(size)
+        return
+    page, remote, errors = open_calc(browser, (built_site / request.param / "lesson05.html").as_uri())
+    page.set_viewport_size({"width": 390, "height": 844})
+    yield page
+    page.close()
+    assert not remote and not errors
+
+
+def test_at_390px_the_calculator_fits_without_sideways_scrolling(at_390px):
+    calc = at_390px
     calc.select_option("#zc-preset", "llama2-70b")
     calc.set_checked("#zc-accum", True)
     calc.locator("#zero-calc").scroll_into_view_if_needed()

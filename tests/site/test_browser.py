@@ -16,7 +16,7 @@ from tests.site.page_checks import DESKTOP, PHONE, UNTYPESET, axe_violations
 
 SIZES = {size["width"]: size for size in (DESKTOP, PHONE)}
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(30)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(20)]
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from tests.offline_page import keep_offline
 from tests.project_copy import copy_project
 from tests.site.page_checks import AXE, PHONE, axe_violations
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(100)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(41)]
 
 LESSONS = ["lesson03", "lesson04", "lesson05"]
 TITLES = {

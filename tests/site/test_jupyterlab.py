@@ -27,7 +27,7 @@ from course.lesson.notebook_names import assignment_notebook, notes_notebook
 from tests.lesson_cases import each_lesson, has_assignment
 from tests.loopback import free_port
 
-pytestmark = [pytest.mark.long(40), pytest.mark.browser, pytest.mark.slow]
+pytestmark = [pytest.mark.long(21), pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

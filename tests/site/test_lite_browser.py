@@ -27,7 +27,7 @@ from tests.lesson_cases import GRADED, ROOT, each_graded_lesson, lesson, solutio
 from tests.loopback import serving
 from tests.offline_page import keep_offline
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(100)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(68)]
 KERNEL_START = 180_000  # ms: Pyodide's first start on a loaded 2-core machine (about 20 s quiet)
 
 
@@ -39,10 +39,12 @@ def serve():
 
 
 def guarded(browser, base: str):
-    """A new page that may load only BASE (and data:/blob: URLs); the list of the aborted requests."""
+    """A new page that may load only BASE (and data:/blob: URLs); the list of the aborted requests. The guard is on
+    the page's browser context: a page's own routes never see its workers' requests, the kernel's among them
+    (Pyodide, its wheels)."""
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 900})
-    return page, keep_offline(page, (base + "/", "data:", "blob:"))
+    return page, keep_offline(page.context, (base + "/", "data:", "blob:"))
 
 
 def browser_run(stem: str):

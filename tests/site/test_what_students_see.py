@@ -22,7 +22,7 @@ from tests.site.page_checks import (
     opens_full_size,
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(30)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(21)]
 
 WIDTHS = (390, 1280)
 # Words whose results show lesson 5's formulas and the text around its diagrams (whose source said 消除优化器冗余).
