@@ -1,7 +1,9 @@
 """The pages' formulas typeset at build time (course.site.typeset_math, MathJax in node): each formula's span holds
 MathJax's SVG and its MathML, read from the TeX as pandoc escaped it into the page; the glyphs lie once per page; the
 MathJax script tag is dropped; a formula MathJax cannot read is an error naming the page, its lesson and the formula,
-and then no page is written. (The built pages in Chromium: tests/site/test_browser.py.)"""
+and then no page is written; a page whose formulas were typeset before is typeset from the build cache without node,
+and a formula changed, or another typesetter, runs MathJax again. (The built pages in Chromium:
+tests/site/test_browser.py.)"""
 
 from __future__ import annotations
 
@@ -10,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+import course.site.typeset_math
 from course.errors import CourseError
-from course.site.typeset_math import STYLE_ID, typeset_pages
+from course.site.typeset_math import SCRIPT, STYLE_ID, typeset_pages
 from course.tools.web_assets import math_typesetter
 
 SITE_FILES = Path(__file__).resolve().parents[2] / "src" / "course" / "site"
@@ -27,8 +30,11 @@ PAGE = """<!DOCTYPE html>
 """
 
 
-def typeset(project_root: Path, pages: list[Path], sources: dict | None = None) -> list[Path]:
-    return typeset_pages(pages, site_files=SITE_FILES, mathjax=math_typesetter(project_root), sources=sources or {})
+def typeset(project_root: Path, pages: list[Path], sources: dict | None = None, site_files: Path = SITE_FILES):
+    kept = {page: page.parent / "kept" / f"{page.stem}.json" for page in pages}
+    return typeset_pages(
+        pages, site_files=site_files, mathjax=math_typesetter(project_root), sources=sources or {}, kept=kept
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -68,3 +74,28 @@ def test_a_formula_mathjax_cannot_read_names_its_page_lesson_and_formula_and_no_
     message = str(raised.value)
     assert "b.html" in message and "\\frac{16\\Psi" in message and lesson.name in message
     assert good.read_text("utf-8") == PAGE  # nothing half-written
+    assert not (tmp_path / "kept").exists()  # nor kept
+
+
+def test_formulas_typeset_before_come_from_the_build_cache_and_a_change_runs_mathjax_again(
+    project_root, tmp_path, monkeypatch
+):
+    runs = []
+    real = course.site.typeset_math.run_node
+    monkeypatch.setattr(course.site.typeset_math, "run_node", lambda *a, **k: runs.append(a) or real(*a, **k))
+    page = tmp_path / "lesson.html"
+    page.write_text(PAGE, "utf-8")
+    typeset(project_root, [page])
+    first = page.read_text("utf-8")
+    page.write_text(PAGE.replace("与", "和"), "utf-8")  # the text edited, the formulas the same
+    typeset(project_root, [page])
+    assert len(runs) == 1 and page.read_text("utf-8") == first.replace("与", "和")
+    page.write_text(PAGE.replace("16\\Psi", "12\\Psi"), "utf-8")  # a formula edited
+    typeset(project_root, [page])
+    assert len(runs) == 2 and "<mn>12</mn>" in page.read_text("utf-8") and "<mn>16</mn>" not in page.read_text("utf-8")
+    driver = tmp_path / "driver"  # another typesetter (its script changed): MathJax runs again
+    driver.mkdir()
+    (driver / SCRIPT).write_text((SITE_FILES / SCRIPT).read_text("utf-8") + "\n// changed\n", "utf-8")
+    page.write_text(PAGE, "utf-8")
+    typeset(project_root, [page], site_files=driver)
+    assert len(runs) == 3 and page.read_text("utf-8") == first

@@ -14,8 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
 from course.errors import CourseError, Location
 from course.fileio import write_atomic
@@ -64,7 +62,11 @@ def _dependency_digest(lesson: Lesson, cell: CodeCell, dep: str) -> str:
 
 
 def _run(lesson: Lesson, cells: list[CodeCell], *, kernel: str, timeout: int) -> Outputs:
-    """Execute the cells one by one in a fresh kernel started in the lesson's folder."""
+    """Execute the cells one by one in a fresh kernel started in the lesson's folder (nbclient imported here: a build
+    whose cells are all cached, and every Quarto hook, starts no kernel)."""
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(c.source) for c in cells]
     client = NotebookClient(

@@ -258,7 +258,14 @@ def typeset_formulas(site: SiteRun) -> None:
     from course.tools.web_assets import math_typesetter
 
     pages = site_pages(site)
-    typeset_pages(list(pages), site_files=site.plan.site_files, mathjax=math_typesetter(site.plan.root), sources=pages)
+    kept = site.plan.cache_dir / "formulas" / site.variant.name
+    typeset_pages(
+        list(pages),
+        site_files=site.plan.site_files,
+        mathjax=math_typesetter(site.plan.root),
+        sources=pages,
+        kept={page: kept / page.relative_to(site.out).with_suffix(".json") for page in pages},
+    )
 
 
 def check_pages(site: SiteRun) -> None:
