@@ -42,6 +42,7 @@ FILE_NOTE = (  # what lite/'s own pages show when opened from disk, where Jupyte
 def lite_fingerprint(plan: BuildPlan) -> str:
     """Hash of what every lite/ is built from besides its notebooks (read without importing JupyterLite)."""
     from course.tools.jupyterlite import versions
+    from course.tools.pyodide_python import BYTECODE
 
     h = hashlib.sha256(json.dumps(versions(), sort_keys=True).encode())
     for name in (*COPIED, PINS):
@@ -50,6 +51,8 @@ def lite_fingerprint(plan: BuildPlan) -> str:
     runtime = plan.root / "node_modules" / "pyodide"
     for path in sorted(runtime.glob("*")) if runtime.is_dir() else []:
         h.update(f"\0{path.name}\0{path.stat().st_size}".encode())
+    for path in BYTECODE:  # what compiles the runtime's Python modules to bytecode
+        h.update(f"\0{path.name}\0".encode() + path.read_bytes())
     package = runtime / "package.json"
     h.update(package.read_bytes() if package.is_file() else b"-")
     return h.hexdigest()
