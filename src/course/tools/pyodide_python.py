@@ -15,10 +15,10 @@ from pathlib import Path
 from course.errors import CourseError
 from course.tools.node import run_node
 
-SCRIPT = Path(__file__).with_name("run-pyodide.mjs")
+SCRIPT = Path(__file__).with_name("run-pyodide.js")
 COMPILER = Path(__file__).with_name("bytecode_in_pyodide.py")
 BYTECODE = (SCRIPT, COMPILER)  # the files that make the bytecode: a change to them must rebuild it
-MOUNT = "/work"  # where run-pyodide.mjs mounts the folder it is given
+MOUNT = "/work"  # where run-pyodide.js mounts the folder it is given
 TIMEOUT = 600  # seconds: compiling the standard library and the kernel's wheels takes about 12 CPU-seconds
 
 
