@@ -153,7 +153,7 @@ def test_the_shipped_standard_library_and_wheels_hold_bytecode_for_pyodides_own_
             members = {name: zipped.read(name) for name in zipped.namelist() if not name.endswith("/")}
         wheel = archive.suffix == ".whl"
         sources = [n for n in members if n.endswith(".py") and not (wheel and ".dist-info/" in n)]
-        assert len(sources) > 3, archive
+        assert sources, archive
         for name in sources:
             folder, _, stem = name.rpartition("/")
             pyc = f"{folder}/__pycache__/{stem[:-3]}.{found['tag']}.pyc".lstrip("/") if wheel else name + "c"

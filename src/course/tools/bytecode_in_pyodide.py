@@ -65,7 +65,6 @@ def compile_archive(source: str, target: str) -> None:
 
 
 def main(pairs: list[tuple[str, str]]) -> None:
-    """Compile each (source, target) pair; print the magic number the bytecode starts with."""
+    """Compile each (source, target) pair."""
     for source, target in pairs:
         compile_archive(source, target)
-    print(importlib.util.MAGIC_NUMBER.hex())
