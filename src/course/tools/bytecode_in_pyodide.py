@@ -49,10 +49,13 @@ def compile_archive(source: str, target: str) -> None:
     added = []
     with zipfile.ZipFile(source) as old, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as new:
         members = old.infolist()
+        present = {info.filename for info in members}
         for info in members:
             name = info.filename
             if name.endswith(".py") and not (wheel and (".dist-info/" in name or ".data/" in name)):
                 pyc = importlib.util.cache_from_source(name) if wheel else name + "c"
+                if pyc in present:  # compiled already (an archive that ships its bytecode)
+                    continue
                 added.append((pyc, bytecode(old.read(info), f"{home}/{name}", source), info.date_time))
         for info in members:
             data = old.read(info)
