@@ -4,7 +4,8 @@ copies of Python archives with every module compiled to bytecode for this very P
 The standard library's zip gets <module>.pyc beside each <module>.py, where zipimport looks first (it never reads
 __pycache__); a wheel gets __pycache__/<module>.<cache tag>.pyc, where the import system looks for a module installed
 from it, and its RECORD lists them. The bytecode is unchecked-hash (PEP 552), as Pyodide's own distribution compiles
-it: the import system takes it without reading the source, which stays for tracebacks, inspect and IPython's `??`.
+it: the import system takes it without reading the source, which stays for tracebacks, inspect and IPython's `??`
+(a standard library without its sources measured no faster to start).
 """
 
 import base64

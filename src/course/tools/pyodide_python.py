@@ -19,7 +19,7 @@ SCRIPT = Path(__file__).with_name("run-pyodide.js")
 COMPILER = Path(__file__).with_name("bytecode_in_pyodide.py")
 BYTECODE = (SCRIPT, COMPILER)  # the files that make the bytecode: a change to them must rebuild it
 MOUNT = "/work"  # where run-pyodide.js mounts the folder it is given
-TIMEOUT = 600  # seconds: compiling the standard library and the kernel's wheels takes about 12 CPU-seconds
+TIMEOUT = 600  # seconds: compiling the standard library and the kernel's wheels takes 12-20 CPU-seconds
 
 
 def run_python(runtime: Path, folder: Path, code: str, *, what: str) -> str:
