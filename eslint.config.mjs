@@ -1,5 +1,5 @@
 // ESLint for the scripts the sites load (src/course/site/, a lesson's own page scripts in lessons/) and the ones that
-// `course build` runs with node (the search index, the formulas); tests/test_lint.py runs it in `make test`.
+// `course build` runs with node (the search index, the formulas, Pyodide's Python); tests/test_lint.py runs it in `make test`.
 import js from "@eslint/js";
 import globals from "globals";
 
@@ -13,7 +13,7 @@ export default [
     rules: { "no-implicit-globals": "error" },
   },
   {
-    files: ["src/course/site/build-search-index.js", "src/course/site/typeset-math.js"],
+    files: ["src/course/site/build-search-index.js", "src/course/site/typeset-math.js", "src/course/tools/*.js"],
     languageOptions: { sourceType: "commonjs", globals: globals.node },
   },
   {

@@ -3,6 +3,7 @@ ships and checks, which lessons get a link, and when `course build` rebuilds it.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -10,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -115,6 +117,54 @@ def test_the_built_runtime_is_local_and_its_lock_names_exactly_the_wheels_beside
     assert sorted(p.name for p in pyodide.glob("*.whl")) == sorted(e["file_name"] for e in lock["packages"].values())
     assert "comm" in json.loads((lite / "pypi" / "all.json").read_text("utf-8"))  # for piplite, not in the lock
     assert (lite / "static" / "pyodide" / "pyodide.asm.wasm").stat().st_nlink >= 2  # one runtime, linked, per variant
+
+
+# Run in the shipped runtime: its magic number, and which module files it compiles from source importing the kernel's
+# modules (the standard library's from its zip; IPython and its dependencies unpacked as Pyodide installs a wheel).
+IMPORTS_COMPILED = """
+import builtins, importlib.util, json, sys, zipfile
+from pathlib import Path
+for wheel in sorted(Path("/work").glob("*.whl")):
+    zipfile.ZipFile(wheel).extractall("/tmp/site")
+sys.path.insert(0, "/tmp/site")
+compiled, compile_source = [], builtins.compile
+builtins.compile = lambda source, name, *a, **k: compiled.append(str(name)) or compile_source(source, name, *a, **k)
+import IPython, jedi, email.mime.text, tomllib
+builtins.compile = compile_source
+print(json.dumps({"magic": importlib.util.MAGIC_NUMBER.hex(), "tag": sys.implementation.cache_tag,
+                  "compiled": [n for n in compiled if n.endswith(".py")], "stdlib": sys.modules["tomllib"].__file__}))
+"""
+
+
+@pytest.mark.slow
+def test_the_shipped_standard_library_and_wheels_hold_bytecode_for_pyodides_own_python(built_site):
+    """Each module of the standard library's zip and of every wheel comes with its bytecode (magic number and cache
+    tag asked of the shipped runtime itself), unchecked-hash as Pyodide compiles its own, its source kept; each
+    wheel's RECORD names every file with its hash; and the runtime imports IPython compiling nothing from source."""
+    from course.tools.pyodide_python import run_python
+
+    lite = built_site / "student" / "lite"
+    runtime = lite / "static" / "pyodide"
+    found = json.loads(run_python(runtime, runtime, IMPORTS_COMPILED, what="the imports' check"))
+    assert found["compiled"] == [] and found["stdlib"].endswith("/tomllib/__init__.pyc")
+    header = bytes.fromhex(found["magic"]) + (1).to_bytes(4, "little")  # flags: hash-based, unchecked
+    for archive in [runtime / "python_stdlib.zip", *runtime.glob("*.whl"), *(lite / "pypi").glob("*.whl")]:
+        with zipfile.ZipFile(archive) as zipped:
+            members = {name: zipped.read(name) for name in zipped.namelist() if not name.endswith("/")}
+        wheel = archive.suffix == ".whl"
+        sources = [n for n in members if n.endswith(".py") and not (wheel and ".dist-info/" in n)]
+        assert sources, archive
+        for name in sources:
+            folder, _, stem = name.rpartition("/")
+            pyc = f"{folder}/__pycache__/{stem[:-3]}.{found['tag']}.pyc".lstrip("/") if wheel else name + "c"
+            assert members[pyc][:8] == header, (archive.name, pyc)
+        if wheel:
+            record = next(data for name, data in members.items() if name.endswith(".dist-info/RECORD"))
+            listed = {line.split(",")[0]: line.split(",")[1] for line in record.decode().splitlines() if line}
+            assert set(listed) == set(members), archive.name
+            for name, data in members.items():
+                digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+                assert listed[name] == ("" if name.endswith("/RECORD") else f"sha256={digest}"), (archive, name)
 
 
 @pytest.mark.slow

@@ -30,6 +30,7 @@ from course.site.plan import BuildPlan
 LITE = "lite"  # the folder in each site, and the committed config's folder in the project
 COPIED = ("jupyter_lite_config.json", "jupyter-lite.json", "overrides.json")  # lite/ files the build reads as they are
 PINS = "pyodide-wheels.txt"  # the wheels the kernel loads, pinned by hash (course.tools.jupyterlite)
+BYTECODE_CACHE = ".bytecode"  # beside the variants' folders: their runtime's bytecode, compiled once for all
 FILE_NOTE = (  # what lite/'s own pages show when opened from disk, where JupyterLite cannot start
     '<div lang="zh-CN" style="font:16px/1.7 sans-serif;max-width:40em;margin:3em auto;padding:0 1em">'
     '<h1 style="font-size:1.3em">需要通过网址打开</h1><p>浏览器中的 notebook（JupyterLite）只能从网址（http:// 或 '
@@ -42,6 +43,7 @@ FILE_NOTE = (  # what lite/'s own pages show when opened from disk, where Jupyte
 def lite_fingerprint(plan: BuildPlan) -> str:
     """Hash of what every lite/ is built from besides its notebooks (read without importing JupyterLite)."""
     from course.tools.jupyterlite import versions
+    from course.tools.pyodide_python import BYTECODE
 
     h = hashlib.sha256(json.dumps(versions(), sort_keys=True).encode())
     for name in (*COPIED, PINS):
@@ -50,6 +52,8 @@ def lite_fingerprint(plan: BuildPlan) -> str:
     runtime = plan.root / "node_modules" / "pyodide"
     for path in sorted(runtime.glob("*")) if runtime.is_dir() else []:
         h.update(f"\0{path.name}\0{path.stat().st_size}".encode())
+    for path in BYTECODE:  # what compiles the runtime's Python modules to bytecode
+        h.update(f"\0{path.name}\0".encode() + path.read_bytes())
     package = runtime / "package.json"
     h.update(package.read_bytes() if package.is_file() else b"-")
     return h.hexdigest()
@@ -98,7 +102,8 @@ def _rebuild(plan: BuildPlan, variant: str, work: Path, notebooks: dict[str, Pat
     settings = json.loads((lite_dir / "jupyter-lite.json").read_text("utf-8"))
     settings["jupyter-config-data"]["contentsStorageName"] = storage_name(plan, variant)
     (lite_dir / "jupyter-lite.json").write_text(json.dumps(settings, ensure_ascii=False, indent=1), "utf-8")
-    write_runtime(plan.root, plan.root / LITE / PINS, lite_dir / "static" / "pyodide", lite_dir / "pypi")
+    static, bytecode = lite_dir / "static" / "pyodide", plan.cache_dir / LITE / BYTECODE_CACHE
+    write_runtime(plan.root, plan.root / LITE / PINS, static, lite_dir / "pypi", bytecode)
     for stem, notebook in notebooks.items():
         target = contents / paths[stem]
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,7 @@ from importlib import metadata
 from pathlib import Path
 
 from course.errors import CourseError, ToolMissing
+from course.tools.pyodide_python import compile_archives
 
 PACKAGES = ("jupyterlite-core", "jupyterlite-pyodide-kernel")
 RUNTIME = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "package.json")
@@ -98,10 +99,12 @@ def verified_wheels(requirements: Path) -> dict[str, Path]:
     return found
 
 
-def write_runtime(project_root: Path, requirements: Path, static: Path, pypi: Path) -> list[str]:
+def write_runtime(project_root: Path, requirements: Path, static: Path, pypi: Path, bytecode: Path) -> list[str]:
     """Lay out the runtime in STATIC (lite's static/pyodide/) with the wheels its lock names, the other pinned wheels
-    in PYPI (lite's pypi/, for piplite); return the lock's package names. The lock keeps only the packages laid out,
-    each with the file's real name and sha256, so an import of anything else fails at once instead of fetching."""
+    in PYPI (lite's pypi/, for piplite), the standard library and the wheels compiled to bytecode by the runtime's
+    Python (kept in BYTECODE for the next build); return the lock's package names. The lock keeps only the packages
+    laid out, each with the file's real name and sha256, so an import of anything else fails at once instead of
+    fetching."""
     runtime, wheels = pyodide_folder(project_root), verified_wheels(requirements)
     static.mkdir(parents=True)
     pypi.mkdir(parents=True)
@@ -112,11 +115,14 @@ def write_runtime(project_root: Path, requirements: Path, static: Path, pypi: Pa
     kept = {}
     for name, wheel in wheels.items():
         if name in packages:
-            kept[name] = {**packages[name], "file_name": wheel.name, "sha256": sha256(wheel)}
+            kept[name] = {**packages[name], "file_name": wheel.name}
             _link(wheel, static / wheel.name)
         else:
             _link(wheel, pypi / wheel.name)
+    archives = [static / "python_stdlib.zip", *sorted(static.glob("*.whl")), *sorted(pypi.glob("*.whl"))]
+    compile_archives(runtime, archives, bytecode)
     for name, entry in kept.items():
+        entry["sha256"] = sha256(static / entry["file_name"])
         lacking = [d for d in entry.get("depends", []) if normalise(d) not in kept]
         if lacking:
             raise CourseError(f"{requirements}: {name} needs {', '.join(lacking)}, which the file does not pin")

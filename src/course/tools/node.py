@@ -20,10 +20,10 @@ def node_path() -> Path:
     return Path(found)
 
 
-def run_node(script: Path, args: list[str], stdin: str, *, what: str) -> str:
+def run_node(script: Path, args: list[str], stdin: str, *, what: str, timeout: float = 120) -> str:
     """Run SCRIPT with ARGS on STDIN and return its stdout; a failure names WHAT was being made."""
     proc = subprocess.run(
-        [str(node_path()), str(script), *args], input=stdin.encode("utf-8"), capture_output=True, timeout=120
+        [str(node_path()), str(script), *args], input=stdin.encode("utf-8"), capture_output=True, timeout=timeout
     )
     if proc.returncode != 0:
         raise CourseError(f"node failed making {what}: {proc.stderr.decode('utf-8', 'replace').strip()[-2000:]}")
