@@ -13,8 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 RUFF = Path(sys.executable).with_name("ruff")
 ESLINT = ROOT / "node_modules" / ".bin" / "eslint"
-# what ESLint reads: the sites' scripts and each lesson's own page scripts
-SCRIPTS = ("src/course/site", "lessons")
+# what ESLint reads: the sites' scripts, the node scripts the build runs and each lesson's own page scripts
+SCRIPTS = ("src/course/site", "src/course/tools", "lessons")
 LINTERS = {
     "ruff check": [str(RUFF), "check", "--no-cache", "--output-format", "concise", "."],
     "ruff format": [str(RUFF), "format", "--no-cache", "--check", "--diff", "."],
