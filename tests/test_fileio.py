@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -55,3 +56,15 @@ def test_ctrl_c_landing_right_after_the_rename_leaves_the_new_file_and_stays_a_c
     with pytest.raises(KeyboardInterrupt):
         write_atomic(tmp_path / "report.json", "{}\n")
     assert (tmp_path / "report.json").read_text("utf-8") == "{}\n" and os.listdir(tmp_path) == ["report.json"]
+
+
+def test_link_or_copy_puts_one_copy_on_disk_in_place_of_what_was_there(tmp_path):
+    from course.fileio import link_or_copy
+
+    src, dst = tmp_path / "src.whl", tmp_path / "out" / "dst.whl"
+    dst.parent.mkdir()
+    src.write_bytes(b"new")
+    dst.write_bytes(b"old")
+    link_or_copy(src, dst)
+    assert dst.read_bytes() == b"new" and os.path.samefile(src, dst)
+    assert sorted(p.name for p in dst.parent.iterdir()) == ["dst.whl"]  # no temporary left

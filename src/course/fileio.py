@@ -94,3 +94,15 @@ def project_lock(cache_dir: Path, *, what: str) -> Iterator[None]:
         yield
     finally:
         lock.release()
+
+
+def link_or_copy(src: Path, dst: Path) -> None:
+    """Put SRC at DST (replacing what is there) as a hard link, one copy on disk, or a copy across file systems."""
+    dst = Path(dst)
+    temporary = dst.with_name(f".{dst.name}.new")
+    temporary.unlink(missing_ok=True)
+    try:
+        os.link(src, temporary)
+    except OSError:
+        shutil.copyfile(src, temporary)
+    os.replace(temporary, dst)

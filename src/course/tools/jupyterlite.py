@@ -18,6 +18,7 @@ from importlib import metadata
 from pathlib import Path
 
 from course.errors import CourseError, ToolMissing
+from course.fileio import link_or_copy
 from course.tools.pyodide_python import compile_archives
 
 PACKAGES = ("jupyterlite-core", "jupyterlite-pyodide-kernel")
@@ -109,16 +110,16 @@ def write_runtime(project_root: Path, requirements: Path, static: Path, pypi: Pa
     static.mkdir(parents=True)
     pypi.mkdir(parents=True)
     for name in RUNTIME:
-        _link(runtime / name, static / name)
+        link_or_copy(runtime / name, static / name)
     lock = json.loads((runtime / LOCK).read_text("utf-8"))
     packages = {normalise(k): v for k, v in lock["packages"].items()}
     kept = {}
     for name, wheel in wheels.items():
         if name in packages:
             kept[name] = {**packages[name], "file_name": wheel.name}
-            _link(wheel, static / wheel.name)
+            link_or_copy(wheel, static / wheel.name)
         else:
-            _link(wheel, pypi / wheel.name)
+            link_or_copy(wheel, pypi / wheel.name)
     archives = [static / "python_stdlib.zip", *sorted(static.glob("*.whl")), *sorted(pypi.glob("*.whl"))]
     compile_archives(runtime, archives, bytecode)
     for name, entry in kept.items():
@@ -160,14 +161,3 @@ def normalise(name: str) -> str:
 def sha256(path: Path) -> str:
     """The file's sha256, as the lock and the pins write it."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _link(src: Path, dst: Path) -> None:
-    """A hard link (one copy on disk), or a copy across file systems."""
-    import os
-    import shutil
-
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copyfile(src, dst)

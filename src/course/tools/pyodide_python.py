@@ -13,6 +13,7 @@ import os
 import shutil
 from pathlib import Path
 
+from course.fileio import link_or_copy
 from course.tools.node import run_node
 
 SCRIPT = Path(__file__).with_name("run-pyodide.js")
@@ -39,7 +40,7 @@ def compile_archives(runtime: Path, archives: list[Path], cache: Path) -> None:
     if not compiled.is_dir():
         _compile(runtime, dict(zip(names, archives)), compiled)
     for name, archive in zip(names, archives):
-        _link(compiled / name, archive)
+        link_or_copy(compiled / name, archive)
 
 
 def _compile(runtime: Path, archives: dict[str, Path], compiled: Path) -> None:
@@ -50,7 +51,7 @@ def _compile(runtime: Path, archives: dict[str, Path], compiled: Path) -> None:
     (scratch / "in").mkdir(parents=True)
     (scratch / "out").mkdir()
     for name, archive in archives.items():
-        _link(archive, scratch / "in" / name)
+        link_or_copy(archive, scratch / "in" / name)
     pairs = [(f"{MOUNT}/in/{name}", f"{MOUNT}/out/{name}") for name in archives]
     code = f"{COMPILER.read_text('utf-8')}\nmain({json.dumps(pairs)})\n"
     try:
@@ -60,14 +61,3 @@ def _compile(runtime: Path, archives: dict[str, Path], compiled: Path) -> None:
         os.replace(scratch / "out", compiled)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _link(src: Path, dst: Path) -> None:
-    """Put SRC at DST (replacing what is there) as a hard link, or a copy across file systems."""
-    temporary = dst.with_name(f".{dst.name}.new")
-    temporary.unlink(missing_ok=True)
-    try:
-        os.link(src, temporary)
-    except OSError:
-        shutil.copyfile(src, temporary)
-    os.replace(temporary, dst)
