@@ -6,7 +6,8 @@
 // read-only cells differ from the site's, say that a new version is out, and offer to keep the work under another
 // name (it stays in JupyterLite's file list) and open the new version. The site's lite/ is found from the block's
 // link (lite/notebooks/index.html?path=…), wherever the page lies: lite/… on the pandoc site, ../lite/… on Quarto's
-// pages in lessons/.
+// pages in lessons/. Once known, the block's data-lite-saved says what this browser holds: none (no saved copy),
+// current (a copy of the site's release), old (of an earlier release: the note is shown) or unknown (no release read).
 (function () {  // the page's scripts share one global scope: these names stay in this file
   var LITE_FILE_NOTE = "“在浏览器中运行”需要通过网址打开课程网站（http:// 或 https://），直接打开的本地文件（file://）" +
     "里不能运行 notebook：请打开课程网站的网址，或在课程仓库里运行 course preview 并打开它给出的地址。";
@@ -29,16 +30,19 @@
         block.appendChild(liteFileNote("p"));
         return;
       }
+      var found = function (what) { block.dataset.liteSaved = what; };  // what the comparison found, once known
       liteSavedCopy(block.dataset.liteStorage, function (store) {
         store.get(block.dataset.litePath, function (saved) {
-          if (!saved || !saved.content) return;
+          if (!saved || !saved.content) return found("none");
           fetch(liteFile(block, block.dataset.litePath), { cache: "no-cache" }).then(function (r) {
             return r.json();
           }).then(function (release) {
-            if (lockedCells(saved.content) !== lockedCells(release)) offerNewRelease(block, store, saved);
-          }).catch(function () {});
+            if (lockedCells(saved.content) === lockedCells(release)) return found("current");
+            offerNewRelease(block, store, saved);
+            found("old");
+          }).catch(function () { found("unknown"); });
         });
-      });
+      }, function () { found("none"); });
     });
   });
 
@@ -53,14 +57,15 @@
     }).map(function (c) { return [c.metadata.nbgrader.grade_id, [].concat(c.source).join("")]; }));
   }
 
-  function liteSavedCopy(name, then) {  // JupyterLite's "files" store, only if this browser has one (never create it)
-    if (!name || !window.indexedDB || !indexedDB.databases) return;
+  function liteSavedCopy(name, then, none) {  // JupyterLite's "files" store if this browser has one (never create it)
+    if (!name || !window.indexedDB || !indexedDB.databases) return none();
     indexedDB.databases().then(function (all) {
-      if (!all.some(function (db) { return db.name === name; })) return;
+      if (!all.some(function (db) { return db.name === name; })) return none();
       var request = indexedDB.open(name);
+      request.onerror = none;
       request.onsuccess = function () {
         var db = request.result;
-        if (!db.objectStoreNames.contains("files")) return;
+        if (!db.objectStoreNames.contains("files")) return none();
         then({
           get: function (key, done) {
             var got = db.transaction("files", "readonly").objectStore("files").get(key);
@@ -74,7 +79,7 @@
           }
         });
       };
-    }).catch(function () {});
+    }).catch(none);
   }
 
   function offerNewRelease(block, store, saved) {
