@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.collection_order import COLLECTED_FILES, collected_whole_suite
+from tests.collection_order import COLLECTED_FILES, WAITING_FILES, collected_whole_suite, starts_apart, workers
 
 TESTS = Path(__file__).parent
 
@@ -46,14 +46,32 @@ def declared_seconds(test_file: str) -> float | None:
     return None
 
 
-def test_long_files_are_collected_first_the_longest_first(collected_files):
+def test_long_files_are_collected_first_the_longest_first(collected_files, request):
     """Every file whose module is marked `long` comes before every other file, longest first, so no worker starts
-    one last."""
+    one last; when the longest waits for the course build, the other workers start on the longest that do not."""
     marked = [f for f in collected_files if declared_seconds(f) is not None]
     assert len(marked) >= 5, marked
     assert collected_files[: len(marked)] == marked, collected_files[: len(marked) + 3]
-    seconds = [declared_seconds(f) for f in marked]
-    assert seconds == sorted(seconds, reverse=True), list(zip(marked, seconds))
+    waiting = {str(path.relative_to(TESTS.parent)) for path in request.config.stash[WAITING_FILES]}
+    moved = []
+    if marked[0] in waiting:
+        not_waiting = sorted((f for f in marked if f not in waiting), key=lambda f: -declared_seconds(f))
+        moved = marked[1 : workers(request.config)]
+        assert moved == not_waiting[: len(moved)], moved
+    rest = [f for f in marked if f not in moved]
+    seconds = [declared_seconds(f) for f in rest]
+    assert seconds == sorted(seconds, reverse=True), list(zip(rest, seconds))
+
+
+def test_the_workers_other_than_the_builders_start_on_files_that_do_not_wait_for_the_build():
+    """The files first handed out: the first (it starts the build), then for each other worker the longest file that
+    does not wait for it; the rest in their order. A first file that does not wait, or one worker, changes nothing."""
+    a, b, c, d, e = (Path(f"test_{name}.py") for name in "abcde")
+    assert starts_apart([a, b, c, d, e], {a, b, d}, workers=3) == [a, c, e, b, d]
+    assert starts_apart([a, b, c, d, e], {a, b, d}, workers=2) == [a, c, b, d, e]
+    assert starts_apart([a, b, c], {a, b, c}, workers=2) == [a, b, c]  # nothing that does not wait
+    assert starts_apart([c, a, b], {a, b}, workers=2) == [c, a, b]
+    assert starts_apart([a, b, c], {a, b}, workers=1) == [a, b, c]
 
 
 def test_make_test_hands_the_files_out_in_collection_order():
