@@ -6,8 +6,9 @@ it would hand out the files with the most tests first, and a file of one long te
 the longest files first, each to whichever worker is free, keeps the workers ending together.
 
 One exception at the start: the course build (tests/conftest.py's `built_site`) is made by the first worker that asks
-for it while the others wait for its lock, so when the longest file waits for the build, the files the other workers
-start with are the longest that do not: on a fresh clone a worker would otherwise sit idle for the whole build.
+for it, under the project's lock, while the others wait for that lock (`released` waits too: it draws the lesson's
+figures under the same lock). So when the longest file waits for the build, the files the other workers start with
+are the longest that do not: on a fresh clone a worker would otherwise sit idle for the whole build.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ TESTS = Path(__file__).resolve().parent
 
 # The test files in collection order, each once, before -m/-k deselect any.
 COLLECTED_FILES = pytest.StashKey[list]()
-# The files with a test that waits for the course build (asks for BUILD, itself or through another fixture).
+# The files with a test that waits for the course build (asks for one of WAITS, itself or through another fixture).
 WAITING_FILES = pytest.StashKey[set]()
-BUILD = "built_site"
+WAITS = ("built_site", "released")  # the fixtures that take the project's lock, which the first build holds
 
 
 def declared_seconds(item: pytest.Item) -> float:
@@ -35,7 +36,7 @@ def long_files_first(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Put the files marked `long` first, the longest first (other files keep their order), the files the other
     workers start with not waiting for the build the first one makes."""
     seconds = {item.path: declared_seconds(item) for item in items}
-    waiting = {item.path for item in items if BUILD in getattr(item, "fixturenames", ())}
+    waiting = {item.path for item in items if set(WAITS) & set(getattr(item, "fixturenames", ()))}
     order = sorted(dict.fromkeys(item.path for item in items), key=lambda path: -seconds[path])
     order = starts_apart(order, waiting, workers(config))
     position = {path: i for i, path in enumerate(order)}
