@@ -7,6 +7,8 @@ import os
 import shutil
 from pathlib import Path
 
+from course.config import load_config
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -19,19 +21,18 @@ def scratch_project(root: Path, *trees: Path) -> Path:
     (root / "autograder").mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "autograder" / "nbgrader_config.py", root / "autograder" / "nbgrader_config.py")
     os.symlink(ROOT / "node_modules", root / "node_modules")
-    share_lite_bytecode(root)
+    share_lite_bytecode(root / load_config(root).cache_dir)
     for tree in trees:
         shutil.copytree(tree, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("README.md", "__pycache__"))
     return root
 
 
-def share_lite_bytecode(root: Path) -> None:
-    """ROOT's cache given this project's compiled in-browser runtime (the same for every build of the same runtime
-    and wheels, keyed by them: course.tools.pyodide_python), hard-linked, when this project has made it: a scratch
-    build then links it as the real build does instead of compiling it again."""
-    from course.config import load_config
+def share_lite_bytecode(cache_dir: Path) -> None:
+    """CACHE_DIR (a build's cache) given this project's compiled in-browser runtime (the same for every build of the
+    same runtime and wheels, keyed by them: course.tools.pyodide_python), hard-linked, when this project has made it:
+    that build then links it as the real build does instead of compiling it again."""
     from course.site.lite_site import BYTECODE_CACHE, LITE
 
     made = ROOT / load_config(ROOT).cache_dir / LITE / BYTECODE_CACHE
     if made.is_dir():
-        shutil.copytree(made, root / load_config(root).cache_dir / LITE / BYTECODE_CACHE, copy_function=os.link)
+        shutil.copytree(made, cache_dir / LITE / BYTECODE_CACHE, copy_function=os.link)

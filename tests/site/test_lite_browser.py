@@ -26,6 +26,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from tests.lesson_cases import GRADED, ROOT, each_graded_lesson, lesson, solutions
 from tests.loopback import serving
 from tests.offline_page import keep_offline
+from tests.scratch_project import share_lite_bytecode
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.long(68)]
 KERNEL_START = 180_000  # ms: Pyodide's first start on a loaded 2-core machine (about 20 s quiet)
@@ -304,7 +305,7 @@ def test_a_re_release_does_not_replace_the_saved_work_and_the_page_says_a_new_ve
 ):
     """Work saved on release 1 stays in the browser; after release 2 the page says so, and its button keeps that
     work under another name and opens release 2."""
-    from course.site.lite_site import BYTECODE_CACHE, LITE, build_lite, storage_name
+    from course.site.lite_site import build_lite, storage_name
     from course.site.plan import make_plan
 
     stem = next(s for s in GRADED if browser_run(s).path)
@@ -336,8 +337,7 @@ def test_a_re_release_does_not_replace_the_saved_work_and_the_page_says_a_new_ve
     nbformat.write(second, notebook)
     plan = make_plan(ROOT)
     plan = dataclasses.replace(plan, config=dataclasses.replace(plan.config, cache_dir=str(tmp_path / "cache")))
-    bytecode = Path(LITE, BYTECODE_CACHE)  # the runtime's compiled bytecode: the same for every build, made once
-    shutil.copytree(make_plan(ROOT).cache_dir / bytecode, plan.cache_dir / bytecode, copy_function=os.link)
+    share_lite_bytecode(plan.cache_dir)  # the runtime's compiled bytecode: the same for every build, made once
     shutil.rmtree(site / "lite")
     build_lite(plan, "student", site, {stem: notebook})
 
