@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install the system packages the course needs, or say exactly what to install where apt-get can't be used.
-#   chromium        — browser tests of the built pages (driven by Playwright's Python package)
+#   chromium        — browser tests of the built pages and the feedback's diagrams (driven by Playwright's Python
+#                     package); with `chromium-headless-shell`, wanted but not required, they run on that build of
+#                     the same Chromium without the desktop browser: about half the CPU per page
 #   fonts-noto-cjk  — Chinese labels in the figures drawn by matplotlib
 #   bubblewrap      — the sandbox `course grade` runs student notebooks in
 #   postgresql      — the PostgreSQL server the gradebook tests start in a temporary folder (no service is used)
@@ -14,17 +16,26 @@ command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+wanted=()
+command -v chromium-headless-shell >/dev/null 2>&1 || wanted+=(chromium-headless-shell)
 
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup-system: chromium, fonts-noto-cjk, bubblewrap, postgresql, node and npm are present"
+if [ ${#missing[@]} -eq 0 ] && [ ${#wanted[@]} -eq 0 ]; then
+  echo "setup-system: chromium (and its headless shell), fonts-noto-cjk, bubblewrap, postgresql, node and npm are present"
   exit 0
 fi
 
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
-  echo "setup-system: installing ${missing[*]} with apt-get"
+  echo "setup-system: installing ${missing[*]} ${wanted[*]} with apt-get"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" fontconfig >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" "${wanted[@]}" \
+    fontconfig >/dev/null
   fc-cache -f >/dev/null 2>&1 || true
+  exit 0
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup-system: the required packages are present; chromium-headless-shell is not (the browser tests and the"
+  echo "  feedback's diagrams use chromium instead, with about twice the CPU per page): sudo apt-get install ${wanted[*]}"
   exit 0
 fi
 
