@@ -2,8 +2,9 @@
 
 Everything the course does with Chromium is headless, so it prefers Debian's `chromium-headless-shell`: the same
 Chromium (Blink, V8, Skia) built without the desktop browser around it, the build Playwright itself runs headless
-pages on. It lays out and draws a lesson page with about half the CPU of the `chromium` package's headless mode (4.5
-against 7-10 CPU-s for four lesson pages, process accounting). Where only `chromium` is installed, that is used.
+pages on. It opens, lays out and draws lesson 5's page with about half the CPU of the `chromium` package's headless
+mode (1.2-1.5 against 2.2-2.5 CPU-s a page, ten pages in one browser, process accounting); Pyodide's and the pages'
+own scripts cost the same in both. Where only `chromium` is installed, that is used.
 """
 
 from __future__ import annotations
