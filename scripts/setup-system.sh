@@ -11,7 +11,7 @@ set -euo pipefail
 
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || missing+=(fonts-noto-cjk)
+fc-list 2>/dev/null | grep -ci "Noto Sans CJK" >/dev/null || missing+=(fonts-noto-cjk)  # -c reads it all (-q: SIGPIPE)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
