@@ -258,8 +258,9 @@ class LessonSetGuard:
             yield
         finally:
             RECORDER.scopes = [open_scope for open_scope in RECORDER.scopes if open_scope is not scope]
-            if scope:
-                self.fixture_saw[id(fixturedef)] = scope
+            # this setup's record replaces the last one: the tests that use its value (this test alone, for a
+            # function-scoped fixture) are judged by what it saw, never by an earlier test's setup of the fixture
+            self.fixture_saw[id(fixturedef)] = scope
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item):
@@ -290,7 +291,8 @@ class LessonSetGuard:
             )
 
     def through_fixtures(self, item) -> set[str]:
-        """What the setups of ITEM's fixtures saw (those set up before it in this process included)."""
+        """What the setups of ITEM's fixtures saw, those whose values it uses: its own, and those of broader scope
+        set up before it in this process."""
         found: set[str] = set()
         for name, fixturedef in getattr(item, "_request")._fixture_defs.items():
             if name not in PATH_ONLY_FIXTURES:

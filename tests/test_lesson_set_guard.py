@@ -1,6 +1,7 @@
 """The lesson-set guard (tests/lesson_set_guard.py) fails exactly the tests that see the project's lessons without a
 marker saying so: probe tests that list lessons/, glob it, run a process in the project, take a fixture that listed
-it, or read a value a helper module listed at import fail; marked ones and ones reading lesson 5 by name pass."""
+it, or read a value a helper module listed at import fail; marked ones and ones reading lesson 5 by name pass, and so
+does one whose function-scoped fixture listed the lessons only when an earlier, marked test set it up."""
 
 from __future__ import annotations
 
@@ -74,6 +75,27 @@ def test_parametrized_over_it_unmarked(stem):
     assert stem
 
 
+LISTED_ONCE = []
+
+
+# a function-scoped fixture whose first setup in the process lists lessons/ (as the first start of a server shared by
+# the run may) and whose later setups read nothing
+@pytest.fixture
+def ready_after_a_first_listing():
+    if not LISTED_ONCE:
+        LISTED_ONCE.extend((ROOT / "lessons").iterdir())
+    return "ready"
+
+
+@pytest.mark.sees_lessons
+def test_sets_up_a_fixture_that_lists_the_first_time_marked(ready_after_a_first_listing):
+    assert ready_after_a_first_listing
+
+
+def test_sets_up_the_same_fixture_again_reading_nothing(ready_after_a_first_listing):
+    assert ready_after_a_first_listing
+
+
 @pytest.mark.sees_lessons
 def test_lists_lessons_marked(lesson_files):
     assert sorted(p.name for p in (ROOT / "lessons").iterdir()) == lesson_files
@@ -103,7 +125,7 @@ def test_the_guard_fails_each_unmarked_test_that_sees_the_lessons_and_no_other(t
     run = run_probes(tmp_path / "probes", files, "-p", "no:xdist", "-rE")
     errors = re.findall(r"^ERROR \S+::(\S+)", run.stdout, re.MULTILINE)
     assert sorted(errors) == sorted(CAUGHT), run.stdout[-4000:] + run.stderr[-2000:]
-    assert "10 passed, 8 errors" in run.stdout, run.stdout[-2000:]
+    assert "12 passed, 8 errors" in run.stdout, run.stdout[-2000:]
     assert "listed " in run.stdout and "read probe_helper.STEMS" in run.stdout and "ran ['true'] in" in run.stdout
 
 
