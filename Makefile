@@ -50,13 +50,12 @@ demo: build
 # it beside the clone), and named to them in COURSE_TEST_QUARTO; without it those tests are skipped, saying so.
 QUARTO_SETUP := ../shared/tools/quarto/setup.sh
 
-# Every test, spread over pytest-xdist workers, one more than the cores; a test file stays on one worker, so its
-# module fixtures (a built course, a browser) are made once; files are handed out in collection order, the longest
-# first (tests/collection_order.py), not xdist's default of the most tests first. With one worker per core the cores
-# sat idle 12 % of the run (tests waiting on a kernel, a sandbox's time limit, a server), with one more 3 %: the
-# whole suite on 2 cores, in one checkout one run after the other (2026-12-06), took 471 s with 2 workers and 436 s
-# with 3. TEST_WORKERS=N sets another number.
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+# Every test, spread over pytest-xdist workers, one per core; a test file stays on one worker, so its module
+# fixtures (a built course, a browser) are made once; files are handed out in collection order, the longest first
+# (tests/collection_order.py), not xdist's default of the most tests first. Two workers per core were tried: the whole
+# suite on 2 cores took 1347 s with 4 workers in a built checkout, about what it had taken with 2 (the suite keeps
+# both cores busy). TEST_WORKERS=N sets another number.
+TEST_WORKERS ?= $(shell nproc)
 test: setup
 	@if [ -f $(QUARTO_SETUP) ] && [ -z "$$COURSE_TEST_QUARTO" ]; then \
 	  q=$$(bash $(QUARTO_SETUP)) || { echo "make test: $(QUARTO_SETUP) failed" >&2; exit 1; }; \
