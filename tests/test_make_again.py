@@ -41,7 +41,7 @@ def real_state(course: Path) -> dict:
     return {"gradebook": gradebook_rows(f"sqlite:///{course / 'gradebook.db'}"), "files": files}
 
 
-def test_make_make_a_real_class_make(tmp_path, tmp_path_factory, monkeypatch):
+def test_make_make_a_real_class_make(built_site, tmp_path, tmp_path_factory, monkeypatch):
     from course.grading.gradebook import gradebook
     from course.workflows.grade import run_nbgrader
 

@@ -25,7 +25,7 @@ pytestmark = [
 
 
 @pytest.fixture
-def cycled(gradebook_db, tmp_path, tmp_path_factory, capsys) -> tuple[Path, str]:
+def cycled(built_site, gradebook_db, tmp_path, tmp_path_factory, capsys) -> tuple[Path, str]:
     """A project after the demo cycle, and what the cycle printed. On SQLite, the one `make` runs on a fresh clone
     (made once per run, tests/made_project.py; never change it); on PostgreSQL (the real course's gradebook set by a
     hub config), run_cycle on what the demo needs of the project."""
