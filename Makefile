@@ -52,9 +52,10 @@ QUARTO_SETUP := ../shared/tools/quarto/setup.sh
 
 # Every test, spread over pytest-xdist workers, one per core; a test file stays on one worker, so its module
 # fixtures (a built course, a browser) are made once; files are handed out in collection order, the longest first
-# (tests/collection_order.py), not xdist's default of the most tests first. Two workers per core were tried: the whole
-# suite on 2 cores took 1347 s with 4 workers in a built checkout, about what it had taken with 2 (the suite keeps
-# both cores busy). TEST_WORKERS=N sets another number.
+# (tests/collection_order.py), not xdist's default of the most tests first. More workers were tried: on 2 cores, 4
+# workers took 1347 s in a built checkout, about what 2 had taken; 3 workers (2026-12-06) took 436-450 s in a built
+# checkout against 442-474 s, but 479-486 s on fresh clones against 471 s, and their load once made the sandbox's
+# huge-print case run out of memory (its reader fell behind the kernel's output). TEST_WORKERS=N sets another number.
 TEST_WORKERS ?= $(shell nproc)
 test: setup
 	@if [ -f $(QUARTO_SETUP) ] && [ -z "$$COURSE_TEST_QUARTO" ]; then \
