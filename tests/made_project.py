@@ -32,8 +32,8 @@ def made_project(tmp_path_factory) -> tuple[Path, str]:
     """A fresh copy of the project after its first `make`, and what that `make` printed; no hub or user nbgrader
     config is read (JUPYTER_CONFIG_PATH names an empty folder). Never change it: copy it with copy_built. Ask for the
     `built_site` fixture first: the copy then starts from the checkout's build caches, as a clone built before does,
-    instead of building every lesson cold beside the checkout's own first build (on a fresh clone both ran at once,
-    about 40 s of one worker's time)."""
+    instead of building every lesson cold beside the checkout's own first build (both ran at once on a fresh clone
+    whose first files put them on two workers)."""
 
     def first_make(folder: Path) -> None:
         (folder / "no-hub-config").mkdir()

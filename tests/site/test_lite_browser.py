@@ -147,8 +147,8 @@ def _work(browser, base: str, stem: str, site: Path, tmp: Path) -> dict:
     page.wait_for_selector(".jp-NotebookPanel .jp-CodeCell", timeout=60_000)
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell .jp-RenderedMarkdown h1", timeout=30_000)
     seen["opening"] = page.evaluate(OPENING)
-    # Run All before the notebook has a kernel (the first second or more after its cells show, on a loaded machine
-    # longer) asks which kernel to start, in a dialog: the student runs the notebook once the toolbar says it is ready
+    # for a second or more after the cells show (longer on a loaded machine) the notebook has no kernel yet: the
+    # toolbar reads none, then initializing and connecting; the student runs all once it says the kernel is ready
     page.wait_for_selector(KERNEL_READY, timeout=KERNEL_START)
     menu(page, "Run", "runmenu:run-all")
     page.wait_for_selector(ERRORS, timeout=KERNEL_START)
