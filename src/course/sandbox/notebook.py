@@ -30,6 +30,7 @@ import nbformat
 from course.errors import CourseError
 from course.fileio import write_atomic
 from course.sandbox.frames import FRAME_SLACK
+from course.sandbox.kernel_output import startup_line
 from course.sandbox.launch import KERNEL_LOG_NAME, WORK_DIR, run_sandboxed
 from course.sandbox.limits import Limits, MiB, mib
 from course.sandbox.results import SandboxRun, assemble
@@ -136,6 +137,7 @@ def execute_notebook_sandboxed(
         "startup_timeout_s": limits.submission_timeout_s,
         "max_output_bytes": limits.max_output_bytes,
         "kernel_limits": {"RLIMIT_AS": limits.memory_bytes},
+        "kernel_exec_lines": [startup_line(limits.max_output_bytes)],
     }
     run = run_sandboxed(
         config,
