@@ -16,6 +16,7 @@ import contextlib
 import dataclasses
 import os
 import shutil
+import time
 from pathlib import Path
 
 import nbformat
@@ -95,6 +96,17 @@ SAVED = """async ([name, path, text]) => {
                                          q.onsuccess = () => r(q.result); });
   db.close();
   return !!saved && JSON.stringify(saved.content).includes(text); }"""
+# What the browser's JupyterLite storage holds of one file: its databases, the stores of this one, the file's record.
+STORED = """async ([name, path]) => {
+  const all = (await indexedDB.databases()).map(d => d.name);
+  if (!all.includes(name)) return {databases: all};
+  const db = await new Promise(r => { const q = indexedDB.open(name); q.onsuccess = () => r(q.result); });
+  const stores = [...db.objectStoreNames];
+  const record = stores.includes('files') ? await new Promise(r => {
+    const q = db.transaction('files').objectStore('files').get(path); q.onsuccess = () => r(q.result); }) : undefined;
+  db.close();
+  return {databases: all, stores, record: record && {type: record.type, content: typeof record.content,
+                                                      last_modified: record.last_modified}}; }"""
 # Every code cell with its source shown has run (the checks helper's source is hidden, and so is its prompt).
 ALL_RAN = """() => { const p = [...document.querySelectorAll(
     '.jp-NotebookPanel .jp-CodeCell:not(:has(.jp-InputPlaceholder)) .jp-InputPrompt')];
@@ -329,7 +341,14 @@ def test_a_re_release_does_not_replace_the_saved_work_and_the_page_says_a_new_ve
         SAVED, arg=[storage_name(make_plan(ROOT), "student"), release.name, "我在第一版里写的进度"], timeout=30_000
     )
     page.goto(f"{base}/{stem}.html")  # the page compares the saved copy with the release it fetches
-    assert saved_copy(page, logs) == "current"
+    found = saved_copy(page, logs)
+    if found != "current":  # seen once in about 30 runs ('none'): say what the browser held then, and a moment later
+        held = page.evaluate(STORED, [storage_name(make_plan(ROOT), "student"), release.name])
+        time.sleep(2)
+        page.goto(f"{base}/{stem}.html")
+        pytest.fail(
+            f"the page found {found!r}; the browser held {held}; 2 s later the page found {saved_copy(page, logs)!r}"
+        )
     assert page.locator(".lite-new-release").count() == 0  # saved work of the current release: nothing to say
 
     second = nbformat.read(release, as_version=4)  # release 2: the instructor fixed a read-only cell's text
