@@ -71,7 +71,7 @@ def _make_client(nb, config: dict):
         startup_timeout=config["startup_timeout_s"],
         shutdown_kernel="immediate",
         resources={"metadata": {"path": config["cwd"]}},
-        extra_arguments=[f"--IPKernelApp.exec_lines={line}" for line in config.get("kernel_exec_lines", [])],
+        extra_arguments=[f"--IPKernelApp.exec_lines={line}" for line in config["kernel_exec_lines"]],
     )
 
 

@@ -137,8 +137,9 @@ def execute_notebook_sandboxed(
         "startup_timeout_s": limits.submission_timeout_s,
         "max_output_bytes": limits.max_output_bytes,
         "kernel_limits": {"RLIMIT_AS": limits.memory_bytes},
-        "kernel_exec_lines": [startup_line(limits.max_output_bytes)],
     }
+    if engine == "kernel":  # the shell engine starts no kernel
+        config["kernel_exec_lines"] = [startup_line(limits.max_output_bytes)]
     run = run_sandboxed(
         config,
         workdir=Path(workdir),
