@@ -19,11 +19,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from course.errors import CourseError, Location
 from course.hints.find import find_veto_hints
 from course.hints.vocabulary import Vocabulary, lesson_vocabulary
+from course.lesson.validate import load_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "hints" / "fixtures" / "veto_answers.yml"
@@ -70,7 +69,7 @@ def veto_ids(vocab: Vocabulary) -> tuple[str, ...]:
 def load_answers(path: Path = FIXTURES, ids: tuple[str, ...] | None = None) -> list[dict]:
     """The labelled answers of one file, checked for the fields the benchmark needs."""
     ids = ids or veto_ids(load_vocabulary())
-    answers = yaml.safe_load(path.read_text(encoding="utf-8"))
+    answers = load_yaml(path).data  # libyaml where PyYAML has it: the labelled files are long
     if not isinstance(answers, list):
         raise CourseError("expected a list of answers", Location(path))
     seen = set()

@@ -22,9 +22,19 @@ def scratch_project(root: Path, *trees: Path) -> Path:
     shutil.copy(ROOT / "autograder" / "nbgrader_config.py", root / "autograder" / "nbgrader_config.py")
     os.symlink(ROOT / "node_modules", root / "node_modules")
     share_lite_bytecode(root / load_config(root).cache_dir)
+    share_drawn_diagrams(root)
     for tree in trees:
         shutil.copytree(tree, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("README.md", "__pycache__"))
     return root
+
+
+def share_drawn_diagrams(root: Path) -> None:
+    """ROOT given this project's drawn diagrams (course.figures.diagrams: named by their content, so any project's
+    build may read them), hard-linked: a build of lessons showing lesson 5's diagrams draws none of them again."""
+    from course.figures.diagrams import diagram_store
+
+    if diagram_store(ROOT).is_dir():
+        shutil.copytree(diagram_store(ROOT), diagram_store(root), copy_function=os.link)
 
 
 def share_lite_bytecode(cache_dir: Path) -> None:

@@ -11,7 +11,8 @@ import pytest
 
 from course.errors import CourseError
 from course.figures.declare import FigureSpec
-from course.workflows.draw_figures import ensure_figures, inputs_digest, lesson_figures
+from course.figures.diagrams import diagram_store
+from course.workflows.draw_figures import ensure_diagrams, ensure_figures, inputs_digest, lesson_figures
 
 REPO = Path(__file__).resolve().parents[2]
 PNG = "assets/figs/train_zero_memory.png"
@@ -221,3 +222,43 @@ def test_a_solution_without_the_memory_function_is_named(project):
     with pytest.raises(CourseError, match="zero_memory_per_gpu") as error:
         ensure_figures(project, specs=drawn_figures(project))
     assert str(error.value.where) == "solutions/lesson05.py"
+
+
+def lesson_with_diagrams(root: Path, *sources: str) -> Path:
+    """A project using this checkout's mermaid, with lesson07.qmd showing SOURCES as mermaid diagrams."""
+    shutil.copy(REPO / "package.json", root / "package.json")
+    if not (root / "node_modules").exists():
+        (root / "node_modules").symlink_to(REPO / "node_modules")
+    blocks = "".join(f"\n```{{mermaid}}\n{source}```\n" for source in sources)
+    (root / "lessons").mkdir(exist_ok=True)
+    (root / "lessons" / "lesson07.qmd").write_text(f"---\ntitle: t\nlesson: 7\n---\n{blocks}", "utf-8")
+    return root
+
+
+@pytest.mark.browser
+def test_each_diagram_is_drawn_once_for_feedback_and_a_new_one_alone(tmp_path):
+    flow, sequence = "flowchart LR\n  A --> B\n", "sequenceDiagram\n  A->>B: 梯度\n"
+    project = lesson_with_diagrams(tmp_path, flow, sequence)
+    first = ensure_diagrams(project)
+    assert len(first) == 2 and all(p.parent == diagram_store(project) and "<svg" in p.read_text() for p in first)
+    assert ensure_diagrams(project) == []
+    lesson_with_diagrams(tmp_path, flow, sequence, "flowchart TD\n  C --> D\n")
+    added = ensure_diagrams(project)
+    assert len(added) == 1 and sorted(diagram_store(project).iterdir()) == sorted([*first, *added])
+
+
+def test_without_chromium_nothing_is_drawn_and_the_build_says_feedback_will(tmp_path, monkeypatch, capsys):
+    import course.tools.chromium
+
+    project = lesson_with_diagrams(tmp_path, "flowchart LR\n  A --> B\n")
+    monkeypatch.setattr(course.tools.chromium.shutil, "which", lambda name: None)
+    assert ensure_diagrams(project) == [] and not diagram_store(project).exists()
+    assert "feedback pages, which will draw them themselves: chromium not found" in capsys.readouterr().err
+
+
+def test_a_project_without_diagrams_needs_no_browser(tmp_path, monkeypatch, capsys):
+    import course.tools.chromium
+
+    project = lesson_with_diagrams(tmp_path)
+    monkeypatch.setattr(course.tools.chromium.shutil, "which", lambda name: None)
+    assert ensure_diagrams(project) == [] and not diagram_store(project).exists() and capsys.readouterr().err == ""

@@ -167,7 +167,7 @@ class OfflineScripts(Preprocessor):
             scripts.append(MATHJAX2_SIGNAL)
         if any(
             cell.cell_type == "markdown" and re.search(r"^\s*```+\s*\{?mermaid", cell.source, re.M) for cell in nb.cells
-        ) and not drawn_here(nb, resources, found["mermaid"], self.log):
+        ) and not drawn_here(nb, resources, found["mermaid"], Path(self.project_root), self.log):
             site = package_files.files("course.site")
             scripts += [
                 found["mermaid"].read_text("utf-8"),
@@ -178,15 +178,17 @@ class OfflineScripts(Preprocessor):
         return nb, resources
 
 
-def drawn_here(nb: NotebookNode, resources: dict, mermaid_js: Path, log) -> bool:
-    """For a feedback page: its diagrams drawn once into SVG (course.nbgrader_hooks.drawn_diagrams), so the page
-    needs no mermaid script; False for formgrader (the grader's browser draws them) or where they cannot be drawn."""
+def drawn_here(nb: NotebookNode, resources: dict, mermaid_js: Path, project_root: Path, log) -> bool:
+    """For a feedback page: its diagrams as SVG, as `course build` drew them (course.nbgrader_hooks.drawn_diagrams),
+    so the page needs no mermaid script; False for formgrader (the grader's browser draws them) or where they cannot
+    be drawn."""
+    from course.figures.diagrams import diagram_store
     from course.nbgrader_hooks.drawn_diagrams import draw_into
 
     if for_graders(resources):
         return False
     try:
-        draw_into(nb.cells, mermaid_js)
+        draw_into(nb.cells, mermaid_js, diagram_store(project_root))
     except Exception as exc:  # no Chromium or Playwright (ToolMissing), or Playwright's own Error: draw in the browser
         log.warning("feedback inlines mermaid to draw its diagrams (%s)", exc)
         return False

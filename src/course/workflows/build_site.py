@@ -112,8 +112,10 @@ def _build(plan: BuildPlan, variants: list[str], release: bool, renderer: Render
     }
     if not stale:
         from course.assignment.make_source import write_assignment_sources
+        from course.workflows.draw_figures import ensure_diagrams
 
         write_assignment_sources(plan, None)  # only when autograder/source/ is missing or stale
+        ensure_diagrams(plan.root)  # only those the build cache lacks (a checkout built before it kept them)
         return BuildResult(plan=plan, up_to_date=True)
     from course.lesson.parse_qmd import parse_lesson
     from course.site.resolve_resources import resolve_resources
@@ -187,7 +189,7 @@ def _stale(plan: BuildPlan, variant: str, fingerprints: dict[str, str], renderer
 
 
 def draw_figures(plan: BuildPlan) -> None:
-    """Redraw the figures lessons show when their inputs changed."""
-    from course.workflows.draw_figures import ensure_figures
+    """Redraw the figures lessons show when their inputs changed, and draw their diagrams for feedback pages."""
+    from course.workflows.draw_figures import ensure_drawn
 
-    ensure_figures(plan.root)
+    ensure_drawn(plan.root)

@@ -1,5 +1,6 @@
 """The generated assets lessons show (figures, the lab's measurements): discovering what each lesson declares,
-and remaking only those whose inputs changed.
+and remaking only those whose inputs changed; and the lessons' diagrams drawn for feedback pages
+(course.figures.diagrams), each once.
 
 Each lesson declares its own in lessons/lessonNN/figures.py: a tuple FIGURES of FigureSpec (course.figures.declare;
 the lab's measurements through course.lab.lesson_asset), drawn by code kept beside it in the lesson's data folder.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -110,3 +112,34 @@ def ensure_figures(
             manifest[spec.output] = digest
             write_atomic(manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return drawn
+
+
+def ensure_drawn(project_root: Path) -> None:
+    """What a build draws before its pages: the lessons' figures, and their diagrams for feedback pages."""
+    ensure_figures(project_root)
+    ensure_diagrams(project_root)
+
+
+def ensure_diagrams(project_root: Path) -> list[Path]:
+    """Draw into the build cache each lesson diagram it lacks (feedback pages carry them drawn); return the files
+    written. Without Chromium, Playwright or mermaid nothing is drawn: feedback then draws or inlines them itself."""
+    from course.figures.diagrams import diagram_sources, diagram_store, draw, keep, mermaid_script, stored
+    from course.lesson.discover import discover_lessons
+
+    project_root = Path(project_root)
+    lessons_dir = project_root / load_config(project_root).lessons_dir
+    lessons = discover_lessons(lessons_dir) if lessons_dir.is_dir() else ()
+    sources = diagram_sources(lesson.qmd.read_text("utf-8") for lesson in lessons)
+    if not sources:
+        return []
+    store = diagram_store(project_root)
+    try:
+        script = mermaid_script(project_root)
+        missing = [s for s in sources if s not in stored(store, script, sources)]
+        return keep(store, script, draw(missing, script)) if missing else []
+    except Exception as exc:  # no mermaid or Chromium (ToolMissing), no Playwright, or Playwright's own Error
+        print(
+            f"the lessons' diagrams are not drawn for feedback pages, which will draw them themselves: {exc}",
+            file=sys.stderr,
+        )
+        return []

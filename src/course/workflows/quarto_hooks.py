@@ -117,12 +117,12 @@ def pre_render(root: Path, variant: Variant, environ: dict[str, str]) -> list[Pa
     from course.lesson.parse_qmd import parse_lesson
     from course.site.resolve_resources import resolve_resources
     from course.site.write_page_markdown import NOT_RUN_NOTE
-    from course.workflows.draw_figures import ensure_figures
+    from course.workflows.draw_figures import ensure_drawn
 
     plan = make_plan(root)
     check_includes_folder(plan)
     if not environ.get(IN_COURSE_BUILD):
-        ensure_figures(plan.root)
+        ensure_drawn(plan.root)
     lessons = [parse_lesson(p) for p in plan.lessons]
     for lesson in lessons:
         resolve_resources(lesson, plan.root)  # a missing image fails before Quarto runs a cell
