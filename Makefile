@@ -50,13 +50,14 @@ demo: build
 # it beside the clone), and named to them in COURSE_TEST_QUARTO; without it those tests are skipped, saying so.
 QUARTO_SETUP := ../shared/tools/quarto/setup.sh
 
-# Every test, spread over pytest-xdist workers, one per core; a test file stays on one worker, so its module
-# fixtures (a built course, a browser) are made once; files are handed out in collection order, the longest first
-# (tests/collection_order.py), not xdist's default of the most tests first. More workers were tried: on 2 cores, 4
-# workers took 1347 s in a built checkout, about what 2 had taken; 3 workers (2026-12-06) took 436-450 s in a built
-# checkout against 442-474 s, but 479-486 s on fresh clones against 471 s, and their load once made the sandbox's
-# huge-print case run out of memory (its reader fell behind the kernel's output). TEST_WORKERS=N sets another number.
-TEST_WORKERS ?= $(shell nproc)
+# Every test, spread over pytest-xdist workers: one per core for the busy files and one more for the files that mostly
+# wait (marked `waits`; tests/lanes.py never runs more busy files at once than there are cores). A test file stays on
+# one worker, so its module fixtures (a built course, a browser) are made once; files are handed out in collection
+# order, the longest first (tests/collection_order.py). Side by side on 2 cores (2026-12-07, built checkout): 482 s
+# this way against 524 s with one worker per core and xdist's own file scheduling (idle CPU 35 against 110 CPU-s).
+# Three workers without the lane were slower (2026-12-06: 479-486 s on fresh clones against 471 s). TEST_WORKERS=N
+# sets another number.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 test: setup
 	@if [ -f $(QUARTO_SETUP) ] && [ -z "$$COURSE_TEST_QUARTO" ]; then \
 	  q=$$(bash $(QUARTO_SETUP)) || { echo "make test: $(QUARTO_SETUP) failed" >&2; exit 1; }; \

@@ -91,6 +91,18 @@ from tests.machine_guard import machine_left_alone, watched_folders  # noqa: E40
 from tests.shared_browser import browser, chromium, playwright_loop_only_in_browser_modules  # noqa: E402,F401 (one Chromium per process, a context per test)
 
 
+def pytest_xdist_make_scheduler(config, log):
+    """`make test`'s file scheduling (--dist loadfile): one worker of them runs the files that mostly wait
+    (tests/lanes.py); any other --dist keeps pytest-xdist's own."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.workermanage import parse_tx_spec_config
+
+    from tests.lanes import WaitingLane
+
+    return WaitingLane(config, log, busy=max(len(parse_tx_spec_config(config)) - 1, 1))
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     """Long files first (tests/collection_order.py); runs before -m/-k deselect, so it records the whole suite."""

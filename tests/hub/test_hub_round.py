@@ -34,7 +34,7 @@ from tests.assignment.make_submissions import CORRECT
 from tests.loopback import free_ports
 from tests.open_view import in_open_view
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.hub, pytest.mark.long(95)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.hub, pytest.mark.long(95), pytest.mark.waits]
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent

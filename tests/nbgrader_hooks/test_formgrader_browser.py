@@ -18,7 +18,7 @@ import pytest
 
 from tests.loopback import free_port
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.sandbox]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.sandbox, pytest.mark.waits]
 
 
 @contextlib.contextmanager

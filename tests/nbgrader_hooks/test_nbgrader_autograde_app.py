@@ -16,7 +16,7 @@ import pytest
 from nbgrader.tests.apps.conftest import course_dir, db, temp_cwd  # noqa: F401 (fixtures the tests use)
 from nbgrader.tests.apps.test_nbgrader_autograde import TestNbGraderAutograde as StockAutogradeTests
 
-pytestmark = [pytest.mark.sandbox, pytest.mark.slow, pytest.mark.long(80)]
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow, pytest.mark.long(80), pytest.mark.waits]
 
 SWAP_EXECUTE = """
 from nbgrader.converters import Autograde

@@ -20,7 +20,7 @@ from course.sandbox.fidelity import choose_engine
 from course.sandbox.limits import Limits
 from course.sandbox.notebook import execute_notebook_sandboxed
 
-pytestmark = [pytest.mark.long(40), pytest.mark.slow, pytest.mark.sandbox]
+pytestmark = [pytest.mark.long(40), pytest.mark.slow, pytest.mark.sandbox, pytest.mark.waits]
 
 LIMITS = Limits(cell_timeout_s=10, submission_timeout_s=90)
 CORPUS = {

@@ -13,7 +13,7 @@ from course.sandbox.cgroup import memory_group
 from course.sandbox.limits import Limits
 from course.sandbox.notebook import execute_notebook_sandboxed
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.waits]
 
 MiB = 2**20
 # Four children of 200 MiB each, alive at once: each is well inside a 400 MiB per-process limit, together not.

@@ -20,7 +20,7 @@ from course.workflows.grade import grade_assignment, run_nbgrader
 from tests.assignment.make_submissions import OUT
 from tests.classes import course_with_class
 
-pytestmark = [pytest.mark.long(40), pytest.mark.slow, pytest.mark.sandbox]
+pytestmark = [pytest.mark.long(40), pytest.mark.slow, pytest.mark.sandbox, pytest.mark.waits]
 
 ANSWER = "ex-zero-memory"
 CODE = ["test-formulas", "test-fp32-accum", "test-comm-volume", "test-dp1-cross-check"]

@@ -24,7 +24,7 @@ from course.workflows.preview_site import InputFilter, watched_paths
 from tests.loopback import free_port
 from tests.project_copy import ADDED, copy_built, with_added_lesson
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.waits]
 
 KEPT = "lesson05"  # the project's own lesson: an edit to the added one must leave its files alone
 

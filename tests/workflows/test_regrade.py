@@ -28,7 +28,7 @@ from course.nbgrader_hooks.manual_grades import answers_path
 from course.workflows.grade import GradeOptions, grade_assignment, run_nbgrader
 from tests.assignment.make_submissions import ANSWER, FIXTURES, ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox, pytest.mark.waits]
 
 STUDENTS = {"s-right": "reference", "s-floor": "floor-division", "s-extra": "forgot-extra"}
 ANSWERS = {
