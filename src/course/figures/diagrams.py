@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 
 from course.fileio import write_atomic
@@ -47,11 +48,20 @@ def mermaid_script(project_root: Path) -> bytes:
 
 def diagram_key(script: bytes, source: str) -> str:
     """The hash naming SOURCE drawn by the mermaid SCRIPT with SETTINGS."""
-    digest = hashlib.sha256()
-    for part in (script, SETTINGS.encode("utf-8"), source.encode("utf-8")):
+    digest = _hashed_script(script).copy()
+    for part in (SETTINGS.encode("utf-8"), source.encode("utf-8")):
         digest.update(len(part).to_bytes(8, "big"))
         digest.update(part)
     return digest.hexdigest()
+
+
+@lru_cache(maxsize=2)
+def _hashed_script(script: bytes):
+    """The key's hash with the 2.7 MB SCRIPT fed in once, not again for each diagram and each look-up."""
+    digest = hashlib.sha256()
+    digest.update(len(script).to_bytes(8, "big"))
+    digest.update(script)
+    return digest
 
 
 def diagram_file(store: Path, script: bytes, source: str) -> Path:
