@@ -70,7 +70,7 @@ def test_the_issues_link_opens_exactly_that_setting(browser, built_site):
 def test_fifty_random_fragments_show_the_lessons_numbers(settled):
     calc = settled
     rng = random.Random(20261206)
-    for _ in range(60):
+    for _ in range(50):
         setting = random_setting(rng)
         # The test's listener runs after the calculator's, registered first: the page has applied the fragment.
         calc.evaluate(
@@ -84,7 +84,7 @@ def test_fifty_random_fragments_show_the_lessons_numbers(settled):
 def test_fifty_random_settings_typed_into_the_inputs_show_the_lessons_numbers_and_go_into_the_fragment(settled):
     calc = settled
     rng = random.Random(40)
-    for _ in range(55):
+    for _ in range(50):
         setting = random_setting(rng)
         calc.fill("#zc-psi", setting["psi"])
         calc.fill("#zc-nd", setting["nd"])

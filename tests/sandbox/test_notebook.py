@@ -532,11 +532,13 @@ execute_notebook_sandboxed(Path(sys.argv[1]), workdir=Path(sys.argv[2]), engine=
 
 @pytest.fixture
 def foreign_grader(tmp_path_factory) -> Path:
-    """Another grader on the machine, not of this test's process tree, with a sandbox running (an endless cell); the
-    folder its sandbox's work files are in. Stopped afterwards."""
+    """Another grader on the machine, not of this test's process tree, with a sandbox running (a cell that waits, so
+    that it takes no core from the test beside it); the folder its sandbox's work files are in. Stopped afterwards."""
     work = tmp_path_factory.mktemp("foreign") / "w"
+    waiting = work.parent / "waiting.ipynb"
+    nbformat.write(v4.new_notebook(cells=[v4.new_code_cell("import time\ntime.sleep(600)")]), waiting)
     subprocess.run(
-        [sys.executable, "-c", FOREIGN_GRADER, str(HOSTILE / "infinite-loop-cell.ipynb"), str(work)],
+        [sys.executable, "-c", FOREIGN_GRADER, str(waiting), str(work)],
         check=True,
         start_new_session=True,
     )

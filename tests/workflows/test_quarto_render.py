@@ -2,20 +2,20 @@
 user types it) and `course build --renderer quarto`, with a real Quarto, on a copy of the project with a lesson added
 by `course new` whose exercise and solution draw a matplotlib figure.
 
-One render of each kind per variant is shared by every check (module fixtures), and the second kind writes the
-first's files byte for byte, so the checks in Chromium open the plain render's pages: only the course's lessons are
-rendered; each page has the pandoc page's h2/h3 headings, figure captions and number of formulas; in Chromium, with
-every request off the machine aborted, every formula is typeset and nothing is requested; "第 N 课" is a link exactly
-when lesson N exists; every local link and image resolves; the index lists every lesson; nothing scrolls sideways at
-390 px; no solution is in the student site (what `course publish` commits) and no freeze cache is left; the
-in-browser notebooks (lite/ at the site's root) are those of the pandoc site, each lesson page says what the pandoc
-page says about running it in the browser, its link and the index's open a notebook the site holds, and opened from
-file:// the student page adds the pandoc page's note that it needs a web address (site_libs/course-lite.js); the
-answer site has each lesson's departures page, its places linked to Quarto's own anchors, and the student site none;
-lesson 5's calculator shows the lesson's numbers on Quarto's pages of both variants. As a
-student reads the pages (tests/site/page_checks.py, as for the pandoc site): diagrams drawn the pandoc pages' way
-(labels in their boxes, readable on their fill, at 390 and 1280 px), no link inside a link (Quarto's sidebar and
-next link hold lesson titles), search snippets without TeX, and from file:// the search says it needs the address.
+Plain `quarto render` of each variant is shared by every check (module fixtures), and `course build --renderer quarto`
+of the student site writes its files byte for byte, so the checks are made on the plain render: only the course's
+lessons are rendered; each page has the pandoc page's h2/h3 headings, figure captions and number of formulas; in
+Chromium, with every request off the machine aborted, every formula is typeset and nothing is requested; "第 N 课" is a
+link exactly when lesson N exists; every local link and image resolves; the index lists every lesson; nothing scrolls
+sideways at 390 px; no solution is in the student site (what `course publish` commits) and no freeze cache is left; the
+in-browser notebooks (lite/ at the site's root) are those of the pandoc site, each lesson page says what the pandoc page
+says about running it in the browser, its link and the index's open a notebook the site holds, and opened from file://
+the student page adds the pandoc page's note that it needs a web address (site_libs/course-lite.js); the answer site has
+each lesson's departures page, its places linked to Quarto's own anchors, and the student site none; lesson 5's
+calculator shows the lesson's numbers on Quarto's pages of both variants. As a student reads the pages
+(tests/site/page_checks.py, as for the pandoc site): diagrams drawn the pandoc pages' way (labels in their boxes,
+readable on their fill, at 390 and 1280 px), no link inside a link (Quarto's sidebar and next link hold lesson titles),
+search snippets without TeX, and from file:// the search says it needs the address.
 
 Needs Quarto 1.7+: COURSE_TEST_QUARTO (set by `make test` from ../shared/tools/quarto/setup.sh) or `quarto` on PATH.
 """
@@ -60,7 +60,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(235)]
 
 ROOT_LESSON5 = Path(__file__).resolve().parents[2] / "lessons" / "lesson05.qmd"
 VARIANTS = ("student", "answer")
-KINDS = ("quarto render", "course build --renderer quarto")
+# The variant `course build --renderer quarto` renders here, to compare with the plain render: the student site, which
+# `course publish` commits and where a render with the wrong profile would show the answers. The answer site is the
+# same command with the other profile; rendering it a fourth time would check nothing more.
+BUILT_VARIANT = "student"
 NOT_FOUND = (
     "Quarto not found: these tests render the course with a real Quarto 1.7 or later. `make test` installs "
     "one from ../shared/tools/quarto/setup.sh when that script is there (CI has it); or set "
@@ -153,20 +156,23 @@ def run(cmd: list[str], root: Path, env: dict | None = None) -> str:
 
 
 @pytest.fixture(scope="module")
-def sites(project, quarto) -> dict[str, Path]:
-    """Each kind of Quarto render, both variants, kept aside: {kind: folder holding student/ and answer/}."""
+def rendered(project, quarto) -> Path:
+    """Plain `quarto render` of both variants, kept aside: the folder holding student/ and answer/."""
     import time
 
-    out = {}
     for variant in VARIANTS:
         start = time.perf_counter()
         run([quarto, "render", "--profile", variant], project)
         print(f"whole render ({variant}): {time.perf_counter() - start:.1f} s")
     shutil.move(project / "_site", project.parent / "plain")  # `course build` then renders into an empty _site
-    out[KINDS[0]] = project.parent / "plain"
-    course(project, "build", "--renderer", "quarto", env={"QUARTO": quarto})
-    out[KINDS[1]] = project / "_site"
-    return out
+    return project.parent / "plain"
+
+
+@pytest.fixture(scope="module")
+def built_by_course(project, quarto, rendered) -> Path:
+    """`course build --renderer quarto` of the student site (BUILT_VARIANT) after the plain renders: its _site."""
+    course(project, "build", "--renderer", "quarto", "--variant", BUILT_VARIANT, env={"QUARTO": quarto})
+    return project / "_site"
 
 
 def site_files(site: Path) -> dict[str, Path]:
@@ -179,15 +185,14 @@ def same_file(a: Path, b: Path) -> bool:
     return os.path.samefile(a, b) or a.read_bytes() == b.read_bytes()
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_course_build_writes_the_site_quarto_render_writes(sites, variant):
+def test_course_build_writes_the_site_quarto_render_writes(rendered, built_by_course):
     """`course build --renderer quarto`, rendering afresh into an empty _site, writes the very files plain `quarto
-    render` wrote, byte for byte (it adds its build stamp): every check below holds on both, and those in Chromium
-    open the plain render's pages."""
-    plain, built = (site_files(sites[kind] / variant) for kind in KINDS)
+    render` wrote, byte for byte (it adds its build stamp): every check below, made on the plain render, holds for
+    it too."""
+    plain, built = site_files(rendered / BUILT_VARIANT), site_files(built_by_course / BUILT_VARIANT)
     assert list(built) == list(plain) and len(plain) > 10
     assert [name for name in plain if not same_file(plain[name], built[name])] == []
-    assert (sites[KINDS[1]] / variant / STAMP).is_file() and not (sites[KINDS[0]] / variant / STAMP).exists()
+    assert (built_by_course / BUILT_VARIANT / STAMP).is_file() and not (rendered / BUILT_VARIANT / STAMP).exists()
 
 
 LESSON_REF = r'<a href="(?:\.\./lessons/)?lesson(\d\d)\.html" class="lesson-ref"'  # Quarto writes links from the root
@@ -233,10 +238,9 @@ def with_departures(project: Path) -> dict[str, list]:
     return {stem: entries for stem, entries in found.items() if entries}
 
 
-@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_only_the_course_lessons_and_the_index_are_rendered(project, sites, kind, variant):
-    site = sites[kind] / variant
+def test_only_the_course_lessons_and_the_index_are_rendered(project, rendered, variant):
+    site = rendered / variant
     pages = sorted(
         p.relative_to(site).as_posix()
         for p in site.rglob("*.html")
@@ -252,12 +256,11 @@ def test_only_the_course_lessons_and_the_index_are_rendered(project, sites, kind
     assert not (project / "_freeze").exists() and not list(project.rglob("*.quarto_ipynb"))
 
 
-@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_each_page_has_the_pandoc_pages_headings_captions_and_formulas(project, sites, kind, variant):
+def test_each_page_has_the_pandoc_pages_headings_captions_and_formulas(project, rendered, variant):
     for stem in lesson_stems(project):
         quarto_page, pandoc_page = (
-            sites[kind] / variant / "lessons" / f"{stem}.html",
+            rendered / variant / "lessons" / f"{stem}.html",
             project.parent / "pandoc" / variant / f"{stem}.html",
         )
         assert headings(quarto_page) == headings(pandoc_page) and len(headings(pandoc_page)) > 3
@@ -268,22 +271,20 @@ def test_each_page_has_the_pandoc_pages_headings_captions_and_formulas(project, 
             assert f'alt="{alt}"' in main_html(quarto_page), f"{stem}: figure lost its alt text {alt[:30]}"
 
 
-@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_lesson_mentions_link_exactly_when_the_lesson_exists(project, sites, kind, variant):
+def test_lesson_mentions_link_exactly_when_the_lesson_exists(project, rendered, variant):
     existing = {int(s[-2:]) for s in lesson_stems(project)}
     for stem in lesson_stems(project):
-        page = main_html(sites[kind] / variant / "lessons" / f"{stem}.html")
+        page = main_html(rendered / variant / "lessons" / f"{stem}.html")
         mentioned = {int(n) for n in re.findall(r"第\s*(\d+)\s*课", text_of(page))}
         linked = {int(n) for n in re.findall(LESSON_REF, page)}
         assert linked == (mentioned & existing) - {int(stem[-2:])}, stem
-    assert 9 in {int(n) for n in re.findall(LESSON_REF, main_html(sites[kind] / variant / "lessons" / "lesson05.html"))}
+    assert 9 in {int(n) for n in re.findall(LESSON_REF, main_html(rendered / variant / "lessons" / "lesson05.html"))}
 
 
-@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_every_local_link_and_image_resolves_and_the_index_lists_every_lesson(project, sites, kind, variant):
-    site = sites[kind] / variant
+def test_every_local_link_and_image_resolves_and_the_index_lists_every_lesson(project, rendered, variant):
+    site = rendered / variant
     broken = []
     for page in site.rglob("*.html"):
         for ref in re.findall(r'(?:href|src)="([^"]+)"', page.read_text("utf-8")):
@@ -306,9 +307,8 @@ def shown_text(path: Path) -> str:
     return "\n".join("".join(c["source"]) for c in json.loads(text)["cells"]) if path.suffix == ".ipynb" else text
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_no_solution_in_the_student_site_that_publish_commits(project, sites, kind):
-    site = sites[kind] / "student"
+def test_no_solution_in_the_student_site_that_publish_commits(project, rendered):
+    site = rendered / "student"
     lessons = [parse_lesson(project / "lessons" / f"{stem}.qmd") for stem in lesson_stems(project)]
     lesson5_answers = answer_only_snippets("lesson05")
     for path in [p for p in site.rglob("*") if p.is_file() and p.suffix in (".html", ".ipynb", ".json")]:
@@ -318,7 +318,7 @@ def test_no_solution_in_the_student_site_that_publish_commits(project, sites, ki
         if path.name.startswith("lesson05") or path.suffix == ".json":
             shown = re.sub(r"[*`$]", "", html.unescape(re.sub(r"<[^>]+>", "", text)))
             assert [s for s in lesson5_answers if s in shown] == [], path.name
-    answer = (sites[kind] / "answer" / "lessons" / f"{ADDED}.html").read_text("utf-8")
+    answer = (rendered / "answer" / "lessons" / f"{ADDED}.html").read_text("utf-8")
     assert solution_leaks(lessons[-1], answer), "the check finds the plotting solution where it belongs"
 
 
@@ -326,12 +326,11 @@ LITE_LINK = r'href="((?:\.\.?/)?lite/notebooks/index\.html)\?path=([^"&]+)"'  # 
 LITE_BLOCK = r'<div class="(lite-launch|lite-unavailable)"[^>]*>(.*?)</div>'
 
 
-@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_each_lesson_runs_in_the_browser_exactly_as_on_the_pandoc_site(project, sites, kind, variant):
+def test_each_lesson_runs_in_the_browser_exactly_as_on_the_pandoc_site(project, rendered, variant):
     """The block atop each page (its link, or why there is none) and the index's links are the pandoc site's; each
     link opens a notebook in the site's lite/, the variant's own notebook (student: the assignment) byte for byte."""
-    site, pandoc = sites[kind] / variant, project.parent / "pandoc" / variant
+    site, pandoc = rendered / variant, project.parent / "pandoc" / variant
     offered = {}
     for stem in lesson_stems(project):
         page, pandoc_page = main_html(site / "lessons" / f"{stem}.html"), main_html(pandoc / f"{stem}.html")
@@ -352,15 +351,14 @@ def test_each_lesson_runs_in_the_browser_exactly_as_on_the_pandoc_site(project, 
     assert sorted(listed) == sorted(pandoc_listed) == sorted(offered.values())
 
 
-@pytest.mark.parametrize("kind", KINDS)
 def test_the_answer_site_has_each_lessons_departures_page_linked_from_its_page_and_the_index_the_student_site_none(
-    project, sites, kind
+    project, rendered
 ):
     """Each departure at a heading links to that section of Quarto's answer page (Quarto's own anchor, not the
     pandoc site's); the student site has no such page and no link to one."""
     departures = with_departures(project)
     assert "lesson05" in departures
-    answer, student = sites[kind] / "answer", sites[kind] / "student"
+    answer, student = rendered / "answer", rendered / "student"
     for stem, entries in departures.items():
         page = main_html(answer / pandoc_page(stem))
         places = re.findall(r"<h2\b.*?</h2>", page, re.S)
@@ -379,14 +377,13 @@ def test_the_answer_site_has_each_lessons_departures_page_linked_from_its_page_a
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_lesson5s_calculator_on_quartos_page_shows_the_lessons_numbers(sites, browser, variant):
+def test_lesson5s_calculator_on_quartos_page_shows_the_lessons_numbers(rendered, browser, variant):
     """The lesson's script and style come with Quarto's page (lessons/lesson05/) and hold no solution on the student
     site; opened from a link with a setting, and for random settings, it shows the formulas' numbers. (The pages of
     `course build --renderer quarto` are these very files: test_course_build_writes_the_site_quarto_render_writes.)"""
     from tests.lesson_content.lesson05_calculator import assert_shows, fragment, random_setting
 
-    kind = KINDS[0]
-    site = sites[kind] / variant
+    site = rendered / variant
     script = site / "lessons" / "lesson05" / "zero-calc.js"
     assert script.is_file() and (site / "lessons" / "lesson05" / "zero-calc.css").is_file()
     assert not script_leaks(parse_lesson(ROOT_LESSON5), script.read_text("utf-8"))
@@ -397,7 +394,7 @@ def test_lesson5s_calculator_on_quartos_page_shows_the_lessons_numbers(sites, br
     page.goto((site / "lessons" / "lesson05.html").as_uri() + fragment(setting))
     page.wait_for_selector("#zero-calc [data-quantity=memory]")
     assert_shows(page, setting)
-    rng = random.Random(kind + variant)
+    rng = random.Random(variant)
     for _ in range(10):
         setting = random_setting(rng)
         page.evaluate(
@@ -410,30 +407,28 @@ def test_lesson5s_calculator_on_quartos_page_shows_the_lessons_numbers(sites, br
     page.close()
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_the_student_sites_in_browser_notebooks_hold_no_solution(project, sites, kind):
-    shipped = lite_shipped(sites[kind] / "student")
+def test_the_student_sites_in_browser_notebooks_hold_no_solution(project, rendered):
+    shipped = lite_shipped(rendered / "student")
     lessons = [parse_lesson(project / "lessons" / f"{stem}.qmd") for stem in lesson_stems(project)]
     assert [p.name for p in shipped if p.suffix == ".ipynb"] and any(p.name == "all.json" for p in shipped)
     leaks = [f"{p.name}: {lesson.stem}" for p in shipped for lesson in lessons if solution_leaks(lesson, shown_text(p))]
     assert leaks == []
-    answer = shown_text(sites[kind] / "answer" / "lite" / "files" / "lesson05.ipynb")
+    answer = shown_text(rendered / "answer" / "lite" / "files" / "lesson05.ipynb")
     assert solution_leaks(lessons[0], answer), "the check finds lesson 5's solution where it belongs"
 
 
-def test_quarto_search_index_has_the_chinese_text_of_every_lesson(project, sites):
-    for kind in KINDS:
-        entries = json.loads((sites[kind] / "student" / "search.json").read_text("utf-8"))
-        assert any("冗余" in e["text"] and "lesson05" in e["href"] for e in entries)
-        assert {e["href"].split("#")[0] for e in entries} >= {f"lessons/{s}.html" for s in lesson_stems(project)}
+def test_quarto_search_index_has_the_chinese_text_of_every_lesson(project, rendered):
+    entries = json.loads((rendered / "student" / "search.json").read_text("utf-8"))
+    assert any("冗余" in e["text"] and "lesson05" in e["href"] for e in entries)
+    assert {e["href"].split("#")[0] for e in entries} >= {f"lessons/{s}.html" for s in lesson_stems(project)}
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_in_chromium_offline_every_formula_is_typeset_nothing_is_fetched_and_nothing_scrolls_at_390px(
-    project, sites, drawn, variant
+    project, rendered, drawn, variant
 ):
     """On the plain render's pages, which `course build --renderer quarto` writes byte for byte the same."""
-    site = sites[KINDS[0]] / variant
+    site = rendered / variant
     for path in [site / "index.html"] + [site / "lessons" / f"{s}.html" for s in lesson_stems(project)]:
         page, remote = drawn(path, 390)
         if path.name != "index.html":
@@ -445,12 +440,12 @@ def test_in_chromium_offline_every_formula_is_typeset_nothing_is_fetched_and_not
         assert remote == [], path
 
 
-def test_opened_from_disk_a_student_lesson_page_says_its_notebook_needs_a_web_address(sites, drawn):
+def test_opened_from_disk_a_student_lesson_page_says_its_notebook_needs_a_web_address(rendered, drawn):
     """The pandoc page's note from site_libs/course-lite.js, on Quarto's page in lessons/ (its link is ../lite/…);
     the release the script compares a saved copy with is the site's lite/files/ notebook, found from that link.
     (The plain render's page, opened from disk at 1280 px for the diagrams' check; `course build --renderer quarto`
     writes the same files.)"""
-    site = sites[KINDS[0]] / "student"
+    site = rendered / "student"
     page, remote = drawn(site / "lessons" / "lesson05.html", 1280)
     note = page.locator(".lite-launch .lite-file-note")
     note.wait_for(timeout=10_000)
@@ -464,12 +459,12 @@ def test_opened_from_disk_a_student_lesson_page_says_its_notebook_needs_a_web_ad
 
 
 @pytest.fixture(scope="module")
-def served(sites):
+def served(rendered):
     """The plain render's student site on a loopback HTTP server (Quarto's search fetches search.json, which a
     browser refuses from file://); stopped at the end."""
     from tests.loopback import serving
 
-    with serving(sites[KINDS[0]] / "student") as base:
+    with serving(rendered / "student") as base:
         yield base
 
 
@@ -507,7 +502,7 @@ def test_quarto_search_finds_chinese_offline_in_chromium(search):
 
 
 @pytest.fixture(scope="module")
-def drawn(chromium, sites):
+def drawn(chromium, rendered):
     """drawn(PATH, WIDTH): the page, opened once in this module at WIDTH px, offline, its diagrams drawn and (a
     lesson's) formulas typeset, and the requests it made off the machine. The checks that read the same page at the
     same width share it (only the last of them, the figures' check, clicks on it); all closed at the end."""
@@ -531,8 +526,8 @@ def _drawn(browser, path: Path, width: int):
 
 @pytest.mark.parametrize("width", (390, 1280))
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_diagrams_are_drawn_as_on_the_pandoc_pages_and_no_link_holds_another(project, sites, drawn, variant, width):
-    site = sites[KINDS[0]] / variant
+def test_diagrams_are_drawn_as_on_the_pandoc_pages_and_no_link_holds_another(project, rendered, drawn, variant, width):
+    site = rendered / variant
     for path in [site / "index.html"] + [site / "lessons" / f"{s}.html" for s in lesson_stems(project)]:
         page, remote = drawn(path, width)
         assert nested_links(page) == [], path.name
@@ -542,11 +537,10 @@ def test_diagrams_are_drawn_as_on_the_pandoc_pages_and_no_link_holds_another(pro
         assert remote == [], path.name
 
 
-def test_quarto_search_snippets_show_formulas_as_they_read(sites):
-    for kind in KINDS:
-        entries = json.loads((sites[kind] / "student" / "search.json").read_text("utf-8"))
-        assert not [e["text"][:80] for e in entries if SNIPPET_SOURCE.search(e["text"] + e.get("section", ""))]
-        assert any("4Ψ/N_d" in e["text"] for e in entries)  # \\(\\frac{4\\Psi}{N_d}\\), as it reads
+def test_quarto_search_snippets_show_formulas_as_they_read(rendered):
+    entries = json.loads((rendered / "student" / "search.json").read_text("utf-8"))
+    assert not [e["text"][:80] for e in entries if SNIPPET_SOURCE.search(e["text"] + e.get("section", ""))]
+    assert any("4Ψ/N_d" in e["text"] for e in entries)  # \\(\\frac{4\\Psi}{N_d}\\), as it reads
 
 
 def test_quarto_search_marks_the_words_and_shows_no_tex_in_chromium(search):
@@ -556,11 +550,11 @@ def test_quarto_search_marks_the_words_and_shows_no_tex_in_chromium(search):
     assert page.locator(".aa-Item mark").count() > 0 and remote == []
 
 
-def test_from_disk_the_quarto_search_says_it_needs_the_sites_address(sites, drawn):
+def test_from_disk_the_quarto_search_says_it_needs_the_sites_address(rendered, drawn):
     """From file:// Quarto's search cannot load its index and would answer "no results" to every word: the box
     gives way to a note (site_libs/course-quarto.js) on every page. (The pages opened from disk at 1280 px for the
     diagrams' check, which reads them and clicks nothing.)"""
-    site = sites[KINDS[0]] / "student"
+    site = rendered / "student"
     for path in (site / "index.html", site / "lessons" / "lesson05.html"):
         page, remote = drawn(path, 1280)
         note = page.locator(".course-search-file-note")
@@ -568,23 +562,21 @@ def test_from_disk_the_quarto_search_says_it_needs_the_sites_address(sites, draw
         assert not page.locator("#quarto-search").first.is_visible() and remote == []
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_a_cell_shown_but_not_run_carries_the_pandoc_pages_note(project, sites, kind):
+def test_a_cell_shown_but_not_run_carries_the_pandoc_pages_note(project, rendered):
     def notes(page: Path) -> list[str]:
         return [text_of(n) for n in re.findall(r'<div class="cell-note">(.*?)</div>', main_html(page), re.S)]
 
     for variant in VARIANTS:
         for stem in lesson_stems(project):
             pandoc_notes = notes(project.parent / "pandoc" / variant / f"{stem}.html")
-            assert notes(sites[kind] / variant / "lessons" / f"{stem}.html") == pandoc_notes, (variant, stem)
-    assert notes(sites[kind] / "student" / "lessons" / "lesson05.html")[0].startswith("此单元格仅供阅读")
+            assert notes(rendered / variant / "lessons" / f"{stem}.html") == pandoc_notes, (variant, stem)
+    assert notes(rendered / "student" / "lessons" / "lesson05.html")[0].startswith("此单元格仅供阅读")
 
 
-@pytest.mark.parametrize("kind", KINDS)
-def test_a_figure_a_cell_draws_has_its_authors_alt_text_on_both_renderers(project, sites, kind):
+def test_a_figure_a_cell_draws_has_its_authors_alt_text_on_both_renderers(project, rendered):
     """The answer page's plot (solution-plot) carries its fig-alt, on Quarto's page as on pandoc's."""
     for page in (
-        sites[kind] / "answer" / "lessons" / f"{ADDED}.html",
+        rendered / "answer" / "lessons" / f"{ADDED}.html",
         project.parent / "pandoc" / "answer" / f"{ADDED}.html",
     ):
         cell = re.search(r'id="(?:cell-)?solution-plot".*?(<img\b[^>]*>)', main_html(page), re.S)
@@ -592,8 +584,8 @@ def test_a_figure_a_cell_draws_has_its_authors_alt_text_on_both_renderers(projec
 
 
 @pytest.mark.parametrize("width", (390, 1280))
-def test_figures_open_full_size_keep_alt_text_as_alt_text_and_share_one_caption_style(project, sites, drawn, width):
-    page, remote = drawn(sites[KINDS[0]] / "answer" / "lessons" / "lesson05.html", width)
+def test_figures_open_full_size_keep_alt_text_as_alt_text_and_share_one_caption_style(project, rendered, drawn, width):
+    page, remote = drawn(rendered / "answer" / "lessons" / "lesson05.html", width)
     found = figures(page)
     assert len(found) == 3  # 图 5-3, 5-4 and the cell's 图 5-5, as on the pandoc page
     for i, figure in enumerate(found):
@@ -605,15 +597,15 @@ def test_figures_open_full_size_keep_alt_text_as_alt_text_and_share_one_caption_
     assert remote == []
 
 
-def test_from_disk_the_quarto_index_links_carry_the_lesson_pages_note(sites, drawn):
-    page, remote = drawn(sites[KINDS[0]] / "student" / "index.html", 1280)
+def test_from_disk_the_quarto_index_links_carry_the_lesson_pages_note(rendered, drawn):
+    page, remote = drawn(rendered / "student" / "index.html", 1280)
     note = page.locator("a.lite-index-link + .lite-file-note")
     note.first.wait_for(timeout=10_000)
     assert note.count() == page.locator("a.lite-index-link").count() >= 1 and "网址" in note.first.inner_text()
     assert remote == []
 
 
-def test_each_variant_keeps_its_includes_in_its_own_build_cache_folder(project, sites):
+def test_each_variant_keeps_its_includes_in_its_own_build_cache_folder(project, rendered):
     """Student and answer rendered one after the other in one checkout: each variant's lesson list and in-browser
     blocks survive in .course-cache/quarto/VARIANT/, each its own (nothing shared at the project root)."""
     cache = project / ".course-cache" / "quarto"
@@ -626,7 +618,7 @@ def test_each_variant_keeps_its_includes_in_its_own_build_cache_folder(project, 
     assert pandoc_page("lesson05").replace(".html", ".qmd") in index["answer"]
 
 
-def test_a_single_page_render_restages_only_its_lesson(project, sites, quarto, tmp_path):
+def test_a_single_page_render_restages_only_its_lesson(project, rendered, quarto, tmp_path):
     """`quarto render lessons/lesson09.qmd --profile student` over a whole render (a copy of `course build
     --renderer quarto`'s): only lesson 9's notebooks are staged and copied again; lesson 5's staged notebooks, its
     notebooks and page in the site and lite/ (whose notebooks did not change) are left as they were."""
