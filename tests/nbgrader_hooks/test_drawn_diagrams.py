@@ -8,8 +8,7 @@ import nbformat
 import pytest
 
 import course.nbgrader_hooks.drawn_diagrams as drawn_diagrams
-from course.figures.diagrams import diagram_key, diagram_store, keep, stored
-from course.tools.web_assets import locate_web_assets
+from course.figures.diagrams import diagram_key, diagram_store, keep, mermaid_path, stored
 from tests.figures.test_diagrams import FLOW, SEQUENCE, TEXT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def mermaid_js() -> Path:
     """The course's mermaid (node_modules, installed by `make`)."""
-    return next(path for asset, path in locate_web_assets(ROOT).items() if asset.package == "mermaid")
+    return mermaid_path(ROOT)
 
 
 def cells() -> list:

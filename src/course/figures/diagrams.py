@@ -37,13 +37,12 @@ def diagram_store(project_root: Path) -> Path:
     return Path(project_root) / load_config(Path(project_root)).cache_dir / STORE
 
 
-def mermaid_script(project_root: Path) -> bytes:
-    """The course's mermaid as the sites load it (node_modules, installed by `make`); ToolMissing says how to get it."""
+def mermaid_path(project_root: Path) -> Path:
+    """The course's mermaid script as the sites load it (node_modules, installed by `make`); ToolMissing says how to
+    get it."""
     from course.tools.web_assets import locate_web_assets
 
-    return next(
-        path for asset, path in locate_web_assets(project_root).items() if asset.package == "mermaid"
-    ).read_bytes()
+    return next(path for asset, path in locate_web_assets(project_root).items() if asset.package == "mermaid")
 
 
 def diagram_key(script: bytes, source: str) -> str:

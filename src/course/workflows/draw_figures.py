@@ -123,7 +123,7 @@ def ensure_drawn(project_root: Path) -> None:
 def ensure_diagrams(project_root: Path) -> list[Path]:
     """Draw into the build cache each lesson diagram it lacks (feedback pages carry them drawn); return the files
     written. Without Chromium, Playwright or mermaid nothing is drawn: feedback then draws or inlines them itself."""
-    from course.figures.diagrams import diagram_sources, diagram_store, draw, keep, mermaid_script, stored
+    from course.figures.diagrams import diagram_file, diagram_sources, diagram_store, draw, keep, mermaid_path
     from course.lesson.discover import discover_lessons
 
     project_root = Path(project_root)
@@ -134,8 +134,8 @@ def ensure_diagrams(project_root: Path) -> list[Path]:
         return []
     store = diagram_store(project_root)
     try:
-        script = mermaid_script(project_root)
-        missing = [s for s in sources if s not in stored(store, script, sources)]
+        script = mermaid_path(project_root).read_bytes()
+        missing = [s for s in sources if not diagram_file(store, script, s).is_file()]
         return keep(store, script, draw(missing, script)) if missing else []
     except Exception as exc:  # no mermaid or Chromium (ToolMissing), no Playwright, or Playwright's own Error
         print(
