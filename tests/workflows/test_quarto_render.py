@@ -96,7 +96,9 @@ plt.show()
 
 @pytest.fixture(scope="module")
 def quarto() -> str:
-    """The Quarto binary the tests render with; skipped, saying how to get one, where there is none."""
+    """The Quarto binary the tests render with; skipped, saying how to get one, where there is none; a
+    COURSE_TEST_QUARTO that names no usable Quarto fails, naming that variable (the one the developer set)."""
+    from course.errors import ToolMissing
     from course.tools.quarto import find_quarto
 
     wanted = os.environ.get("COURSE_TEST_QUARTO") or shutil.which("quarto")
@@ -104,7 +106,12 @@ def quarto() -> str:
         pytest.skip(NOT_FOUND)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("QUARTO", wanted)  # tests/conftest.py keeps the other tests' builds off Quarto
-        return str(find_quarto().path)
+        try:
+            return str(find_quarto().path)
+        except ToolMissing as exc:
+            if not os.environ.get("COURSE_TEST_QUARTO"):
+                raise
+            pytest.fail(f"COURSE_TEST_QUARTO={wanted} is not a usable Quarto: {exc}", pytrace=False)
 
 
 @pytest.fixture(scope="module")
