@@ -51,7 +51,8 @@ demo: build
 QUARTO_SETUP := ../shared/tools/quarto/setup.sh
 
 # Every test, spread over pytest-xdist workers: one per core for the busy files and one more for the files that mostly
-# wait (marked `waits`; tests/lanes.py never runs more busy files at once than there are cores). A test file stays on
+# wait (marked `waits`; while one is left, tests/lanes.py runs no more busy files at once than there are cores, then
+# every worker takes busy files). A test file stays on
 # one worker, so its module fixtures (a built course, a browser) are made once; files are handed out in collection
 # order, the longest first (tests/collection_order.py). Side by side on 2 cores (2026-12-07, built checkout): 482 s
 # this way against 524 s with one worker per core and xdist's own file scheduling (idle CPU 35 against 110 CPU-s).

@@ -4,13 +4,17 @@ for the files that mostly wait.
 Some files spend most of their time waiting: for a time-out they test, a server or a kernel to start (each marked
 `waits`, as measured: test_grade_readable, for one, used 9 CPU-s in 31 s). With one worker per core, a core sits idle
 while its worker waits, and when two such files ran side by side both did (about 115 idle CPU-s in a 2-core run). So
-`make test` starts one worker more than there are cores (Makefile, TEST_WORKERS), and this scheduler never lets more
-busy files run at once than there are cores: a worker that frees up takes the next busy file while fewer are running,
-else the next waiting one, and once no waiting file is left, a worker that would exceed the busy files' share stops.
+`make test` starts one worker more than there are cores (Makefile, TEST_WORKERS), and while a waiting file is left
+this scheduler lets no more busy files run at once than there are cores: a worker that frees up takes the next busy
+file while fewer are running, else the next waiting one. Once no waiting file is left, every worker takes the next
+busy file: the run's last minutes are short files, each of which waits a little (a server, a subprocess, a kernel),
+and with one worker per core every such wait left a core idle (about 25 idle CPU-s after the waiting files ran out, at
+about 320 s); with the third worker beside them, about 5, in the last 20 s.
 Files keep their collection order within each kind (tests/collection_order.py: longest first).
 
 Side by side on one commit, built checkout, 2 cores: 482 s with it (busy 923 CPU-s, idle 35) against 524 s with two
-workers and xdist's own file scheduling (busy 931, idle 110).
+workers and xdist's own file scheduling (busy 931, idle 110). Letting every worker take busy files once the waiting
+ones ran out: 474 s (busy 926, idle 19) against 474-492 s (busy 941, idle 37-46) before.
 
 The scheduler runs in pytest-xdist's controller, which does not collect: it reads whether a file waits from the file
 itself (the marker in its text), and tests/test_lanes.py checks that this reading agrees with the marker as pytest
@@ -37,7 +41,8 @@ def waiting_file(path: str) -> bool:
 
 
 class WaitingLane(LoadFileScheduling):
-    """pytest-xdist's file scheduling, with at most BUSY files not marked `waits` running at once."""
+    """pytest-xdist's file scheduling, with at most BUSY files not marked `waits` running at once while a waiting
+    file is left."""
 
     def __init__(self, config, log=None, *, busy: int):
         super().__init__(config, log)
@@ -60,28 +65,19 @@ class WaitingLane(LoadFileScheduling):
 
     def _reschedule(self, node) -> None:
         """Give NODE its next file once it is on the last test of its own (an xdist worker holds that test back
-        until it knows what comes next), or stop it when nothing it may take is left."""
+        until it knows what comes next), or stop it when the queue is empty."""
         if node.shutting_down:
             return
         if not self.workqueue:
             node.shutdown()
             return
-        left = self._pending_of(self.assigned_work[node])
-        if left > 1:
+        if self._pending_of(self.assigned_work[node]) > 1:
             return
         busy_elsewhere = sum(
             1 for other in self.nodes if other is not node and (f := self.running(other)) and not waiting_file(f)
         )
         busy, waiting = self.next_file(False), self.next_file(True)
-        if busy and busy_elsewhere < self.busy:
-            chosen = busy
-        elif waiting:
-            chosen = waiting
-        elif left == 1 or busy is None:
-            node.shutdown()  # the busy files' share is taken: this worker ends (its last test runs now)
-            return
-        else:
-            return  # idle until a busy file ends elsewhere
+        chosen = busy if busy and (busy_elsewhere < self.busy or not waiting) else waiting
         unit = self.workqueue.pop(chosen)
         self.assigned_work[node][chosen] = unit
         collection = self.registered_collections[node]
