@@ -163,6 +163,11 @@ def _text(cell: nbformat.NotebookNode) -> str:
     return "".join(parts)
 
 
+def _stdout(cell: nbformat.NotebookNode) -> str:
+    """What a cell printed to its standard output."""
+    return "".join(out.text for out in cell.outputs if out.output_type == "stream" and out.name == "stdout")
+
+
 def _lines(cell: nbformat.NotebookNode, word: str) -> list[str]:
     """The printed lines of CELL that start with WORD."""
     return [line for line in _text(cell).splitlines() if line.startswith(word)]
@@ -208,7 +213,12 @@ def test_case_keeps_the_rest_of_the_notebook(hostile: dict, case: str) -> None:
         assert _fork_bomb_took_the_run_down(run), (run.status, run.reason)
     else:
         assert run.status == "ok", (run.status, run.reason)
-        assert _text(cells[AFTER]).strip() == "innocent after: 45"
+        if case == "fork-bomb":  # forks that outlive the attack write to the kernel's stderr, which the kernel shows
+            # in the cell running then: the innocent cell may show their errors too (on a loaded machine, libzmq's
+            # "Resource temporarily unavailable (src/thread.cpp:241)"); what it printed is its own
+            assert _stdout(cells[AFTER]) == "innocent after: 45\n", cells[AFTER].outputs
+        else:
+            assert _text(cells[AFTER]).strip() == "innocent after: 45"
 
 
 @pytest.mark.sandbox
