@@ -38,7 +38,8 @@ CASES = [
 # Cases whose incidents depend on the machine's load, not on the command: a fork bomb's parent either gets
 # EAGAIN at once or is starved past the cell limit; a memory bomb fills 768 MiB in well under 4 s on an idle
 # machine but not always on a busy one (MemoryError, or the cell limit's KeyboardInterrupt first); the others'
-# cells take close to the 4 s limit. Their scores must still agree; the sandbox tests check each ending.
+# cells can come close to the 4 s limit on a busy machine (read-source's search of every file the sandbox shows takes
+# about a second on an idle one). Their scores must still agree; the sandbox tests check each ending.
 LOAD_DEPENDENT = {"hostile-fork-bomb", "hostile-memory-bomb", "hostile-patch-modules", "hostile-read-source"}
 STOCK_STEPS = "c.Autograde.autograde_preprocessors = Autograde.class_traits()['autograde_preprocessors'].default()"
 
