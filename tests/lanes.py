@@ -9,12 +9,12 @@ this scheduler lets no more busy files run at once than there are cores: a worke
 file while fewer are running, else the next waiting one. Once no waiting file is left, every worker takes the next
 busy file: the run's last minutes are short files, each of which waits a little (a server, a subprocess, a kernel),
 and with one worker per core every such wait left a core idle (about 25 idle CPU-s after the waiting files ran out, at
-about 320 s); with the third worker beside them, about 5, in the last 20 s.
+about 320 s); with the third worker beside them, the cores stay busy until the last few seconds.
 Files keep their collection order within each kind (tests/collection_order.py: longest first).
 
 Side by side on one commit, built checkout, 2 cores: 482 s with it (busy 923 CPU-s, idle 35) against 524 s with two
 workers and xdist's own file scheduling (busy 931, idle 110). Letting every worker take busy files once the waiting
-ones ran out: 474 s (busy 926, idle 19) against 474-492 s (busy 941, idle 37-46) before.
+ones ran out, back to back on one checkout (2026-12-07): 489 s (busy 955, idle 18) against 508 s (busy 966, idle 46).
 
 The scheduler runs in pytest-xdist's controller, which does not collect: it reads whether a file waits from the file
 itself (the marker in its text), and tests/test_lanes.py checks that this reading agrees with the marker as pytest
