@@ -2,8 +2,9 @@
 user types it) and `course build --renderer quarto`, with a real Quarto, on a copy of the project with a lesson added
 by `course new` whose exercise and solution draw a matplotlib figure.
 
-Plain `quarto render` of each variant is shared by every check (module fixtures), and `course build --renderer quarto`
-of the student site writes its files byte for byte, so the checks are made on the plain render: only the course's
+Both ways of rendering are shared by every check (module fixtures): plain `quarto render --profile answer` makes the
+answer site, `course build --renderer quarto` the student site in the same checkout, and a plain single-page render over
+the latter rewrites its page with the very bytes course build wrote. Checked on both sites: only the course's
 lessons are rendered; each page has the pandoc page's h2/h3 headings, figure captions and number of formulas; in
 Chromium, with every request off the machine aborted, every formula is typeset and nothing is requested; "第 N 课" is a
 link exactly when lesson N exists; every local link and image resolves; the index lists every lesson; nothing scrolls
@@ -60,10 +61,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.long(235)]
 
 ROOT_LESSON5 = Path(__file__).resolve().parents[2] / "lessons" / "lesson05.qmd"
 VARIANTS = ("student", "answer")
-# The variant `course build --renderer quarto` renders here, to compare with the plain render: the student site, which
-# `course publish` commits and where a render with the wrong profile would show the answers. The answer site is the
-# same command with the other profile; rendering it a fourth time would check nothing more.
-BUILT_VARIANT = "student"
+# How each variant is rendered here: `course build --renderer quarto` renders the student site, which `course publish`
+# commits and where a render with the wrong profile would show the answers; plain `quarto render`, as a Quarto user
+# types it, the answer site. Both run the same project scripts; that course build's pages are plain Quarto's, byte for
+# byte, is checked by a plain render of one page over its site (test_a_single_page_render_restages_only_its_lesson).
+BUILT_VARIANT, PLAIN_VARIANT = "student", "answer"
 NOT_FOUND = (
     "Quarto not found: these tests render the course with a real Quarto 1.7 or later. `make test` installs "
     "one from ../shared/tools/quarto/setup.sh when that script is there (CI has it); or set "
@@ -164,20 +166,9 @@ def run(cmd: list[str], root: Path, env: dict | None = None) -> str:
 
 @pytest.fixture(scope="module")
 def rendered(project, quarto) -> Path:
-    """Plain `quarto render` of both variants, kept aside: the folder holding student/ and answer/."""
-    import time
-
-    for variant in VARIANTS:
-        start = time.perf_counter()
-        run([quarto, "render", "--profile", variant], project)
-        print(f"whole render ({variant}): {time.perf_counter() - start:.1f} s")
-    shutil.move(project / "_site", project.parent / "plain")  # `course build` then renders into an empty _site
-    return project.parent / "plain"
-
-
-@pytest.fixture(scope="module")
-def built_by_course(project, quarto, rendered) -> Path:
-    """`course build --renderer quarto` of the student site (BUILT_VARIANT) after the plain renders: its _site."""
+    """The project's _site holding both variants, rendered one after the other into it: plain `quarto render
+    --profile answer`, then `course build --renderer quarto --variant student`."""
+    run([quarto, "render", "--profile", PLAIN_VARIANT], project)
     course(project, "build", "--renderer", "quarto", "--variant", BUILT_VARIANT, env={"QUARTO": quarto})
     return project / "_site"
 
@@ -192,14 +183,11 @@ def same_file(a: Path, b: Path) -> bool:
     return os.path.samefile(a, b) or a.read_bytes() == b.read_bytes()
 
 
-def test_course_build_writes_the_site_quarto_render_writes(rendered, built_by_course):
-    """`course build --renderer quarto`, rendering afresh into an empty _site, writes the very files plain `quarto
-    render` wrote, byte for byte (it adds its build stamp): every check below, made on the plain render, holds for
-    it too."""
-    plain, built = site_files(rendered / BUILT_VARIANT), site_files(built_by_course / BUILT_VARIANT)
-    assert list(built) == list(plain) and len(plain) > 10
-    assert [name for name in plain if not same_file(plain[name], built[name])] == []
-    assert (built_by_course / BUILT_VARIANT / STAMP).is_file() and not (rendered / BUILT_VARIANT / STAMP).exists()
+def test_course_build_stamps_its_site_and_leaves_the_one_plain_quarto_rendered_before_it(rendered):
+    """course build records what it built in its site's stamp, which plain `quarto render` never writes; building the
+    student site left the answer site plain Quarto had rendered into the same _site in place."""
+    assert (rendered / BUILT_VARIANT / STAMP).is_file() and not (rendered / PLAIN_VARIANT / STAMP).exists()
+    assert len(site_files(rendered / PLAIN_VARIANT)) > 10
 
 
 LESSON_REF = r'<a href="(?:\.\./lessons/)?lesson(\d\d)\.html" class="lesson-ref"'  # Quarto writes links from the root
@@ -386,8 +374,7 @@ def test_the_answer_site_has_each_lessons_departures_page_linked_from_its_page_a
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_lesson5s_calculator_on_quartos_page_shows_the_lessons_numbers(rendered, browser, variant):
     """The lesson's script and style come with Quarto's page (lessons/lesson05/) and hold no solution on the student
-    site; opened from a link with a setting, and for random settings, it shows the formulas' numbers. (The pages of
-    `course build --renderer quarto` are these very files: test_course_build_writes_the_site_quarto_render_writes.)"""
+    site; opened from a link with a setting, and for random settings, it shows the formulas' numbers."""
     from tests.lesson_content.lesson05_calculator import assert_shows, fragment, random_setting
 
     site = rendered / variant
@@ -434,7 +421,7 @@ def test_quarto_search_index_has_the_chinese_text_of_every_lesson(project, rende
 def test_in_chromium_offline_every_formula_is_typeset_nothing_is_fetched_and_nothing_scrolls_at_390px(
     project, rendered, drawn, variant
 ):
-    """On the plain render's pages, which `course build --renderer quarto` writes byte for byte the same."""
+    """On Quarto's pages of both variants, the front page included."""
     site = rendered / variant
     for path in [site / "index.html"] + [site / "lessons" / f"{s}.html" for s in lesson_stems(project)]:
         page, remote = drawn(path, 390)
@@ -450,8 +437,7 @@ def test_in_chromium_offline_every_formula_is_typeset_nothing_is_fetched_and_not
 def test_opened_from_disk_a_student_lesson_page_says_its_notebook_needs_a_web_address(rendered, drawn):
     """The pandoc page's note from site_libs/course-lite.js, on Quarto's page in lessons/ (its link is ../lite/…);
     the release the script compares a saved copy with is the site's lite/files/ notebook, found from that link.
-    (The plain render's page, opened from disk at 1280 px for the diagrams' check; `course build --renderer quarto`
-    writes the same files.)"""
+    (The page opened from disk at 1280 px for the diagrams' check.)"""
     site = rendered / "student"
     page, remote = drawn(site / "lessons" / "lesson05.html", 1280)
     note = page.locator(".lite-launch .lite-file-note")
@@ -467,7 +453,7 @@ def test_opened_from_disk_a_student_lesson_page_says_its_notebook_needs_a_web_ad
 
 @pytest.fixture(scope="module")
 def served(rendered):
-    """The plain render's student site on a loopback HTTP server (Quarto's search fetches search.json, which a
+    """The student site on a loopback HTTP server (Quarto's search fetches search.json, which a
     browser refuses from file://); stopped at the end."""
     from tests.loopback import serving
 
@@ -628,7 +614,8 @@ def test_each_variant_keeps_its_includes_in_its_own_build_cache_folder(project, 
 def test_a_single_page_render_restages_only_its_lesson(project, rendered, quarto, tmp_path):
     """`quarto render lessons/lesson09.qmd --profile student` over a whole render (a copy of `course build
     --renderer quarto`'s): only lesson 9's notebooks are staged and copied again; lesson 5's staged notebooks, its
-    notebooks and page in the site and lite/ (whose notebooks did not change) are left as they were."""
+    notebooks and page in the site and lite/ (whose notebooks did not change) are left as they were; and the site
+    is byte for byte course build's, lesson 9's page rendered again by plain Quarto included."""
     import time
 
     def link_lite(src: str, dst: str) -> str:
@@ -665,3 +652,6 @@ def test_a_single_page_render_restages_only_its_lesson(project, rendered, quarto
     }
     assert changed == mine
     assert (site / "lessons" / f"{ADDED}.html").stat().st_mtime_ns > before[site / "lessons" / "lesson05.html"]
+    built, after = site_files(rendered / BUILT_VARIANT), site_files(site)
+    assert list(after) == list(built) and len(built) > 10
+    assert [name for name in built if not same_file(built[name], after[name])] == []
