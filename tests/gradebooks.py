@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -118,6 +119,13 @@ class PostgresServer:
         name = f"{self.prefix}_{next(self.names)}"
         self.admin(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
         return self.url(name)
+
+    def copy_gradebook(self, source: str, target: str) -> None:
+        """The database at URL TARGET made again as a copy of the one at URL SOURCE (which nothing may be connected
+        to): a class stored once, given to each test."""
+        source_name, target_name = (urlsplit(url).path.lstrip("/") for url in (source, target))
+        self.admin(f"DROP DATABASE {target_name}")
+        self.admin(f"CREATE DATABASE {target_name} TEMPLATE {source_name}")
 
 
 @dataclass(frozen=True)

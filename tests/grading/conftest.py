@@ -2,4 +2,4 @@
 a semester of two lessons (tests/grading/semester_class.py), on SQLite and PostgreSQL."""
 
 from tests.grading.report_class import course, empty_gradebook  # noqa: F401 (fixtures)
-from tests.grading.semester_class import semester  # noqa: F401 (a fixture)
+from tests.grading.semester_class import filled_semesters, semester  # noqa: F401 (fixtures)

@@ -33,8 +33,37 @@ PEOPLE = {
 UNGRADED_QMD = '---\ntitle: "第 9 课：还没有人交"\nlesson: 9\n---\n\n## 本课目标\n\n尚未评分的一课。\n'
 
 
+def fill_semester(url: str) -> None:
+    """The semester's classes stored in the gradebook at URL: lesson05's demo class, lesson07's, their people."""
+    fill_gradebook(url, "lesson05", DEMO["students"], load_rubric(RUBRIC).grade_ids())
+    fill_gradebook(url, "lesson07", {s: {"scores": v} for s, v in LESSON07.items()}, load_rubric(RUBRIC7).grade_ids())
+    with Gradebook(url) as gb:
+        for student, fields in PEOPLE.items():
+            gb.update_or_create_student(student, **fields)
+
+
+@pytest.fixture(scope="module")
+def filled_semesters(tmp_path_factory, empty_gradebook, request):
+    """A function giving, per database kind, a gradebook the semester's classes were stored in once (on first use),
+    which each test's own is copied from: an SQLite file, or a PostgreSQL database's URL."""
+    filled: dict[str, Path | str] = {}
+
+    def filled_for(kind: str) -> Path | str:
+        if kind not in filled:
+            if kind == "sqlite":
+                filled[kind] = tmp_path_factory.mktemp("semester") / "gradebook.db"
+                shutil.copy(empty_gradebook, filled[kind])
+                fill_semester(f"sqlite:///{filled[kind]}")
+            else:
+                filled[kind] = request.getfixturevalue("postgres_server").new_gradebook()
+                fill_semester(filled[kind])
+        return filled[kind]
+
+    return filled_for
+
+
 @pytest.fixture
-def semester(tmp_path, empty_gradebook, gradebook_db):
+def semester(tmp_path, gradebook_db, filled_semesters, request):
     """A function making a course root with lessons 05, 07 and 09 and [tool.course] CONFIG; its gradebook (SQLite or
     PostgreSQL) holds lesson05's demo class and lesson07's class, nothing of lesson09, plus EXTRA assignments."""
 
@@ -52,16 +81,12 @@ def semester(tmp_path, empty_gradebook, gradebook_db):
         (tmp_path / "autograder" / "vetoes").mkdir(exist_ok=True)
         shutil.copy(DEMO_VETOES, tmp_path / "autograder" / "vetoes" / "lesson05.yml")
         (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "x"\n\n[tool.course]\n{config}', "utf-8")
+        filled = filled_semesters(gradebook_db.kind)
         if gradebook_db.url is None:
-            shutil.copy(empty_gradebook, tmp_path / "autograder" / "gradebook.db")
-        url = db_url(tmp_path)
-        fill_gradebook(url, "lesson05", DEMO["students"], load_rubric(RUBRIC).grade_ids())
-        fill_gradebook(
-            url, "lesson07", {s: {"scores": v} for s, v in LESSON07.items()}, load_rubric(RUBRIC7).grade_ids()
-        )
-        with Gradebook(url) as gb:
-            for student, fields in PEOPLE.items():
-                gb.update_or_create_student(student, **fields)
+            shutil.copy(filled, tmp_path / "autograder" / "gradebook.db")
+        else:
+            request.getfixturevalue("postgres_server").copy_gradebook(filled, gradebook_db.url)
+        with Gradebook(db_url(tmp_path)) as gb:
             for name in extra:
                 gb.add_assignment(name)
         return tmp_path
