@@ -567,11 +567,17 @@ def test_submission_wall_clock_kills_the_whole_sandbox(
     bwrap: Path, tmp_path: Path, engine: str, foreign_grader: Path
 ) -> None:
     """Another grader's sandbox runs all along (make test failed here while another checkout graded): only this
-    test's own sandbox must be gone."""
+    test's own sandbox must be gone. The cell that never ends sleeps in its loop: the submission's wall clock is what
+    ends it, and a loop burning a core for those 5 s would test nothing more (the hostile cases burn theirs)."""
     limits = Limits(cell_timeout_s=60, submission_timeout_s=5, memory_bytes=512 * MiB)
+    notebook = nbformat.read(HOSTILE / "infinite-loop-cell.ipynb", as_version=4)
+    [loop] = [cell for cell in notebook.cells if cell.source == "while True:\n    pass"]
+    loop.source = "import time\nwhile True:\n    time.sleep(0.2)"
+    nbformat.write(notebook, tmp_path / "sleeping-loop.ipynb")
     begin = time.monotonic()
-    notebook = HOSTILE / "infinite-loop-cell.ipynb"
-    run = execute_notebook_sandboxed(notebook, workdir=tmp_path / "w", limits=limits, engine=engine)
+    run = execute_notebook_sandboxed(
+        tmp_path / "sleeping-loop.ipynb", workdir=tmp_path / "w", limits=limits, engine=engine
+    )
     assert time.monotonic() - begin < limits.submission_timeout_s + 3
     assert run.status == "timeout" and "5 s" in run.reason
     assert "innocent before: 42" in _text(_code(run)[0])
