@@ -570,10 +570,10 @@ def test_submission_wall_clock_kills_the_whole_sandbox(
     test's own sandbox must be gone. The cell that never ends sleeps in its loop: the submission's wall clock is what
     ends it, and a loop burning a core for those 5 s would test nothing more (the hostile cases burn theirs)."""
     limits = Limits(cell_timeout_s=60, submission_timeout_s=5, memory_bytes=512 * MiB)
-    notebook = nbformat.read(HOSTILE / "infinite-loop-cell.ipynb", as_version=4)
-    [loop] = [cell for cell in notebook.cells if cell.source == "while True:\n    pass"]
-    loop.source = "import time\nwhile True:\n    time.sleep(0.2)"
-    nbformat.write(notebook, tmp_path / "sleeping-loop.ipynb")
+    nbformat.write(
+        _maker.make("sleeping-loop", ["import time\nwhile True:\n    time.sleep(0.2)"]),
+        tmp_path / "sleeping-loop.ipynb",
+    )
     begin = time.monotonic()
     run = execute_notebook_sandboxed(
         tmp_path / "sleeping-loop.ipynb", workdir=tmp_path / "w", limits=limits, engine=engine
