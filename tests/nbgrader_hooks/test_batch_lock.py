@@ -3,9 +3,12 @@ process."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -14,6 +17,15 @@ from course.nbgrader_hooks.batch_lock import BatchBusy, batch_lock
 HOLD = (
     "import sys, time\nfrom pathlib import Path\nfrom course.nbgrader_hooks.batch_lock import batch_lock\n"
     "with batch_lock(Path(sys.argv[1]), sys.argv[2]):\n    print('held', flush=True)\n    time.sleep(60)\n"
+)
+# A holder that forks a worker, as `course grade` forks its pool inside the lock; the worker outlives a SIGKILLed
+# holder (another process group), and leaves through the block's exit as a forked child may.
+HOLD_WITH_WORKER = (
+    "import os, sys, time\nfrom pathlib import Path\nfrom course.nbgrader_hooks.batch_lock import batch_lock\n"
+    "with batch_lock(Path(sys.argv[1]), 'course grade lesson05'):\n"
+    "    if (child := os.fork()) == 0:\n        os.setpgid(0, 0)\n        time.sleep(float(sys.argv[2]))\n"
+    "    else:\n        print(child, flush=True)\n        time.sleep(60)\n"
+    "(Path(sys.argv[1]) / 'worker-left').write_text('yes')\n"
 )
 
 
@@ -42,6 +54,25 @@ def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path, holder):
     holder.wait()
     with batch_lock(tmp_path, "course grade lesson05") as path:
         assert path.read_text().startswith(f"pid {os.getpid()}, `course grade lesson05`")
+
+
+def test_a_killed_holders_forked_worker_keeps_no_lock_and_leaves_the_file_alone(tmp_path):
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_WITH_WORKER, str(tmp_path), "2"], stdout=subprocess.PIPE)
+    worker = int(holder.stdout.readline())
+    try:
+        holder.kill()
+        holder.wait()
+        os.kill(worker, 0)  # the worker still runs
+        with batch_lock(tmp_path, "course grade lesson05") as path:  # taken over at once, not refused
+            assert path.read_text().startswith(f"pid {os.getpid()}, `course grade lesson05`")
+            deadline = time.monotonic() + 30
+            while not (tmp_path / "worker-left").exists():  # the worker leaves the block and ends
+                assert time.monotonic() < deadline, "the forked worker never left"
+                time.sleep(0.05)
+            assert path.read_text().startswith(f"pid {os.getpid()}")  # its exit truncated nothing
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(worker, signal.SIGKILL)
 
 
 def test_the_holder_may_take_it_again_and_keeps_it_until_the_outer_run_ends(tmp_path):

@@ -401,7 +401,9 @@ FIDELITY_CELLS = [
     "def broken(:\n    pass",
     "%time y = 6 * 7",
     "!echo from a shell",
-    'import os\n_ = os.write(1, b"written to fd 1\\n")',
+    # ipykernel forwards what is written to fd 1 from a thread of its own: a cell that ends at once can leave it to the
+    # next cell on a loaded machine, so this one waits a moment, as a cell that does more after its write would
+    'import os, time\n_ = os.write(1, b"written to fd 1\\n")\ntime.sleep(0.5)',
     'from IPython.display import clear_output\nprint("cleared")\nclear_output(wait=True)\n'
     'handle = display("first", display_id=True)\nhandle.update("second")',
 ]

@@ -3,7 +3,10 @@
 `course grade`, stock `nbgrader autograde` and formgrader's autograde button all write the same gradebook and
 grade report; the course's nbgrader config makes every autograde hold this lock for its whole run
 (course.nbgrader_hooks.autograde_run), and `course grade` holds it for its whole batch. The lock is an flock on
-.course-grade/batch.lock, whose text names the holder (pid, command, start time).
+.course-grade/batch.lock, whose text names the holder (pid, command, start time). Only the holder itself keeps the
+lock's file open: a process it forks (course grade's workers) closes its copy at once, so a SIGKILLed run's lock is
+free the moment that run is gone, even while its workers are still dying or grading on as orphans (they write
+nothing: the holder applies every row).
 """
 
 from __future__ import annotations
@@ -20,6 +23,17 @@ from course.errors import CourseError, Location
 from course.nbgrader_hooks.outcome import STATE_DIR
 
 LOCK_FILE = "batch.lock"
+HELD: set[int] = set()  # the lock files this process opened (their descriptors); a forked child closes them
+
+
+def _close_in_child() -> None:
+    """In a forked child, close the lock files it inherited: a flock lives while any copy is open."""
+    for fd in HELD:
+        os.close(fd)  # closing a copy releases nothing of the holder's lock (flock's LOCK_UN would)
+    HELD.clear()
+
+
+os.register_at_fork(after_in_child=_close_in_child)
 
 
 class BatchBusy(CourseError):
@@ -43,6 +57,8 @@ def batch_lock(course_root: Path, command: str) -> Iterator[Path]:
     path = Path(course_root) / STATE_DIR / LOCK_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    HELD.add(fd)
+    opener = os.getpid()  # a child forked inside the block closed its copy at the fork (_close_in_child)
     try:
         if not _try_flock(fd):
             holder = os.pread(fd, 500, 0).decode("utf-8", "replace").strip()
@@ -60,9 +76,12 @@ def batch_lock(course_root: Path, command: str) -> Iterator[Path]:
         try:
             yield path
         finally:
-            os.ftruncate(fd, 0)
+            if os.getpid() == opener:
+                os.ftruncate(fd, 0)
     finally:
-        os.close(fd)  # releases the flock
+        if os.getpid() == opener:
+            HELD.discard(fd)
+            os.close(fd)  # releases the flock
 
 
 def _try_flock(fd: int) -> bool:
