@@ -3,9 +3,9 @@ HTTP server, every request that would leave the machine aborted.
 
 For each graded lesson whose notebook runs in Pyodide, on the student site as `course preview` serves it: the lesson
 page's "在浏览器中运行" link opens the assignment with a running kernel; Run All on the blank notebook stops at the
-blanks; with the reference solutions typed in, every visible check passes; the work survives a reload (browser
-storage); File → Download gives <stem>.ipynb, which `course grade` and stock `nbgrader autograde` both grade to full
-marks. Opened from file://, the page and the lite entry say in Chinese that they need a web address. After a
+blanks; with the reference solutions typed in, Run All again passes every visible check; the work survives a reload
+(browser storage); File → Download gives <stem>.ipynb, which `course grade` and stock `nbgrader autograde` both grade
+to full marks. Opened from file://, the page and the lite entry say in Chinese that they need a web address. After a
 re-release the saved work is neither replaced nor hiding the news: the page says a new version is out, and its button
 keeps the old work under another name and opens the new one. One browser per module (kernel start ≈ 20-30 s).
 """
@@ -109,10 +109,13 @@ STORED = """async ([name, path, text]) => {
   db.close();
   return {databases: all, stores, record: record && {type: record.type, content: typeof record.content,
     last_modified: record.last_modified, holds_text: JSON.stringify(record.content || null).includes(text)}}; }"""
-# Every code cell with its source shown has run (the checks helper's source is hidden, and so is its prompt).
-ALL_RAN = """() => { const p = [...document.querySelectorAll(
-    '.jp-NotebookPanel .jp-CodeCell:not(:has(.jp-InputPlaceholder)) .jp-InputPrompt')];
-  return p.length > 0 && p.every(e => /\\[\\d+\\]/.test(e.innerText)); }"""
+# The execution counts the prompts of the code cells with their source shown show (the checks helper's source is
+# hidden, and so is its prompt); a cell not run, or running, shows none (null).
+COUNTS = """() => [...document.querySelectorAll(
+    '.jp-NotebookPanel .jp-CodeCell:not(:has(.jp-InputPlaceholder)) .jp-InputPrompt')]
+  .map(e => { const m = /\\[(\\d+)\\]/.exec(e.innerText); return m ? +m[1] : null; })"""
+# Every code cell with its source shown has run since the count N.
+ALL_RAN_AFTER = f"n => {{ const c = ({COUNTS})(); return c.length > 0 && c.every(k => k !== null && k > n); }}"
 # What a student sees when the notebook opens: the first cell's heading, the first code cell's text, the code cells
 # whose source is hidden (and what they show), and whether every code editor wraps its long lines (a phone's editor
 # is narrower than a line of the exercise).
@@ -124,7 +127,6 @@ OPENING = """() => { const cells = [...document.querySelectorAll('.jp-NotebookPa
           first_code: editor(code[0]) ? editor(code[0]).innerText : '',
           hidden: hidden.length, hidden_text: hidden.map(c => c.innerText).join(' '),
           wrapping: code.filter(c => editor(c)).every(c => editor(c).classList.contains('cm-lineWrapping'))}; }"""
-IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"  # nothing running (also before a kernel exists)
 KERNEL_READY = ".jp-KernelStatus-success"  # the toolbar's kernel status: started and idle
 ERRORS = ".jp-NotebookPanel .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
 
@@ -170,10 +172,12 @@ def _work(browser, base: str, stem: str, site: Path, tmp: Path) -> dict:
     release = site / "lite" / "files" / browser_run(stem).path
     for label, code in solutions(stem).items():
         type_into(page, cell_index(release, label), code)
-    menu(page, "Run", "runmenu:restart-and-run-all")
-    page.locator(".jp-Dialog .jp-mod-accept").click()
-    page.wait_for_function(ALL_RAN, timeout=KERNEL_START)
-    page.wait_for_selector(IDLE, timeout=60_000)
+    seen["blank_run"] = max(k for k in page.evaluate(COUNTS) if k is not None)
+    menu(page, "Run", "runmenu:run-all")  # again, as a student does: the kernel keeps what the blank run defined
+    page.wait_for_function(ALL_RAN_AFTER, arg=seen["blank_run"], timeout=KERNEL_START)
+    # the kernel's status says the run is over: the notebook's execution indicator, after a Run All that stopped at
+    # an error, was still not idle 60 s after this second run
+    page.wait_for_selector(KERNEL_READY, timeout=60_000)
     seen["errors_with_solution"] = [e.inner_text()[:300] for e in page.locator(ERRORS).all()]
     page.keyboard.press("Control+s")
     page.wait_for_function("() => !document.querySelector('.jp-NotebookPanel.jp-mod-dirty')", timeout=30_000)
@@ -242,7 +246,8 @@ def test_with_the_reference_solution_every_check_passes_and_the_work_survives_a_
     code_cells = [c for c in nbformat.read(seen["release"], as_version=4).cells if c.cell_type == "code"]
     assert not seen["errors_with_solution"]
     ran = [c.execution_count for c in nbformat.read(seen["download"], as_version=4).cells if c.cell_type == "code"]
-    assert ran == list(range(1, len(code_cells) + 1))  # every cell ran in order, the checks helper included
+    first = seen["blank_run"] + 1
+    assert ran == list(range(first, first + len(code_cells)))  # every cell ran again in order, the checks helper too
     assert seen["kept_after_reload"] is True, seen["kept_after_reload"]
     assert not seen["remote"]
 
