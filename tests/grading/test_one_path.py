@@ -183,6 +183,30 @@ def test_without_bubblewrap_both_commands_refuse_the_same_way(released, tmp_path
     assert code_points(graded(root), "reference") == [1, 1, 1, 1]
 
 
+def test_a_setting_that_is_not_valid_stops_both_commands_before_anyone_is_graded(released, tmp_path):
+    """A mistyped engine: one line from each command, and the autograded notebook of an earlier run is kept (nbgrader
+    would fail the student and remove it)."""
+    root = course(released, tmp_path, ["reference"])
+    kept = root / "autograded" / "reference" / "lesson05" / "lesson05.ipynb"
+    kept.parent.mkdir(parents=True)
+    kept.write_text("{}", "utf-8")  # an earlier run's, as far as this test is concerned
+    with open(root / "nbgrader_config.py", "a", encoding="utf-8") as f:
+        f.write('\nc.GradingSandbox.engine = "kernal"\n')
+    stock = run_nbgrader(root, "autograde", "lesson05", "--force", check=False)
+    ours = subprocess.run(
+        [sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root), "--force"],
+        env=nbgrader_env(),
+        capture_output=True,
+        text=True,
+    )
+    for run in (stock, ours):
+        assert run.returncode != 0 and "Traceback" not in run.stderr, run.stderr[-2000:]
+        said = [line for line in run.stderr.splitlines() if "c.GradingSandbox.engine = 'kernal'" in line]
+        assert len(said) == 1 and "nobody was graded" in said[0], run.stderr[-2000:]
+    assert kept.read_text("utf-8") == "{}"
+    assert all(graded(root)["scores"].get(("reference", item)) in (None, 0) for item in CODE)
+
+
 @pytest.fixture(scope="module")
 def graded_by_command(released, tmp_path_factory):
     """Two students graded once by the `course grade` command, in a process of its own as instructors run it: the

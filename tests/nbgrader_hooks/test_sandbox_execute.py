@@ -6,7 +6,8 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-from course.nbgrader_hooks.sandbox_execute import GradingSandbox, refusal
+from course.errors import CourseError
+from course.nbgrader_hooks.sandbox_execute import GradingSandbox, refusal, sandbox_settings
 from course.sandbox.fidelity import choose_engine
 from course.sandbox.limits import Limits
 from course.workflows.grade_worker import nbgrader_reason
@@ -39,6 +40,20 @@ def test_a_limit_must_be_positive():
     config.GradingSandbox.cell_timeout_s = 0
     with pytest.raises(Exception, match="cell_timeout_s"):
         GradingSandbox(config=config)
+
+
+def test_the_settings_are_checked_at_once_naming_each_that_is_not_valid():
+    config = Config()
+    config.GradingSandbox.cell_timeout_s = 7
+    assert sandbox_settings(config).limits().cell_timeout_s == 7
+    config.GradingSandbox.engine = "kernal"
+    config.GradingSandbox.memory_bytes = -1
+    with pytest.raises(CourseError) as wrong:
+        sandbox_settings(config)
+    message = str(wrong.value)
+    assert "c.GradingSandbox.engine = 'kernal'" in message and "['auto', 'shell', 'kernel']" in message
+    assert "c.GradingSandbox.memory_bytes = -1" in message and "cell_timeout_s" not in message
+    assert "nobody was graded" in message
 
 
 def test_the_engine_is_the_shell_only_where_it_is_known_to_be_exact():

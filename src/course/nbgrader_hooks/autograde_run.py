@@ -2,8 +2,10 @@
 
 nbgrader's Autograde converter makes its exporter once per run, right before its loop over the submissions;
 the course's config names this exporter (`c.Autograde.exporter_class`), which wraps that loop:
-1. an assignment not released (no release/ notebook, or not in the gradebook) stops the run before anything is
-   written: nbgrader would create the gradebook, each student and their autograded/ folder before failing;
+1. a grading sandbox setting that is not valid (course.nbgrader_hooks.sandbox_execute.sandbox_settings), or an
+   assignment not released (no release/ notebook, or not in the gradebook), stops the run before anything is
+   written: nbgrader would fail each student (removing their autograded notebooks), or create the gradebook, each
+   student and their autograded/ folder before failing;
 2. it takes the course's batch lock for the whole loop (course.nbgrader_hooks.batch_lock); when another run
    holds it, nbgrader stops before touching anything, with the holder's pid and command; so it does when the
    source notebook or checks changed since the last release (grading would mix two versions of the checks);
@@ -140,6 +142,7 @@ class CourseAutogradeExporter(NotebookExporter):
         """Under the batch lock: score the unreadable submissions, then run nbgrader's loop on the others."""
         coursedir = converter.coursedir
         try:
+            self.require_settings()
             self.require_release(coursedir)
             with batch_lock(Path(coursedir.root), f"nbgrader autograde {coursedir.assignment_id}"):
                 self.require_current_release(coursedir)
@@ -152,6 +155,18 @@ class CourseAutogradeExporter(NotebookExporter):
                     converter.assignments.pop(folder, None)
                 loop()
         except BatchBusy as exc:
+            self.log.error("%s", exc)
+            raise NbGraderException(str(exc)) from None
+
+    def require_settings(self) -> None:
+        """Stop before anything is written when a grading sandbox setting is not valid: nbgrader would fail every
+        student separately, removing each one's autograded notebook."""
+        from course.errors import CourseError
+        from course.nbgrader_hooks.sandbox_execute import sandbox_settings
+
+        try:
+            sandbox_settings(self.config)
+        except CourseError as exc:
             self.log.error("%s", exc)
             raise NbGraderException(str(exc)) from None
 

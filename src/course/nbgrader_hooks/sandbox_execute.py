@@ -20,8 +20,8 @@ from pathlib import Path
 
 import nbformat
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, Enum, Float, Integer
-from traitlets.config import Configurable
+from traitlets import Bool, Enum, Float, Integer, TraitError
+from traitlets.config import Config, Configurable
 
 from course.errors import CourseError, ToolMissing
 from course.fileio import write_atomic
@@ -67,6 +67,26 @@ class GradingSandbox(_LimitSettings):
     def limits(self) -> Limits:
         """The settings as the sandbox's Limits."""
         return Limits(**{f.name: getattr(self, f.name) for f in fields(Limits)})
+
+
+def sandbox_settings(config: Config) -> GradingSandbox:
+    """CONFIG's GradingSandbox settings, checked before anyone is graded: a CourseError naming each setting that is not
+    valid (traitlets would fail every student separately, and nbgrader remove each one's autograded notebook)."""
+    try:
+        return GradingSandbox(config=config)
+    except TraitError:
+        pass
+    wrong = []
+    for name, value in config.get("GradingSandbox", {}).items():
+        try:
+            GradingSandbox(config=Config({"GradingSandbox": {name: value}}))
+        except TraitError as exc:
+            wrong.append(f"c.GradingSandbox.{name} = {value!r}: {exc}")
+    raise CourseError(
+        "the nbgrader config's grading sandbox settings are not valid, so nobody was graded: "
+        + "; ".join(wrong)
+        + " (fix it where it is set: the course's nbgrader_config.py, or a hub or user nbgrader config)"
+    )
 
 
 def refusal(detail: str) -> str:

@@ -169,6 +169,7 @@ def grade_assignment(
     from course.grading.rubric import load_rubric, rubric_path
     from course.nbgrader_hooks.batch_lock import batch_lock
     from course.nbgrader_hooks.outcome import merge_into_report
+    from course.nbgrader_hooks.sandbox_execute import sandbox_settings
     from course.workflows.grade_batch import GradeState, SubmissionWork, gradebook_rows, run_batch, worker_pool
     from course.workflows.grade_worker import course_config
 
@@ -193,6 +194,7 @@ def grade_assignment(
             f"no submissions: expected folders submitted/<student>/{assignment}/", Location(root / "submitted")
         )
     config = course_config(root, options.overrides())
+    sandbox_settings(config)  # a setting that is not valid stops the run here, once, not at each student
     forced = options.forced([f.parent.name for f in folders], root / "submitted")
     todo: list = []
     try:

@@ -218,10 +218,10 @@ def worker_pool(course_root: Path, assignment: str, config, jobs: int) -> Iterat
     still prepares the batch; on leaving (an error, Ctrl-C), students not started yet are not started."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from course.nbgrader_hooks.sandbox_execute import GradingSandbox, require_sandbox
+    from course.nbgrader_hooks.sandbox_execute import require_sandbox, sandbox_settings
     from course.workflows.grade_worker import start_worker
 
-    require_sandbox(GradingSandbox(config=config))
+    require_sandbox(sandbox_settings(config))
     # forked while this process holds no gradebook connection (its checks closed theirs): each worker starts with
     # nbgrader and the course already imported (no second start-up per worker) and with no connection of this one
     pool = ProcessPoolExecutor(
