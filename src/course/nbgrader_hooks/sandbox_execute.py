@@ -74,8 +74,8 @@ def sandbox_settings(config: Config) -> GradingSandbox:
     valid (traitlets would fail every student separately, and nbgrader remove each one's autograded notebook)."""
     try:
         return GradingSandbox(config=config)
-    except TraitError:
-        pass
+    except TraitError as exc:
+        refused = exc
     wrong = []
     for name, value in config.get("GradingSandbox", {}).items():
         try:
@@ -84,7 +84,7 @@ def sandbox_settings(config: Config) -> GradingSandbox:
             wrong.append(f"c.GradingSandbox.{name} = {value!r}: {exc}")
     raise CourseError(
         "the nbgrader config's grading sandbox settings are not valid, so nobody was graded: "
-        + "; ".join(wrong)
+        + ("; ".join(wrong) or str(refused))
         + " (fix it where it is set: the course's nbgrader_config.py, or a hub or user nbgrader config)"
     )
 
