@@ -148,6 +148,7 @@ class OfflineScripts(Preprocessor):
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         """Both pages fetch nothing from a CDN (feedback drops nbgrader's MathJax 2 tag); a missing library is said."""
         from course.errors import ToolMissing
+        from course.figures.diagrams import diagram_sources
         from course.tools.web_assets import locate_web_assets
 
         try:
@@ -165,9 +166,9 @@ class OfflineScripts(Preprocessor):
         scripts = [MATHJAX_CONFIG, found["mathjax"].read_text("utf-8")]
         if for_graders(resources):  # formgrader's own script waits for MathJax 2's signal
             scripts.append(MATHJAX2_SIGNAL)
-        if any(
-            cell.cell_type == "markdown" and re.search(r"^\s*```+\s*\{?mermaid", cell.source, re.M) for cell in nb.cells
-        ) and not drawn_here(nb, resources, found["mermaid"], Path(self.project_root), self.log):
+        if diagram_sources(c.source for c in nb.cells if c.cell_type == "markdown") and not drawn_here(
+            nb, resources, found["mermaid"], Path(self.project_root), self.log
+        ):
             site = package_files.files("course.site")
             scripts += [
                 found["mermaid"].read_text("utf-8"),
