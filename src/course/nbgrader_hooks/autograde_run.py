@@ -28,6 +28,7 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import NoReturn
 
 import nbformat
 from nbconvert.exporters import NotebookExporter
@@ -155,8 +156,13 @@ class CourseAutogradeExporter(NotebookExporter):
                     converter.assignments.pop(folder, None)
                 loop()
         except BatchBusy as exc:
-            self.log.error("%s", exc)
-            raise NbGraderException(str(exc)) from None
+            self.refuse(str(exc))
+
+    def refuse(self, message: str) -> NoReturn:
+        """Stop the run before nbgrader's loop grades anyone: MESSAGE logged as nbgrader's own errors are, then raised
+        as the exception nbgrader's app exits on."""
+        self.log.error("%s", message)
+        raise NbGraderException(message) from None
 
     def require_settings(self) -> None:
         """Stop before anything is written when a grading sandbox setting is not valid: nbgrader would fail every
@@ -167,8 +173,7 @@ class CourseAutogradeExporter(NotebookExporter):
         try:
             sandbox_settings(self.config)
         except CourseError as exc:
-            self.log.error("%s", exc)
-            raise NbGraderException(str(exc)) from None
+            self.refuse(str(exc))
 
     def require_release(self, coursedir) -> None:
         """Stop before anything is written (gradebook, autograded/, the lock) when an assignment is not released.
@@ -193,9 +198,7 @@ class CourseAutogradeExporter(NotebookExporter):
                 with gradebook(coursedir.db_url) as gb:
                     gb.find_assignment(assignment)
             except (CourseError, MissingEntry) as exc:  # MissingEntry: not released into this gradebook
-                message = str(exc) if isinstance(exc, CourseError) else fix
-                self.log.error("%s", message)
-                raise NbGraderException(message) from None
+                self.refuse(str(exc) if isinstance(exc, CourseError) else fix)
 
     def require_current_release(self, coursedir) -> None:
         """Stop before grading anyone when the source or checks changed since the recorded release.
@@ -213,8 +216,7 @@ class CourseAutogradeExporter(NotebookExporter):
                     f"--force` first, then autograde with --force; or `course grade {assignment}`, which does "
                     "both"
                 )
-                self.log.error("%s", message)
-                raise NbGraderException(message)
+                self.refuse(message)
 
     def score_unreadable(self, coursedir) -> list[str]:
         """Score 0 every submission preflight cannot read (with its reason); return their folders."""
