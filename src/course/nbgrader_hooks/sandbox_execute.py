@@ -81,10 +81,10 @@ def sandbox_settings(config: Config) -> GradingSandbox:
         try:
             GradingSandbox(config=Config({"GradingSandbox": {name: value}}))
         except TraitError as exc:
-            wrong.append(f"c.GradingSandbox.{name} = {value!r}: {exc}")
+            wrong.append(f"c.GradingSandbox.{name} = {value!r}: {str(exc).rstrip('.')}")
     raise CourseError(
         "the nbgrader config's grading sandbox settings are not valid, so nobody was graded: "
-        + ("; ".join(wrong) or str(refused))
+        + ("; ".join(wrong) or str(refused).rstrip("."))
         + " (fix it where it is set: the course's nbgrader_config.py, or a hub or user nbgrader config)"
     )
 
