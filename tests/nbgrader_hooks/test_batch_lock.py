@@ -19,12 +19,14 @@ HOLD = (
     "with batch_lock(Path(sys.argv[1]), sys.argv[2]):\n    print('held', flush=True)\n    time.sleep(60)\n"
 )
 # A holder that forks a worker, as `course grade` forks its pool inside the lock; the worker outlives a SIGKILLed
-# holder (another process group), and leaves through the block's exit as a forked child may.
+# holder (another process group), and leaves through the block's exit as a forked child may. The worker itself says
+# its pid: by then its fork handlers have run (a pid the holder printed could come before, on a loaded machine).
 HOLD_WITH_WORKER = (
     "import os, sys, time\nfrom pathlib import Path\nfrom course.nbgrader_hooks.batch_lock import batch_lock\n"
     "with batch_lock(Path(sys.argv[1]), 'course grade lesson05'):\n"
-    "    if (child := os.fork()) == 0:\n        os.setpgid(0, 0)\n        time.sleep(float(sys.argv[2]))\n"
-    "    else:\n        print(child, flush=True)\n        time.sleep(60)\n"
+    "    if os.fork() == 0:\n        os.setpgid(0, 0)\n        print(os.getpid(), flush=True)\n"
+    "        time.sleep(float(sys.argv[2]))\n"
+    "    else:\n        time.sleep(60)\n"
     "(Path(sys.argv[1]) / 'worker-left').write_text('yes')\n"
 )
 
