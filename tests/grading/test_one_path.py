@@ -78,6 +78,13 @@ def code_points(table: dict, student: str) -> list[float]:
     return [table["scores"][(student, item)] for item in CODE]
 
 
+def course_grade_command(root: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`course grade lesson05 --autograder ROOT ARGS` in a process of its own, as an instructor types it (ENV:
+    nbgrader_env() unless given), its output captured as text."""
+    command = [sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root), *args]
+    return subprocess.run(command, env=env or nbgrader_env(), capture_output=True, text=True)
+
+
 @pytest.fixture(scope="module")
 def both(released, tmp_path_factory):
     """Every case graded by stock `nbgrader autograde` (course config, small limits) and by `course grade` (the class
@@ -165,12 +172,7 @@ def test_without_bubblewrap_both_commands_refuse_the_same_way(released, tmp_path
     root = course(released, tmp_path, ["reference"])
     env = {**nbgrader_env(), "PATH": str(Path(sys.executable).parent)}  # no bwrap on this PATH
     stock = run_forked(root, ["autograde", "lesson05"], env)  # `python -m nbgrader autograde` with ENV
-    ours = subprocess.run(
-        [sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root)],
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    ours = course_grade_command(root, env=env)
     assert ours.returncode != 0 and stock.returncode != 0
     for output in (stock.stdout + stock.stderr, ours.stderr):
         assert "no grading sandbox on this machine" in output and "c.GradingSandbox.unsafe = True" in output
@@ -193,12 +195,7 @@ def test_a_setting_that_is_not_valid_stops_both_commands_before_anyone_is_graded
     with open(root / "nbgrader_config.py", "a", encoding="utf-8") as f:
         f.write('\nc.GradingSandbox.engine = "kernal"\n')
     stock = run_nbgrader(root, "autograde", "lesson05", "--force", check=False)
-    ours = subprocess.run(
-        [sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root), "--force"],
-        env=nbgrader_env(),
-        capture_output=True,
-        text=True,
-    )
+    ours = course_grade_command(root, "--force")
     for run in (stock, ours):
         assert run.returncode != 0 and "Traceback" not in run.stderr, run.stderr[-2000:]
         said = [line for line in run.stderr.splitlines() if "c.GradingSandbox.engine = 'kernal'" in line]
@@ -212,13 +209,7 @@ def graded_by_command(released, tmp_path_factory):
     """Two students graded once by the `course grade` command, in a process of its own as instructors run it: the
     course root (never changed: graded_class copies it) and the finished process."""
     root = course(released, tmp_path_factory.mktemp("graded"), ["reference", "release"])
-    proc = subprocess.run(
-        [sys.executable, "-m", "course", "grade", "lesson05", "--autograder", str(root)],
-        env=nbgrader_env(),
-        capture_output=True,
-        text=True,
-    )
-    return root, proc
+    return root, course_grade_command(root)
 
 
 def test_course_grade_prints_no_library_warnings(graded_by_command):
