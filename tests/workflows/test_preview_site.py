@@ -5,6 +5,7 @@ its located error while the last good site stays served; Ctrl-C stops the watche
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -29,10 +30,20 @@ pytestmark = [pytest.mark.slow, pytest.mark.waits]
 KEPT = "lesson05"  # the project's own lesson: an edit to the added one must leave its files alone
 
 
-@pytest.fixture(scope="module")
-def project(built_site, tmp_path_factory) -> Path:
-    """A copy of the project with a lesson added, both variants built (made once per run: tests/project_copy.py)."""
-    return copy_built(with_added_lesson(tmp_path_factory), tmp_path_factory.mktemp("preview") / "project")
+@pytest.fixture
+def project(built_site, tmp_path_factory, tmp_path) -> Path:
+    """The test's own copy of the project with a lesson added, both variants built (made once per run:
+    tests/project_copy.py, copied with its sites hard-linked): an edit a failed test leaves reaches no other test."""
+    return copy_built(with_added_lesson(tmp_path_factory), tmp_path / "project")
+
+
+def as_from_a_terminal() -> None:
+    """In the preview's process before it starts: SIGINT at its default (a pytest-xdist worker ignores it, and a
+    child would inherit that), and as root a higher priority than the test workers beside it, so that the time an
+    edit takes to be served is the preview's own, as on an author's machine, not a share of a busy one's."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if os.geteuid() == 0:
+        os.nice(-10)
 
 
 class Preview:
@@ -46,8 +57,7 @@ class Preview:
             stderr=subprocess.STDOUT,
             text=True,
             bufsize=1,
-            # as from a terminal: a pytest-xdist worker ignores SIGINT, and a child would inherit that
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+            preexec_fn=as_from_a_terminal,
         )
         self.lines: list[str] = []
         self._reader = threading.Thread(target=lambda: self.lines.extend(self.proc.stdout), daemon=True)

@@ -132,7 +132,7 @@ def write_pages(site: SiteRun) -> list[Path]:
         sidebar=sidebar_html(lessons, None),
     )
     written.append(write_atomic(out / "index.html", index))
-    written.append(write_search_index(plan, lessons, out))
+    written.append(write_search_index(plan, lessons, out, kept=plan.cache_dir / "search" / variant))
     return written
 
 
@@ -153,11 +153,12 @@ def write_departures_page(site: SiteRun, lesson: Lesson) -> Path:
     return write_atomic(site.out / pandoc_page(lesson.stem), page)
 
 
-def write_search_index(plan: BuildPlan, lessons: list[Lesson], out: Path) -> Path:
-    """The search index of every lesson page in OUT (the rebuilt and the kept alike), for site_libs/."""
+def write_search_index(plan: BuildPlan, lessons: list[Lesson], out: Path, *, kept: Path) -> Path:
+    """The search index of every lesson page in OUT (the rebuilt and the kept alike), for site_libs/; the pages'
+    sections kept in KEPT, a folder of the build cache."""
     from course.site.make_search_index import INDEX_SCRIPT, search_index_script
     from course.tools.web_assets import search_builder
 
     pages = [(out / f"{lesson.stem}.html", lesson.title) for lesson in lessons]
-    script = search_index_script(pages, site_files=plan.site_files, builder=search_builder(plan.root))
+    script = search_index_script(pages, site_files=plan.site_files, builder=search_builder(plan.root), kept=kept)
     return write_atomic(out / INDEX_SCRIPT, script)
