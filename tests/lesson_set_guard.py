@@ -345,6 +345,7 @@ SEES_LESSONS = frozenset(
         "tests/similarity/test_report_section.py::test_report_has_the_section_and_the_strongest_pair_column",
         "tests/site/test_lite_page.py::test_a_site_that_offers_the_assignment_runs_it_and_says_how_to_hand_it_in",
         "tests/site/test_lite_page.py::test_the_offer_is_the_models",
+        "tests/site/test_lite_page.py::test_the_block_says_the_size_once_lite_is_built_and_says_it_again_when_it_changes",
         "tests/site/test_lite_site.py::test_a_lesson_runs_in_the_browser_when_pyodide_has_what_it_imports_or_its_front_matter_says",
         "tests/site/test_quarto_config.py::test_quarto_renders_only_the_course_lessons_as_a_website_with_sidebar_page_navigation_search_and_toc",
         "tests/site/test_quarto_config.py::test_the_quarto_site_and_front_page_carry_the_course_title",

@@ -19,10 +19,17 @@ import nbformat
 import pytest
 
 from course.errors import CourseError
-from course.site.lite_page import browser_run, imported_modules, page_markdown
+from course.site.lite_page import (
+    DOWNLOAD,
+    DOWNLOAD_UNKNOWN,
+    browser_run,
+    download_megabytes,
+    imported_modules,
+    page_markdown,
+)
 from course.site.lite_site import check_lite
 from course.site.plan import make_plan
-from tests.lesson_cases import ROOT
+from tests.lesson_cases import ROOT, each_lesson
 
 
 def notebook(tmp_path: Path, *sources: str) -> Path:
@@ -227,3 +234,17 @@ def test_course_publish_puts_the_in_browser_site_on_the_student_branch(built_sit
         if p.is_file()
     }
     assert built <= tree and {"lite/api/contents/all.json", "lite/static/pyodide/pyodide.asm.wasm"} <= built
+
+
+@pytest.mark.slow
+@each_lesson
+def test_a_page_that_runs_its_notebook_in_the_browser_says_the_most_its_sites_lite_downloads(built_site, stem):
+    """The number is the built lite/'s (course.site.lite_page.download_megabytes), on both variants' pages."""
+    for variant in ("student", "answer"):
+        site = built_site / variant
+        page = (site / f"{stem}.html").read_text("utf-8")
+        if 'class="lite-launch' not in page:
+            assert DOWNLOAD not in page
+            continue
+        said = f'<span class="{DOWNLOAD}">，第一次打开最多下载 {download_megabytes(site / "lite")} MB</span>'
+        assert said in page and DOWNLOAD_UNKNOWN not in page, variant

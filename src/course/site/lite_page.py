@@ -50,6 +50,12 @@ NOT_IN_PYODIDE = frozenset(
 )
 IMPORT_NAMES = {"ipython": "IPython"}  # wheels whose module is not their name with underscores
 FRONT_KEY = "run-in-browser"
+# What a first open downloads, said in the block once lite/ is built (with_download_size): until then the block
+# holds the words without a number, and so does each search index (course.site.search_documents skips the span).
+DOWNLOAD = "lite-download"
+DOWNLOAD_UNKNOWN = "，第一次打开要先下载它们"
+DOWNLOAD_SPAN = re.compile(rf'(<span class="{DOWNLOAD}">)[^<]*(</span>)')
+NOT_DOWNLOADED = ("files",)  # lite/'s copies of the notebooks: counted as part of no lesson's download
 
 
 @dataclass(frozen=True)
@@ -148,9 +154,25 @@ def page_markdown(plan: BuildPlan, variant: str | Variant, run: BrowserRun, to_s
         saved = f"这是{variant.label} notebook，在浏览器中运行可以核对每个检查。"
     return (
         f"::: {{.lite-launch {attrs}}}\n[在浏览器中运行]({run.url(to_site)}){{.lite-link}}：不用安装任何软件，"
-        f"在浏览器里打开本课的 notebook（JupyterLite，Python 由 Pyodide 运行，第一次打开约下载 30 MB）。"
+        f"在浏览器里打开本课的 notebook（JupyterLite，Python 由 Pyodide 运行[{DOWNLOAD_UNKNOWN}]{{.{DOWNLOAD}}}）。"
         f"{saved}\n:::\n\n"
     )
+
+
+def download_megabytes(lite: Path) -> int:
+    """The most a first open of LITE (a built lite/) downloads, in MB (10^6 bytes) rounded up: every file of its
+    JupyterLite and Pyodide, the lessons' notebooks left out so that a notebook's edit changes no other page."""
+    total = sum(
+        path.stat().st_size
+        for path in lite.rglob("*")
+        if path.is_file() and path.relative_to(lite).parts[0] not in NOT_DOWNLOADED
+    )
+    return -(-total // 10**6)
+
+
+def with_download_size(page: str, megabytes: int) -> str:
+    """PAGE (a built page's HTML) with its in-browser block saying how much a first open downloads."""
+    return DOWNLOAD_SPAN.sub(rf"\g<1>，第一次打开最多下载 {megabytes} MB\g<2>", page)
 
 
 def index_link(run: BrowserRun | None) -> str:

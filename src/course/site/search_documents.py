@@ -10,9 +10,12 @@ from dataclasses import asdict, dataclass
 from bs4 import BeautifulSoup, NavigableString, Tag
 from pylatexenc.latex2text import LatexNodes2Text
 
+from course.site.lite_page import DOWNLOAD
+
 HEADINGS = ("h1", "h2", "h3")
 SKIPPED = ("script", "style", "svg", "math", "mjx-container", "nav")  # not prose: drawings, markup, navigation
-SKIPPED_CLASSES = ("mermaid",)  # a diagram's source, which the browser draws
+# a diagram's source, which the browser draws; the in-browser block's download size, said once lite/ is built
+SKIPPED_CLASSES = ("mermaid", DOWNLOAD)
 SPACE = re.compile(r"\s+")
 DIAGRAM_SOURCE = re.compile(
     r"^(?:flowchart|graph|sequenceDiagram|classDiagram|stateDiagram(?:-v2)?|erDiagram|gantt|pie|"

@@ -308,15 +308,22 @@ def lite_fingerprint(plan: BuildPlan) -> str:
 
 def browser_notebooks(site: SiteRun) -> None:
     """lite/ at the site's root, holding the notebook of every lesson that runs in the browser (JupyterLite, built
-    again only when its inputs or a notebook changed: course.site.lite_site)."""
-    from course.site.lite_page import browser_runs, lite_notebooks
+    again only when its inputs or a notebook changed: course.site.lite_site); then every page's in-browser block
+    says how much a first open of that lite/ downloads (kept pages too: they are replaced, never written through)."""
+    from course.site.lite_page import browser_runs, download_megabytes, lite_notebooks, with_download_size
     from course.site.lite_site import LITE, build_lite
 
     folder = site.page_dir(site.out)
     shutil.rmtree(site.out / LITE, ignore_errors=True)  # a render over an older site: linked in afresh
     runs = browser_runs(site.plan, site.lessons, site.variant.name, folder)
-    if notebooks := lite_notebooks(runs, site.variant.name, folder):
-        build_lite(site.plan, site.variant.name, site.out, notebooks)
+    if not (notebooks := lite_notebooks(runs, site.variant.name, folder)):
+        return
+    build_lite(site.plan, site.variant.name, site.out, notebooks)
+    megabytes = download_megabytes(site.out / LITE)
+    for page in site_pages(site):
+        text = page.read_text("utf-8")
+        if (sized := with_download_size(text, megabytes)) != text:
+            write_atomic(page, sized)
 
 
 # The steps of every site build, in order; both renderers run this list and no other.
