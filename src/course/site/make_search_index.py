@@ -36,16 +36,16 @@ def search_index_script(pages: list[tuple[Path, str]], *, site_files: Path, buil
 def kept_sections(page: Path, title: str, kept: Path) -> list[SearchDocument]:
     """PAGE's sections under TITLE: from KEPT when its key matches (this page's bytes, name and title, and the code
     that cuts them), else cut from the page and kept there."""
-    key = hashlib.sha256(
-        json.dumps([_SECTIONS_CODE, hashlib.sha256(page.read_bytes()).hexdigest(), page.name, title]).encode()
-    ).hexdigest()
+    data = page.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    key = hashlib.sha256(json.dumps([_SECTIONS_CODE, digest, page.name, title]).encode()).hexdigest()
     try:
         was = json.loads(kept.read_text("utf-8"))
         if was["key"] == key:
             return [SearchDocument(**row) for row in was["sections"]]
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    sections = page_sections(page.read_text("utf-8"), page.name, title)
+    sections = page_sections(data.decode("utf-8"), page.name, title)
     write_atomic(kept, json.dumps({"key": key, "sections": as_json_rows(sections)}, ensure_ascii=False))
     return sections
 
