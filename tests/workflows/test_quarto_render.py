@@ -41,6 +41,7 @@ from course.lesson.parse_qmd import parse_lesson
 from course.site.check_leaks import script_leaks, solution_leaks
 from course.site.departures_page import pandoc_page
 from course.site.fingerprint import STAMP
+from course.site.lite_page import DOWNLOAD_UNKNOWN
 from course.site.plan import make_plan
 from tests.offline_page import keep_offline
 from tests.project_copy import ADDED, ADDED_SENTENCE, copy_built, with_added_lesson
@@ -534,6 +535,8 @@ def test_quarto_search_snippets_show_formulas_as_they_read(rendered):
     entries = json.loads((rendered / "student" / "search.json").read_text("utf-8"))
     assert not [e["text"][:80] for e in entries if SNIPPET_SOURCE.search(e["text"] + e.get("section", ""))]
     assert any("4Ψ/N_d" in e["text"] for e in entries)  # \\(\\frac{4\\Psi}{N_d}\\), as it reads
+    blocks = [e["text"] for e in entries if "Pyodide 运行" in e["text"]]  # the in-browser block, as on the pandoc site
+    assert blocks and not [text for text in blocks if DOWNLOAD_UNKNOWN in text or "MB" in text]
 
 
 def test_quarto_search_marks_the_words_and_shows_no_tex_in_chromium(search):

@@ -175,10 +175,12 @@ def post_render(root: Path, variant: Variant, out: Path, environ: dict[str, str]
 
 
 def readable_search_index(path: Path) -> None:
-    """Quarto's search index with each formula as it reads (N_d, not \\(N_d\\)) and no diagram's source, so its
+    """Quarto's search index with each formula as it reads (N_d, not \\(N_d\\)), no diagram's source and no
+    in-browser block's download words (said with their number on the page only after the index is written), so its
     snippets show the text a reader sees, as the pandoc site's do."""
     import json
 
+    from course.site.lite_page import DOWNLOAD_UNKNOWN
     from course.site.search_documents import readable_math, without_diagram_source
 
     if not path.is_file():
@@ -187,7 +189,7 @@ def readable_search_index(path: Path) -> None:
     for entry in entries:
         for key in ("title", "section", "text"):
             if isinstance(entry.get(key), str):
-                entry[key] = readable_math(without_diagram_source(entry[key]))
+                entry[key] = readable_math(without_diagram_source(entry[key])).replace(DOWNLOAD_UNKNOWN, "")
     write_atomic(path, json.dumps(entries, ensure_ascii=False, indent=1))
 
 
