@@ -87,7 +87,13 @@ def grade_samples(released: Path, folder: Path) -> None:
 from tests.collection_order import long_files_first  # noqa: E402
 from tests.gradebooks import gradebook_db, postgres_server  # noqa: E402,F401 (the gradebook on SQLite and PostgreSQL)
 from tests.lesson_set_guard import lessons_seen_only_when_marked, pytest_itemcollected  # noqa: E402,F401 (a test that sees the lessons says so)
-from tests.machine_guard import machine_left_alone, watched_folders  # noqa: E402,F401 (no test changes the machine)
+from tests.machine_guard import (  # noqa: E402,F401 (no test changes the machine)
+    machine_left_alone,
+    pytest_sessionfinish,
+    pytest_sessionstart,
+    torch_cache_kept_in_the_tests_folder,
+    watched_folders,
+)
 from tests.shared_browser import browser, chromium, playwright_loop_only_in_browser_modules  # noqa: E402,F401 (one Chromium per process, a context per test)
 
 

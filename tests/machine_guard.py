@@ -1,10 +1,19 @@
 """A test changes nothing outside its own temporary folders: the modes of `/`, `/root`, `/tmp` and the project's
 folder and its parents are recorded when a test session starts, and the session fails at its end if any changed
-(a test that opened /root to other accounts once passed on every machine it had already changed)."""
+(a test that opened /root to other accounts once passed on every machine it had already changed). Nor does a run
+leave anything in the machine's temporary folders (the temporary folder, and /dev/shm where `course grade` keeps
+its scratch gradebooks unless TMPDIR is set): what this user owns there when the run ends and did not when it
+started fails the run, named (pytest's own pytest-of-USER left out), as a torchrun that left /tmp/torchelastic_*
+behind, or a batch killed on purpose that left its gradebook copies in /dev/shm, once did. A test that kills a
+process or starts one that keeps its files gives it a TMPDIR of its own (own_temporary_folder).
+"""
 
 from __future__ import annotations
 
+import getpass
+import os
 import stat
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -43,3 +52,60 @@ def machine_left_alone(watched_folders):
         pytest.fail(
             "the tests changed the machine outside their temporary folders: " + "; ".join(changed), pytrace=False
         )
+
+
+def temporary_folders() -> list[Path]:
+    """Where processes leave what they mean to remove: the temporary folder, and /dev/shm unless TMPDIR names
+    another (course.workflows.grade_batch.scratch_folder)."""
+    shm = [] if "TMPDIR" in os.environ else [Path("/dev/shm")]
+    return [Path(tempfile.gettempdir()), *[folder for folder in shm if folder.is_dir()]]
+
+
+def owned_entries(folders: Iterable[Path]) -> set[Path]:
+    """The entries of FOLDERS this user owns, pytest's own temporary folders (pytest-of-USER) left out."""
+    mine, pytests = os.geteuid(), f"pytest-of-{getpass.getuser()}"
+    return {
+        entry
+        for folder in folders
+        for entry in folder.iterdir()
+        if entry.name != pytests and entry.lstat().st_uid == mine
+    }
+
+
+def own_temporary_folder(folder: Path) -> dict[str, str]:
+    """This environment with TMPDIR set to FOLDER/tmp (made): for a process a test kills, or one that leaves
+    files in its temporary folder, so that what it leaves stays in the test's own."""
+    (folder / "tmp").mkdir(exist_ok=True)
+    return {**os.environ, "TMPDIR": str(folder / "tmp")}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def torch_cache_kept_in_the_tests_folder(tmp_path_factory):
+    """torch makes its compile cache, TMPDIR/torchinductor_USER, when torch._dynamo is first imported (as the lab's
+    dispatch modes import it); for the tests (and the processes they start) a folder of theirs, unless one is set."""
+    if "TORCHINDUCTOR_CACHE_DIR" not in os.environ:
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(tmp_path_factory.mktemp("torchinductor"))
+
+
+TEMPORARY = pytest.StashKey[set]()
+
+
+def pytest_sessionstart(session):
+    """Record what this user has in the temporary folders when the run starts (once per run: in the process that
+    runs the others, or the only one)."""
+    if not hasattr(session.config, "workerinput"):
+        session.config.stash[TEMPORARY] = owned_entries(temporary_folders())
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session):
+    """Fail the run, naming each, when it left something in the temporary folders that was not there before."""
+    before = session.config.stash.get(TEMPORARY, None)
+    if before is None:
+        return
+    left = sorted(owned_entries(temporary_folders()) - before)
+    if left:
+        writer = session.config.get_terminal_writer()
+        writer.line()
+        writer.line("the tests left files in the machine's temporary folders: " + ", ".join(map(str, left)), red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

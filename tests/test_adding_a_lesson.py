@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -36,21 +37,25 @@ WITNESSES = ("tests.site.test_links.", "test_another_lessons_notebook_named_as_t
 
 def pytest_in(project: Path, *args: str) -> subprocess.CompletedProcess:
     """This Python's pytest run inside PROJECT, importing PROJECT's own `course` (its tests see PROJECT as the
-    repository)."""
+    repository), with a temporary folder of its own: its check that it left nothing in the temporary folders
+    (tests/machine_guard.py) sees only its own tests' files, not those this run's other workers are using. A short
+    path under /tmp (PostgreSQL's socket paths are limited), open to the hub tests' accounts as /tmp is."""
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "PYTHONPATH": str(project / "src"),
     }
     env.pop("PYTEST_ADDOPTS", None)
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1500,
-    )
+    with tempfile.TemporaryDirectory(prefix="course-copy-tests-") as temporary:
+        Path(temporary).chmod(0o755)
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+            cwd=project,
+            env={**env, "TMPDIR": temporary},
+            capture_output=True,
+            text=True,
+            timeout=1500,
+        )
 
 
 def junit_name(nodeid: str) -> str:

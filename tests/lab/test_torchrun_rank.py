@@ -13,6 +13,7 @@ pytest.importorskip("torch")
 from course.cli import main  # noqa: E402
 from course.errors import CourseError  # noqa: E402
 from course.lab.torchrun_rank import torchrun_env  # noqa: E402
+from tests.machine_guard import own_temporary_folder  # noqa: E402
 
 pytestmark = pytest.mark.torch
 
@@ -34,7 +35,8 @@ def torchrun_report(tmp_path_factory) -> dict:
         "--out",
         str(out),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    # torchrun keeps its logs in a temporary folder (torchelastic_*) it does not remove
+    done = subprocess.run(command, env=own_temporary_folder(out.parent), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert done.stdout.count(f"wrote {out}") == 1  # rank 0 alone reports
     from course.lab.report_file import read_report

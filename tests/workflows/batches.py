@@ -9,13 +9,17 @@ import sys
 import time
 from pathlib import Path
 
+from tests.machine_guard import own_temporary_folder
+
 
 def kill_mid_batch(root: Path, assignment: str, students: int, seconds: float = 120) -> int:
-    """Start `course grade --jobs 1` in ROOT, SIGKILL it once 2 students are committed; how many were committed."""
+    """Start `course grade --jobs 1` in ROOT, SIGKILL it once 2 students are committed; how many were committed.
+    Its scratch gradebooks, which it cannot remove, are left in a temporary folder beside ROOT."""
     state = Path(root) / ".course-grade" / assignment / "graded"
     proc = subprocess.Popen(
         [sys.executable, "-m", "course", "grade", assignment, "--autograder", str(root), "--jobs", "1"],
         start_new_session=True,
+        env=own_temporary_folder(Path(root).parent),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -199,9 +199,10 @@ class Progress:
 
 
 def scratch_folder() -> str | None:
-    """Where the private gradebook copies go: memory-backed /dev/shm where there is one (autograde commits after
-    every grade; nothing there needs to survive), else the system's temporary folder."""
-    return "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    """Where the private gradebook copies go: the temporary folder TMPDIR names when it is set (a batch killed
+    with SIGKILL leaves its copies there, where the user chose), else memory-backed /dev/shm where there is one
+    (autograde commits after every grade; nothing there needs to survive), else the system's temporary folder."""
+    return "/dev/shm" if "TMPDIR" not in os.environ and os.access("/dev/shm", os.W_OK) else None
 
 
 REPORT_EVERY_S = 5.0  # how often the grade report takes in the outcomes graded since (the rest at the batch's end)
