@@ -231,8 +231,11 @@ def worker_pool(course_root: Path, assignment: str, config, jobs: int) -> Iterat
         initializer=start_worker,
         initargs=(str(course_root), assignment, worker_settings(config)),
     )
+    # Frozen before the workers are forked (Python's advice for fork without exec): what this process holds (its
+    # imported code, a test run's whole heap) is left out of every collector pass, here and in each worker, whose
+    # start (speedups.freeze_imports) then collects only what it made itself, not the parent's heap once more
+    gc.freeze()
     pool.submit(os.getpid)  # a forking pool forks every worker at its first task
-    gc.freeze()  # this process's imported code leaves its collector's passes as the workers' does (speedups)
     try:
         yield pool
     finally:
