@@ -97,13 +97,22 @@ def pytest_sessionstart(session):
         session.config.stash[TEMPORARY] = owned_entries(temporary_folders())
 
 
+def asked_for(config, entry: Path) -> bool:
+    """Whether the run's command line or PYTEST_ADDOPTS names ENTRY or a path in it (`--junitxml=/tmp/run.xml`):
+    what the user asked pytest to write is not left behind."""
+    asked = [*map(str, config.invocation_params.args), os.environ.get("PYTEST_ADDOPTS", "")]
+    return any(str(entry) in argument for argument in asked)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session):
     """Fail the run, naming each, when it left something in the temporary folders that was not there before."""
     before = session.config.stash.get(TEMPORARY, None)
     if before is None:
         return
-    left = sorted(owned_entries(temporary_folders()) - before)
+    left = [
+        entry for entry in sorted(owned_entries(temporary_folders()) - before) if not asked_for(session.config, entry)
+    ]
     if left:
         writer = session.config.get_terminal_writer()
         writer.line()

@@ -79,6 +79,12 @@ def test_a_session_that_leaves_it_alone_passes(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+def test_what_the_command_line_asks_pytest_to_write_there_is_not_left_behind(tmp_path):
+    report = tmp_path / "tmp" / "reports" / "run.xml"
+    run = _session(tmp_path, "-k", "reads or cleans", f"--junitxml={report}")
+    assert run.returncode == 0 and report.is_file(), run.stdout + run.stderr
+
+
 def test_a_session_that_leaves_a_temporary_folder_fails_naming_it(tmp_path):
     run = _session(tmp_path, "-k", "reads or leaves")
     assert run.returncode == 1, run.stdout + run.stderr
