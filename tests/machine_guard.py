@@ -55,10 +55,12 @@ def machine_left_alone(watched_folders):
 
 
 def temporary_folders() -> list[Path]:
-    """Where processes leave what they mean to remove: the temporary folder, and /dev/shm unless TMPDIR names
-    another (course.workflows.grade_batch.scratch_folder)."""
-    shm = [] if "TMPDIR" in os.environ else [Path("/dev/shm")]
-    return [Path(tempfile.gettempdir()), *[folder for folder in shm if folder.is_dir()]]
+    """Where processes leave what they mean to remove: the temporary folder, and where `course grade` keeps its
+    scratch gradebooks when that is another (/dev/shm, unless TMPDIR is set)."""
+    from course.workflows.grade_batch import scratch_folder
+
+    scratch = scratch_folder()
+    return [Path(tempfile.gettempdir()), *([Path(scratch)] if scratch else [])]
 
 
 def owned_entries(folders: Iterable[Path]) -> set[Path]:
