@@ -4,6 +4,9 @@ version endpoint counts rebuilds, nothing is cached, and a port in use is a clea
 from __future__ import annotations
 
 import socket
+import struct
+import threading
+import time
 import urllib.request
 
 import pytest
@@ -53,3 +56,20 @@ def test_a_port_in_use_is_a_clear_error(tmp_path):
         port = taken.getsockname()[1]
         with pytest.raises(CourseError, match=rf"cannot listen on 127.0.0.1:{port} .*--port \(0 picks a free one\)"):
             PreviewServer(tmp_path, port)
+
+
+def test_a_browser_leaving_mid_file_prints_nothing_and_the_server_goes_on(tmp_path, capfd):
+    """A reload while a large file is on its way resets the connection: no traceback in the author's terminal."""
+    (tmp_path / "big.js").write_bytes(b"x" * (32 << 20))
+    (tmp_path / "index.html").write_text(PAGE, "utf-8")
+    with PreviewServer(tmp_path, free_port()) as server:
+        for _ in range(3):
+            with socket.create_connection(server.httpd.server_address, timeout=5) as client:
+                client.sendall(b"GET /big.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                assert client.recv(4096).startswith(b"HTTP/1.0 200")
+                client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+        deadline = time.monotonic() + 10
+        while any("process_request" in t.name for t in threading.enumerate()) and time.monotonic() < deadline:
+            time.sleep(0.05)  # until every request's thread has met the reset
+        assert fetch(server.url)[0].decode("utf-8").startswith("<html><body><p>第 1 课</p>")
+    assert "Traceback" not in capfd.readouterr().err

@@ -9,6 +9,7 @@ build_course already, and needs only the version number.)
 
 from __future__ import annotations
 
+import sys
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -27,7 +28,7 @@ class PreviewServer:
     def __init__(self, site: Path, port: int):
         handler = partial(_PreviewHandler, directory=str(site))
         try:
-            self.httpd = ThreadingHTTPServer((HOST, port), handler)
+            self.httpd = _PreviewHTTPServer((HOST, port), handler)
         except OSError as exc:
             raise CourseError(
                 f"cannot listen on {HOST}:{port} ({exc.strerror}); choose another port with --port (0 picks a free one)"
@@ -55,6 +56,17 @@ class PreviewServer:
         self.httpd.shutdown()
         self.httpd.server_close()
         self._thread.join()
+
+
+class _PreviewHTTPServer(ThreadingHTTPServer):
+    """The standard threaded server, quiet when a browser leaves before a file is sent: a page reloaded or closed
+    while a large file (mermaid, Pyodide) was on its way is no error of the author's, and its traceback would
+    bury the build messages `course preview` prints."""
+
+    def handle_error(self, request, client_address) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):  # reset by the browser, or a pipe it closed
+            return
+        super().handle_error(request, client_address)
 
 
 def _in_lite(path: Path, site: Path) -> bool:
