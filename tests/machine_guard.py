@@ -66,12 +66,14 @@ def temporary_folders() -> list[Path]:
 def owned_entries(folders: Iterable[Path]) -> set[Path]:
     """The entries of FOLDERS this user owns, pytest's own temporary folders (pytest-of-USER) left out."""
     mine, pytests = os.geteuid(), f"pytest-of-{getpass.getuser()}"
-    return {
-        entry
-        for folder in folders
-        for entry in folder.iterdir()
-        if entry.name != pytests and entry.lstat().st_uid == mine
-    }
+    owned = set()
+    for entry in (entry for folder in folders for entry in folder.iterdir() if entry.name != pytests):
+        try:
+            if entry.lstat().st_uid == mine:
+                owned.add(entry)
+        except FileNotFoundError:  # removed between the listing and the look (another program's, mid-cleanup)
+            continue
+    return owned
 
 
 def own_temporary_folder(folder: Path) -> dict[str, str]:

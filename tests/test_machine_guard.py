@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.machine_guard import owned_entries
+
 ROOT = Path(__file__).resolve().parents[1]
 CONFTEST = """import os
 from pathlib import Path
@@ -90,3 +92,18 @@ def test_a_session_that_leaves_a_temporary_folder_fails_naming_it(tmp_path):
     assert run.returncode == 1, run.stdout + run.stderr
     (left,) = [p for p in (tmp_path / "tmp").iterdir() if p.name.startswith("left-by-")]
     assert f"the tests left files in the machine's temporary folders: {left}" in run.stdout
+
+
+def test_an_entry_removed_while_the_folder_is_read_is_not_an_error(tmp_path, monkeypatch):
+    """Another program's temporary file can go between the listing and the look at its owner: not left behind."""
+    (tmp_path / "stays").mkdir()
+    (tmp_path / "goes").mkdir()
+    real_lstat = Path.lstat
+
+    def lstat(path):
+        if path.name == "goes":
+            path.rmdir()  # removed right after it was listed
+        return real_lstat(path)
+
+    monkeypatch.setattr(Path, "lstat", lstat)
+    assert owned_entries([tmp_path]) == {tmp_path / "stays"}
