@@ -6,6 +6,7 @@ import argparse
 import os
 from pathlib import Path
 
+from course.commands.ports import port_number
 from course.commands.where import ROOT_HELP, course_root
 
 
@@ -20,7 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the hub's database, cookie secret and each role's Jupyter config (default: ROOT/.course-hub)",
     )
     parser.add_argument(
-        "--port", type=int, default=8000, help="public port on 127.0.0.1; the next three are used too (default: 8000)"
+        "--port",
+        type=port_number(lowest=1, ports=4),
+        default=8000,
+        help="public port on 127.0.0.1; the next three are used too (default: 8000)",
     )
     parser.add_argument(
         "--open-folders",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from course.commands.ports import port_number
 from course.commands.where import ROOT_HELP, course_root
 
 
@@ -16,7 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--variant", choices=list(VARIANTS), help="the site to serve (default: the first of [tool.course] variants)"
     )
-    parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default: 8000; 0 picks a free one)")
+    parser.add_argument(
+        "--port", type=port_number(), default=8000, help="port on 127.0.0.1 (default: 8000; 0 picks a free one)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
