@@ -92,6 +92,15 @@ def edit_settings(root):
     (root / "pyproject.toml").write_text("[tool.course]\ncell_timeout = 30\n", "utf-8")
 
 
+def quarto_rendering(root):
+    """What a `quarto render` of lesson01 in this checkout leaves beside it until it is done."""
+    lessons = root / "lessons"
+    (lessons / "lesson01.quarto_ipynb").write_text("{}", "utf-8")
+    (lessons / "lesson01.html").write_text("<html></html>", "utf-8")
+    (lessons / "lesson01_files" / "figure-html").mkdir(parents=True)
+    (lessons / "lesson01_files" / "figure-html" / "cell-1-output-1.png").write_bytes(b"png")
+
+
 def add_lesson(root):
     (root / "lessons" / "lesson03.qmd").write_text('---\ntitle: "第 3 课"\nlesson: 3\n---\n\n正文。\n', "utf-8")
 
@@ -105,6 +114,7 @@ def add_lesson(root):
         (edit_title, list(LESSONS)),  # every page shows every lesson's title (index, navigation)
         (edit_settings, list(LESSONS)),
         (add_lesson, [*LESSONS, "lesson03"]),  # a new lesson changes what every page links to
+        (quarto_rendering, []),  # Quarto's files beside the lesson it renders are none of the build's inputs
     ],
 )
 def test_an_edit_rebuilds_exactly_the_lessons_it_can_change(two_lessons, change, rebuilt):

@@ -10,7 +10,7 @@ import pytest
 
 from course.errors import CourseError, ToolMissing
 from course.site.plan import make_plan
-from course.tools.quarto import find_quarto, quarto_available
+from course.tools.quarto import find_quarto, quarto_available, render_intermediate
 from course.workflows.build_site import _stale, choose_renderer
 
 
@@ -70,3 +70,19 @@ def test_a_site_built_by_another_renderer_or_version_is_rebuilt_whole(built_site
     assert read_stamp_renderer(built_site / "student") == pandoc.label and _stale(plan, "student", prints, pandoc) == []
     quarto = QuartoRenderer(Quarto(Path("quarto"), "1.7.34"))
     assert _stale(plan, "student", prints, quarto) == list(prints)
+
+
+def test_what_quarto_writes_beside_a_source_while_rendering_is_an_intermediate_and_nothing_else(tmp_path):
+    (tmp_path / "lesson05.qmd").write_text("---\n---\n", "utf-8")
+    (tmp_path / "lesson05").mkdir()
+    for name in (
+        "lesson05.quarto_ipynb",
+        "lesson05.quarto_ipynb_1",  # beside one an earlier render left
+        "lesson05.html",
+        "lesson05_files",
+        "lesson05_files/figure-html/cell-1-output-1.png",
+        "lesson05_files/execute-results/html.json",
+    ):
+        assert render_intermediate(tmp_path / name), name
+    for name in ("lesson05.qmd", "lesson05/figures.py", "lesson05/notes.html", "lesson06.html", "other_files/x.png"):
+        assert not render_intermediate(tmp_path / name), name

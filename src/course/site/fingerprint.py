@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from course.site.plan import BuildPlan
+from course.tools.quarto import render_intermediate
 
 STAMP = ".build-stamp"
 PACKAGE = Path(__file__).resolve().parents[1]  # the course package, an input of every page
@@ -42,7 +43,7 @@ def input_files(plan: BuildPlan, renderer_inputs: Iterable[str] = ()) -> Iterato
     roots = [plan.root / p for p in names] + [PACKAGE]
     for root in roots:
         for f in files_under(root):
-            if not any(f == s or s in f.parents for s in skip):
+            if not any(f == s or s in f.parents for s in skip) and not render_intermediate(f):
                 yield f
 
 

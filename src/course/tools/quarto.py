@@ -21,6 +21,22 @@ HOW_TO_GET = (
 )
 
 
+# What Quarto writes beside a source SOURCE.qmd while it renders it, and removes once done: the executed notebook
+# (SOURCE.quarto_ipynb, or SOURCE.quarto_ipynb_N beside an older one), the page before it moves into the output
+# folder (SOURCE.html) and the page's figures and execution results (SOURCE_files/).
+RENDER_INTERMEDIATE = re.compile(r"(?P<source>.+?)(?:\.quarto_ipynb(?:_\d+)?|\.html|_files)")
+
+
+def render_intermediate(path: Path) -> bool:
+    """Whether PATH is, or lies in, what Quarto writes beside a source while rendering it: never an input of a build
+    (a `course preview` beside a `quarto render` must not rebuild on it, nor a fingerprint count it)."""
+    for part in (path, *path.parents):
+        found = RENDER_INTERMEDIATE.fullmatch(part.name)
+        if found and part.with_name(f"{found['source']}.qmd").is_file():
+            return True
+    return False
+
+
 @dataclass(frozen=True)
 class Quarto:
     """One usable Quarto: its binary and its version."""

@@ -19,6 +19,7 @@ from course.errors import CourseError
 from course.lesson.variants import Variant, get_variant
 from course.site.plan import BuildPlan, make_plan
 from course.site.serve_preview import PreviewServer
+from course.tools.quarto import render_intermediate
 
 if TYPE_CHECKING:
     from course.workflows.build_site import BuildResult
@@ -97,8 +98,9 @@ def watched_paths(plan: BuildPlan) -> list[Path]:
 
 
 class InputFilter:
-    """Changes worth a build: watchfiles' defaults (no editor swap files, caches, .git) and no generated asset or
-    half-written temporary file (course.fileio.write_atomic's .NAME.XXXX.tmp)."""
+    """Changes worth a build: watchfiles' defaults (no editor swap files, caches, .git) and no generated asset,
+    half-written temporary file (course.fileio.write_atomic's .NAME.XXXX.tmp) or file a `quarto render` in the same
+    checkout writes beside the lesson it renders (whose rebuilds would replace the site under Quarto's output)."""
 
     TEMPORARY = re.compile(r"^\..+\.tmp$")
 
@@ -114,6 +116,7 @@ class InputFilter:
             self._default(change, path)
             and not self.TEMPORARY.match(file.name)
             and not any(file == g or g in file.parents for g in self._generated)
+            and not render_intermediate(file)
         )
 
 
