@@ -38,13 +38,24 @@ def source_fingerprint(plan: BuildPlan, variants: list[str]) -> str:
 def input_files(plan: BuildPlan, renderer_inputs: Iterable[str] = ()) -> Iterator[Path]:
     """Every file a build reads, in a stable order: the configured inputs and those of the renderer that makes the
     pages (RENDERER_INPUTS, e.g. Quarto's project files; generated assets left out), then the course package."""
-    skip = [plan.root / g for g in plan.config.generated_assets]
+    generated = generated_assets(plan)
     names = dict.fromkeys([*plan.config.build_inputs, *renderer_inputs])
     roots = [plan.root / p for p in names] + [PACKAGE]
     for root in roots:
         for f in files_under(root):
-            if not any(f == s or s in f.parents for s in skip) and not render_intermediate(f):
+            if not written_among_inputs(f, generated):
                 yield f
+
+
+def generated_assets(plan: BuildPlan) -> list[Path]:
+    """The project's generated assets ([tool.course] generated_assets): build outputs among its inputs."""
+    return [plan.root / g for g in plan.config.generated_assets]
+
+
+def written_among_inputs(path: Path, generated: list[Path]) -> bool:
+    """Whether PATH, inside the build's input folders, is written there rather than read: one of the GENERATED
+    assets (or in one), or what Quarto writes beside a lesson while it renders it."""
+    return any(path == g or g in path.parents for g in generated) or render_intermediate(path)
 
 
 def input_name(plan: BuildPlan, path: Path) -> str:

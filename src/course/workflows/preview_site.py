@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 from course.errors import CourseError
 from course.lesson.variants import Variant, get_variant
+from course.site.fingerprint import generated_assets, written_among_inputs
 from course.site.plan import BuildPlan, make_plan
 from course.site.serve_preview import PreviewServer
-from course.tools.quarto import render_intermediate
 
 if TYPE_CHECKING:
     from course.workflows.build_site import BuildResult
@@ -108,15 +108,14 @@ class InputFilter:
         import watchfiles
 
         self._default = watchfiles.DefaultFilter()
-        self._generated = [plan.root / g for g in plan.config.generated_assets]
+        self._generated = generated_assets(plan)
 
     def __call__(self, change, path: str) -> bool:
         file = Path(path)
         return (
             self._default(change, path)
             and not self.TEMPORARY.match(file.name)
-            and not any(file == g or g in file.parents for g in self._generated)
-            and not render_intermediate(file)
+            and not written_among_inputs(file, self._generated)
         )
 
 
